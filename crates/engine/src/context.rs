@@ -1,0 +1,287 @@
+//! The GPU context: which adapter Petri runs on, with which features and limits.
+//!
+//! Choice order: the user's backend and adapter-name filters (CLI flags or the environment
+//! variables `PETRI_BACKEND`, `PETRI_ADAPTER`), then hardware before software (discrete, integrated,
+//! virtual, CPU), then Vulkan, Metal, DX12, GL. When no hardware adapter exists this picks the
+//! software one (lavapipe on Linux, WARP on Windows), so the same code runs in CI.
+
+use crate::error::{EngineError, Result};
+use serde::Serialize;
+
+/// What the user asked for. Empty fields mean "no preference".
+#[derive(Clone, Debug, Default)]
+pub struct DeviceRequest {
+    /// One of vulkan, metal, dx12, gl, all.
+    pub backend: Option<String>,
+    /// Case-insensitive substring of the adapter name (e.g. "H200", "llvmpipe").
+    pub adapter: Option<String>,
+}
+
+impl DeviceRequest {
+    /// The request from `PETRI_BACKEND` and `PETRI_ADAPTER`.
+    pub fn from_env() -> Self {
+        let get = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+        Self {
+            backend: get("PETRI_BACKEND"),
+            adapter: get("PETRI_ADAPTER"),
+        }
+    }
+
+    /// Flags given on a command line win over the environment.
+    pub fn with_overrides(mut self, backend: Option<String>, adapter: Option<String>) -> Self {
+        if backend.is_some() {
+            self.backend = backend;
+        }
+        if adapter.is_some() {
+            self.adapter = adapter;
+        }
+        self
+    }
+
+    fn backends(&self) -> Result<wgpu::Backends> {
+        parse_backends(self.backend.as_deref())
+    }
+
+    fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(b) = &self.backend {
+            parts.push(format!("backend {b:?}"));
+        }
+        if let Some(a) = &self.adapter {
+            parts.push(format!("name containing {a:?}"));
+        }
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!(" matching {}", parts.join(" and "))
+        }
+    }
+}
+
+/// Parses a backend name as the CLI and `PETRI_BACKEND` take it.
+pub fn parse_backends(name: Option<&str>) -> Result<wgpu::Backends> {
+    Ok(match name.map(|s| s.to_ascii_lowercase()) {
+        None => wgpu::Backends::all(),
+        Some(s) => match s.as_str() {
+            "all" => wgpu::Backends::all(),
+            "vulkan" | "vk" => wgpu::Backends::VULKAN,
+            "metal" => wgpu::Backends::METAL,
+            "dx12" | "d3d12" => wgpu::Backends::DX12,
+            "gl" | "gles" | "opengl" => wgpu::Backends::GL,
+            _ => return Err(EngineError::UnknownBackend(s)),
+        },
+    })
+}
+
+/// What Petri reports about an adapter: in `petri adapters`, logs and run manifests.
+#[derive(Clone, Debug, Serialize)]
+pub struct AdapterSummary {
+    pub name: String,
+    pub backend: String,
+    pub device_type: String,
+    pub driver: String,
+    pub driver_info: String,
+    pub vendor_id: u32,
+    pub device_id: u32,
+    pub max_buffer_size: u64,
+    pub max_storage_buffer_binding_size: u64,
+    pub max_compute_workgroup_storage_size: u32,
+    pub max_compute_invocations_per_workgroup: u32,
+    pub max_compute_workgroups_per_dimension: u32,
+    pub max_storage_buffers_per_shader_stage: u32,
+    pub timestamp_query: bool,
+    pub subgroups: bool,
+    pub shader_f64: bool,
+    pub shader_f16: bool,
+}
+
+impl AdapterSummary {
+    fn new(info: &wgpu::AdapterInfo, limits: &wgpu::Limits, features: wgpu::Features) -> Self {
+        Self {
+            name: info.name.clone(),
+            backend: format!("{:?}", info.backend),
+            device_type: format!("{:?}", info.device_type),
+            driver: info.driver.clone(),
+            driver_info: info.driver_info.clone(),
+            vendor_id: info.vendor,
+            device_id: info.device,
+            max_buffer_size: limits.max_buffer_size,
+            max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size as u64,
+            max_compute_workgroup_storage_size: limits.max_compute_workgroup_storage_size,
+            max_compute_invocations_per_workgroup: limits.max_compute_invocations_per_workgroup,
+            max_compute_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
+            max_storage_buffers_per_shader_stage: limits.max_storage_buffers_per_shader_stage,
+            timestamp_query: features.contains(wgpu::Features::TIMESTAMP_QUERY),
+            subgroups: features.contains(wgpu::Features::SUBGROUP),
+            shader_f64: features.contains(wgpu::Features::SHADER_F64),
+            shader_f16: features.contains(wgpu::Features::SHADER_F16),
+        }
+    }
+
+    /// True for software rasterisers (lavapipe, llvmpipe, WARP, SwiftShader).
+    pub fn is_software(&self) -> bool {
+        self.device_type == "Cpu"
+    }
+}
+
+fn new_instance() -> wgpu::Instance {
+    wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
+}
+
+fn type_rank(t: wgpu::DeviceType) -> u8 {
+    match t {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Cpu => 3,
+        wgpu::DeviceType::Other => 4,
+    }
+}
+
+fn backend_rank(b: wgpu::Backend) -> u8 {
+    match b {
+        wgpu::Backend::Vulkan => 0,
+        wgpu::Backend::Metal => 1,
+        wgpu::Backend::Dx12 => 2,
+        wgpu::Backend::Gl => 3,
+        _ => 4,
+    }
+}
+
+/// Adapters that match the request, best first.
+fn matching_adapters(request: &DeviceRequest) -> Result<Vec<wgpu::Adapter>> {
+    let instance = new_instance();
+    let mut adapters = pollster::block_on(instance.enumerate_adapters(request.backends()?));
+    if let Some(name) = &request.adapter {
+        let name = name.to_lowercase();
+        adapters.retain(|a| a.get_info().name.to_lowercase().contains(&name));
+    }
+    adapters.sort_by_key(|a| {
+        let i = a.get_info();
+        (type_rank(i.device_type), backend_rank(i.backend))
+    });
+    Ok(adapters)
+}
+
+/// Every adapter wgpu can see (optionally of one backend), best first.
+pub fn list_adapters(backend: Option<&str>) -> Result<Vec<AdapterSummary>> {
+    let request = DeviceRequest {
+        backend: backend.map(str::to_string),
+        adapter: None,
+    };
+    Ok(matching_adapters(&request)?
+        .iter()
+        .map(|a| AdapterSummary::new(&a.get_info(), &a.limits(), a.features()))
+        .collect())
+}
+
+/// A device and queue with what Petri knows about them.
+pub struct GpuContext {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub adapter: AdapterSummary,
+}
+
+impl GpuContext {
+    /// Picks an adapter as the module doc says and opens a device with the adapter's own limits
+    /// (so that large grids fit) and timestamp queries when the adapter has them.
+    pub fn new(request: &DeviceRequest) -> Result<Self> {
+        let adapters = matching_adapters(request)?;
+        let adapter = adapters
+            .into_iter()
+            .next()
+            .ok_or_else(|| EngineError::NoAdapter {
+                filter: request.describe(),
+            })?;
+        let info = adapter.get_info();
+        let wanted = wgpu::Features::TIMESTAMP_QUERY;
+        let features = adapter.features() & wanted;
+        let limits = adapter.limits();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("petri"),
+            required_features: features,
+            required_limits: limits.clone(),
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        }))
+        .map_err(|source| EngineError::RequestDevice {
+            adapter: info.name.clone(),
+            source,
+        })?;
+        let summary = AdapterSummary::new(&info, &limits, features);
+        log::info!(
+            "adapter: {} ({}, {}, driver {} {})",
+            summary.name,
+            summary.backend,
+            summary.device_type,
+            summary.driver,
+            summary.driver_info
+        );
+        Ok(Self {
+            device,
+            queue,
+            adapter: summary,
+        })
+    }
+
+    /// Wraps a device and queue that the embedding program created itself. Petri uses whatever
+    /// features and limits that device was opened with.
+    pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, info: &wgpu::AdapterInfo) -> Self {
+        let summary = AdapterSummary::new(info, &device.limits(), device.features());
+        Self {
+            device,
+            queue,
+            adapter: summary,
+        }
+    }
+
+    pub fn limits(&self) -> wgpu::Limits {
+        self.device.limits()
+    }
+
+    /// Whether passes can carry GPU timestamps.
+    pub fn has_timestamps(&self) -> bool {
+        self.device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+    }
+
+    /// Fails with a message naming the buffer and both sizes when one storage buffer of `bytes`
+    /// is more than this device allows.
+    pub fn check_storage_buffer(&self, what: &str, bytes: u64) -> Result<()> {
+        let limits = self.limits();
+        let limit = (limits.max_storage_buffer_binding_size as u64).min(limits.max_buffer_size);
+        if bytes > limit {
+            return Err(EngineError::LimitExceeded {
+                adapter: self.adapter.name.clone(),
+                what: format!("a storage buffer of {bytes} bytes for {what} (max_storage_buffer_binding_size)"),
+                asked: bytes,
+                limit,
+            });
+        }
+        Ok(())
+    }
+
+    /// Fails when `count` workgroups along one dimension exceed the device limit.
+    pub fn check_workgroups(&self, what: &str, count: u32) -> Result<()> {
+        let limit = self.limits().max_compute_workgroups_per_dimension;
+        if count > limit {
+            return Err(EngineError::LimitExceeded {
+                adapter: self.adapter.name.clone(),
+                what: format!("{count} workgroups along one dimension for {what} (max_compute_workgroups_per_dimension)"),
+                asked: count as u64,
+                limit: limit as u64,
+            });
+        }
+        Ok(())
+    }
+
+    /// Blocks until all submitted work is done, reporting device loss as an error.
+    pub fn wait(&self) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map(|_| ())
+            .map_err(|e| EngineError::Device(e.to_string()))
+    }
+}

@@ -1,0 +1,36 @@
+//! Errors of the GPU context and shader registry. Each names what was asked and what is allowed.
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(
+        "no GPU adapter found{filter}. Install a Vulkan driver: on Debian/Ubuntu without a GPU, \
+         `apt-get install -y mesa-vulkan-drivers` gives the lavapipe software adapter; with a GPU, \
+         install its vendor's driver. `petri adapters` lists what wgpu can see."
+    )]
+    NoAdapter { filter: String },
+    #[error("unknown backend {0:?}: allowed values are vulkan, metal, dx12, gl, all")]
+    UnknownBackend(String),
+    #[error("the adapter {adapter:?} cannot give {what}: asked for {asked}, its limit is {limit}")]
+    LimitExceeded {
+        adapter: String,
+        what: String,
+        asked: u64,
+        limit: u64,
+    },
+    #[error("requesting a device from {adapter:?} failed: {source}")]
+    RequestDevice {
+        adapter: String,
+        #[source]
+        source: wgpu::RequestDeviceError,
+    },
+    #[error("no shader named {0:?} under shaders/")]
+    UnknownShader(String),
+    #[error("shader {shader}: {message}")]
+    ShaderInvalid { shader: String, message: String },
+    #[error("GPU readback failed: {0}")]
+    Readback(String),
+    #[error("GPU device error: {0}")]
+    Device(String),
+}
+
+pub type Result<T> = std::result::Result<T, EngineError>;

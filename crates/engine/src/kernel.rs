@@ -1,0 +1,107 @@
+//! Compute pipelines from registry shaders with explicit bind group layouts.
+//!
+//! Layouts are explicit (not derived from the shader) so that several pipelines can share bind
+//! groups, and so the step uniform can use a dynamic offset.
+
+use crate::{shaders, GpuContext, Result};
+
+/// How a shader binding is used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    Uniform,
+    /// A uniform bound with a dynamic offset (the per-step info).
+    UniformDynamic,
+    ReadOnly,
+    ReadWrite,
+}
+
+/// A bind group layout with one compute-visible buffer binding per entry, numbered from 0.
+pub fn bind_group_layout(
+    ctx: &GpuContext,
+    label: &str,
+    accesses: &[Access],
+) -> wgpu::BindGroupLayout {
+    let entries: Vec<_> = accesses
+        .iter()
+        .enumerate()
+        .map(|(i, a)| wgpu::BindGroupLayoutEntry {
+            binding: i as u32,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: match a {
+                    Access::Uniform | Access::UniformDynamic => wgpu::BufferBindingType::Uniform,
+                    Access::ReadOnly => wgpu::BufferBindingType::Storage { read_only: true },
+                    Access::ReadWrite => wgpu::BufferBindingType::Storage { read_only: false },
+                },
+                has_dynamic_offset: *a == Access::UniformDynamic,
+                min_binding_size: None,
+            },
+            count: None,
+        })
+        .collect();
+    ctx.device
+        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(label),
+            entries: &entries,
+        })
+}
+
+/// A bind group binding whole buffers in order.
+pub fn bind_group(
+    ctx: &GpuContext,
+    label: &str,
+    layout: &wgpu::BindGroupLayout,
+    buffers: &[&wgpu::Buffer],
+) -> wgpu::BindGroup {
+    let entries: Vec<_> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| wgpu::BindGroupEntry {
+            binding: i as u32,
+            resource: b.as_entire_binding(),
+        })
+        .collect();
+    ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(label),
+        layout,
+        entries: &entries,
+    })
+}
+
+/// A compute pipeline for `entry` in registry shader `shader`, with pipeline-overridable constants
+/// (e.g. the workgroup size) set from `constants`.
+pub fn compute_pipeline(
+    ctx: &GpuContext,
+    shader: &str,
+    entry: &str,
+    layouts: &[&wgpu::BindGroupLayout],
+    constants: &[(&str, f64)],
+) -> Result<wgpu::ComputePipeline> {
+    let module = shaders::module(&ctx.device, shader)?;
+    let layouts: Vec<Option<&wgpu::BindGroupLayout>> = layouts.iter().map(|l| Some(*l)).collect();
+    let layout = ctx
+        .device
+        .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(entry),
+            bind_group_layouts: &layouts,
+            immediate_size: 0,
+        });
+    Ok(ctx
+        .device
+        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(&format!("{shader}:{entry}")),
+            layout: Some(&layout),
+            module: &module,
+            entry_point: Some(entry),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants,
+                zero_initialize_workgroup_memory: false,
+            },
+            cache: None,
+        }))
+}
+
+/// Workgroups needed to cover `n` items with `size` items per workgroup.
+pub fn groups(n: u32, size: u32) -> u32 {
+    n.div_ceil(size)
+}

@@ -1,0 +1,121 @@
+//! CSV time series: one header line, then one row of numbers per call.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::error::{check_len, OutputError};
+
+/// Writes a CSV file with a fixed set of numeric columns, e.g. `step,time,total_oxygen`.
+///
+/// Rows are buffered; call [`flush`](Self::flush) to push them to disk and see any
+/// I/O error (dropping the writer also flushes, but silently ignores errors).
+pub struct TimeSeriesWriter {
+    path: PathBuf,
+    out: BufWriter<File>,
+    columns: usize,
+}
+
+impl TimeSeriesWriter {
+    /// Creates (or truncates) `path` and writes the header line.
+    pub fn create(path: &Path, columns: &[&str]) -> Result<Self, OutputError> {
+        if columns.is_empty() {
+            return Err(OutputError::InvalidArgument(
+                "a time series needs at least one column".to_string(),
+            ));
+        }
+        let header: Vec<String> = columns.iter().map(|c| quote(c)).collect();
+        let file = File::create(path).map_err(OutputError::io(path))?;
+        let mut out = BufWriter::new(file);
+        writeln!(out, "{}", header.join(",")).map_err(OutputError::io(path))?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            out,
+            columns: columns.len(),
+        })
+    }
+
+    /// Number of columns in the header; every row must have exactly this many values.
+    pub fn columns(&self) -> usize {
+        self.columns
+    }
+
+    /// Appends one row. `{}` formatting of `f64` prints the shortest text that
+    /// reads back to the identical number, so no precision is lost.
+    pub fn write_row(&mut self, values: &[f64]) -> Result<(), OutputError> {
+        check_len("row", self.columns, values.len())?;
+        let line: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+        writeln!(self.out, "{}", line.join(",")).map_err(OutputError::io(&self.path))
+    }
+
+    /// Writes buffered rows to disk.
+    pub fn flush(&mut self) -> Result<(), OutputError> {
+        self.out.flush().map_err(OutputError::io(&self.path))
+    }
+}
+
+/// Quotes a header cell only when CSV requires it (comma, quote or newline inside).
+fn quote(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("series.csv");
+        let rows = [
+            [0.0, 0.0, 1.0 / 3.0],
+            [1.0, 0.1 + 0.2, -1.2345678901234567e-300],
+            [2.0, 1e20, f64::MAX],
+        ];
+        let mut w = TimeSeriesWriter::create(&path, &["step", "time", "total oxygen"]).unwrap();
+        assert_eq!(w.columns(), 3);
+        for r in &rows {
+            w.write_row(r).unwrap();
+        }
+        w.flush().unwrap();
+
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some("step,time,total oxygen"));
+        let parsed: Vec<Vec<f64>> = lines
+            .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
+            .collect();
+        assert_eq!(parsed, rows.iter().map(|r| r.to_vec()).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn wrong_row_length_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("series.csv");
+        let mut w = TimeSeriesWriter::create(&path, &["a", "b"]).unwrap();
+        let err = w.write_row(&[1.0, 2.0, 3.0]).unwrap_err();
+        assert!(matches!(
+            err,
+            OutputError::LengthMismatch {
+                expected: 2,
+                actual: 3,
+                ..
+            }
+        ));
+        w.write_row(&[1.0, 2.0]).unwrap();
+        w.flush().unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "a,b\n1,2\n");
+        assert!(TimeSeriesWriter::create(&path, &[]).is_err());
+    }
+
+    #[test]
+    fn header_cells_are_quoted_when_needed() {
+        assert_eq!(quote("plain"), "plain");
+        assert_eq!(quote("a,b"), "\"a,b\"");
+        assert_eq!(quote("say \"hi\""), "\"say \"\"hi\"\"\"");
+    }
+}

@@ -1,0 +1,65 @@
+//! The one error type of this crate.
+
+use std::path::{Path, PathBuf};
+
+/// Everything that can go wrong while writing an output file.
+///
+/// Bad arguments (wrong lengths, out-of-range indices, ...) are reported as
+/// errors rather than panics, so a long simulation never dies in its writer.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// Creating, writing or flushing a file failed.
+    #[error("I/O error on {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A data array does not have the number of values its shape requires.
+    #[error("field `{field}` has {actual} values, expected {expected}")]
+    LengthMismatch {
+        field: String,
+        expected: usize,
+        actual: usize,
+    },
+    /// Any other argument that cannot be written (bad index, empty name, ...).
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+    /// The PNG encoder rejected the image.
+    #[error("PNG error on {}: {source}", path.display())]
+    Png {
+        path: PathBuf,
+        #[source]
+        source: png::EncodingError,
+    },
+    /// Serialising a value to JSON failed.
+    #[error("JSON error on {}: {source}", path.display())]
+    Json {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+impl OutputError {
+    /// Closure for `map_err` that attaches `path` to an I/O error.
+    pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
+        move |source| OutputError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// Errors unless `actual == expected`.
+pub(crate) fn check_len(field: &str, expected: usize, actual: usize) -> Result<(), OutputError> {
+    if actual == expected {
+        Ok(())
+    } else {
+        Err(OutputError::LengthMismatch {
+            field: field.to_string(),
+            expected,
+            actual,
+        })
+    }
+}

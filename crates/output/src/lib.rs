@@ -1,0 +1,29 @@
+//! Petri file writers: plain, well-known formats that biologists can open directly.
+//!
+//! * [`vtk`]: 3-D grids (`.vti`) and vessel/sprout line networks (`.vtp`) for ParaView.
+//! * [`csv`]: time series of numbers, one row per step, for spreadsheets and pandas.
+//! * [`picture`]: RGB pictures saved as PNG, with the viridis colour map.
+//! * [`manifest`]: pretty-printed JSON describing a run.
+//!
+//! Every writer validates its arguments and returns [`OutputError`] instead of panicking.
+
+pub mod csv;
+pub mod error;
+pub mod manifest;
+pub mod picture;
+pub mod vtk;
+
+/// Error type shared by all writers.
+pub use error::OutputError;
+
+/// Buffered CSV writer with a fixed header.
+pub use csv::TimeSeriesWriter;
+
+/// Pretty-printed JSON file writer.
+pub use manifest::write_json_pretty;
+
+/// RGB pictures, colour mapping and PNG output.
+pub use picture::{blend, colormap_viridis, scalar_image, RgbImage, NAN_COLOR};
+
+/// VTK XML writers: image data (`.vti`) and line segments (`.vtp`).
+pub use vtk::{write_image_data, write_polylines};

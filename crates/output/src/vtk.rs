@@ -1,0 +1,449 @@
+//! VTK XML writers that ParaView opens directly.
+//!
+//! * [`write_image_data`]: a regular 3-D grid of scalar fields (`.vti`).
+//! * [`write_polylines`]: line segments with integer labels (`.vtp`), e.g. vessel sprouts.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use crate::error::{check_len, OutputError};
+
+/// Writes scalar fields on a regular grid as VTK XML ImageData (`.vti`).
+///
+/// * `dims`: number of grid nodes along x, y, z (each at least 1).
+/// * `spacing`: distance between neighbouring nodes along x, y, z (positive).
+/// * `origin`: position of node (0, 0, 0).
+/// * `point_fields`: `(name, values)` pairs, one value per node, x fastest, then y, then z,
+///   i.e. `values[x + nx * (y + ny * z)]`.
+///
+/// Values are stored as raw little-endian `Float32` in an appended block with a
+/// `UInt64` byte-count header, which keeps files compact and exact.
+pub fn write_image_data(
+    path: &Path,
+    dims: [usize; 3],
+    spacing: [f64; 3],
+    origin: [f64; 3],
+    point_fields: &[(&str, &[f32])],
+) -> Result<(), OutputError> {
+    if dims.contains(&0) {
+        return Err(OutputError::InvalidArgument(format!(
+            "grid dims must all be at least 1, got {dims:?}"
+        )));
+    }
+    let n = dims
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| OutputError::InvalidArgument(format!("grid dims {dims:?} overflow")))?;
+    if !spacing.iter().all(|s| s.is_finite() && *s > 0.0) {
+        return Err(OutputError::InvalidArgument(format!(
+            "spacing must be finite and positive, got {spacing:?}"
+        )));
+    }
+    if !origin.iter().all(|o| o.is_finite()) {
+        return Err(OutputError::InvalidArgument(format!(
+            "origin must be finite, got {origin:?}"
+        )));
+    }
+    for (name, values) in point_fields {
+        check_name(name)?;
+        check_len(name, n, values.len())?;
+    }
+
+    let extent = format!("0 {} 0 {} 0 {}", dims[0] - 1, dims[1] - 1, dims[2] - 1);
+    let mut xml = String::new();
+    xml.push_str("<?xml version=\"1.0\"?>\n");
+    xml.push_str(
+        "<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n",
+    );
+    xml.push_str(&format!(
+        "  <ImageData WholeExtent=\"{extent}\" Origin=\"{} {} {}\" Spacing=\"{} {} {}\">\n",
+        origin[0], origin[1], origin[2], spacing[0], spacing[1], spacing[2]
+    ));
+    xml.push_str(&format!("    <Piece Extent=\"{extent}\">\n"));
+    // Naming the first field as the active scalar makes ParaView colour by it.
+    match point_fields.first() {
+        Some((first, _)) => xml.push_str(&format!(
+            "      <PointData Scalars=\"{}\">\n",
+            escape(first)
+        )),
+        None => xml.push_str("      <PointData>\n"),
+    }
+    // Offsets count bytes from just after the '_' that opens the appended block;
+    // each block is a u64 byte count followed by the values.
+    let block_bytes = n
+        .checked_mul(std::mem::size_of::<f32>())
+        .ok_or_else(|| OutputError::InvalidArgument(format!("grid dims {dims:?} overflow")))?;
+    for (i, (name, _)) in point_fields.iter().enumerate() {
+        let offset = i * (8 + block_bytes);
+        xml.push_str(&format!(
+            "        <DataArray type=\"Float32\" Name=\"{}\" NumberOfComponents=\"1\" format=\"appended\" offset=\"{offset}\"/>\n",
+            escape(name)
+        ));
+    }
+    xml.push_str("      </PointData>\n");
+    xml.push_str("      <CellData>\n      </CellData>\n");
+    xml.push_str("    </Piece>\n");
+    xml.push_str("  </ImageData>\n");
+    xml.push_str("  <AppendedData encoding=\"raw\">\n   _");
+
+    let file = File::create(path).map_err(OutputError::io(path))?;
+    let mut out = BufWriter::new(file);
+    let write = |out: &mut BufWriter<File>| -> std::io::Result<()> {
+        out.write_all(xml.as_bytes())?;
+        for (_, values) in point_fields {
+            out.write_all(&(block_bytes as u64).to_le_bytes())?;
+            for v in values.iter() {
+                out.write_all(&v.to_le_bytes())?;
+            }
+        }
+        out.write_all(b"\n  </AppendedData>\n</VTKFile>\n")?;
+        out.flush()
+    };
+    write(&mut out).map_err(OutputError::io(path))
+}
+
+/// Writes line segments as VTK XML PolyData (`.vtp`), in ASCII so it is easy to inspect.
+///
+/// * `points`: vertex positions.
+/// * `segments`: each `[a, b]` is one 2-point line from `points[a]` to `points[b]`.
+/// * `cell_fields`: `(name, values)` pairs with one integer per segment
+///   (e.g. sprout id, time step), shown as cell data in ParaView.
+pub fn write_polylines(
+    path: &Path,
+    points: &[[f32; 3]],
+    segments: &[[u32; 2]],
+    cell_fields: &[(&str, &[u32])],
+) -> Result<(), OutputError> {
+    if let Some(i) = points.iter().position(|p| !p.iter().all(|c| c.is_finite())) {
+        // ASCII VTK readers choke on "NaN"/"inf", so refuse them here.
+        return Err(OutputError::InvalidArgument(format!(
+            "point {i} is not finite: {:?}",
+            points[i]
+        )));
+    }
+    for (i, seg) in segments.iter().enumerate() {
+        if seg.iter().any(|&p| p as usize >= points.len()) {
+            return Err(OutputError::InvalidArgument(format!(
+                "segment {i} {seg:?} refers to a point index >= {} (number of points)",
+                points.len()
+            )));
+        }
+    }
+    for (name, values) in cell_fields {
+        check_name(name)?;
+        check_len(name, segments.len(), values.len())?;
+    }
+
+    let file = File::create(path).map_err(OutputError::io(path))?;
+    let mut out = BufWriter::new(file);
+    let write = |out: &mut BufWriter<File>| -> std::io::Result<()> {
+        writeln!(out, "<?xml version=\"1.0\"?>")?;
+        writeln!(
+            out,
+            "<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">"
+        )?;
+        writeln!(out, "  <PolyData>")?;
+        writeln!(
+            out,
+            "    <Piece NumberOfPoints=\"{}\" NumberOfVerts=\"0\" NumberOfLines=\"{}\" NumberOfStrips=\"0\" NumberOfPolys=\"0\">",
+            points.len(),
+            segments.len()
+        )?;
+
+        writeln!(out, "      <Points>")?;
+        writeln!(
+            out,
+            "        <DataArray type=\"Float32\" NumberOfComponents=\"3\" format=\"ascii\">"
+        )?;
+        for p in points {
+            writeln!(out, "          {} {} {}", p[0], p[1], p[2])?;
+        }
+        writeln!(out, "        </DataArray>")?;
+        writeln!(out, "      </Points>")?;
+
+        match cell_fields.first() {
+            Some((first, _)) => writeln!(out, "      <CellData Scalars=\"{}\">", escape(first))?,
+            None => writeln!(out, "      <CellData>")?,
+        }
+        for (name, values) in cell_fields {
+            writeln!(
+                out,
+                "        <DataArray type=\"UInt32\" Name=\"{}\" format=\"ascii\">",
+                escape(name)
+            )?;
+            for v in values.iter() {
+                writeln!(out, "          {v}")?;
+            }
+            writeln!(out, "        </DataArray>")?;
+        }
+        writeln!(out, "      </CellData>")?;
+
+        // Lines are stored as a flat list of point indices (connectivity) plus the
+        // end position of each line in that list (offsets): 2, 4, 6, ...
+        writeln!(out, "      <Lines>")?;
+        writeln!(
+            out,
+            "        <DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">"
+        )?;
+        for s in segments {
+            writeln!(out, "          {} {}", s[0], s[1])?;
+        }
+        writeln!(out, "        </DataArray>")?;
+        writeln!(
+            out,
+            "        <DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">"
+        )?;
+        for i in 0..segments.len() {
+            writeln!(out, "          {}", 2 * (i + 1))?;
+        }
+        writeln!(out, "        </DataArray>")?;
+        writeln!(out, "      </Lines>")?;
+
+        writeln!(out, "    </Piece>")?;
+        writeln!(out, "  </PolyData>")?;
+        writeln!(out, "</VTKFile>")?;
+        out.flush()
+    };
+    write(&mut out).map_err(OutputError::io(path))
+}
+
+fn check_name(name: &str) -> Result<(), OutputError> {
+    if name.trim().is_empty() {
+        return Err(OutputError::InvalidArgument(
+            "field names must not be empty".to_string(),
+        ));
+    }
+    Ok(())
+}
+
+/// Escapes a string for use inside a double-quoted XML attribute.
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Splits a .vti file into its XML header (closed so it parses) and the raw
+    /// bytes that follow the `_` marker.
+    fn split_appended(bytes: &[u8]) -> (String, &[u8]) {
+        let marker = b"<AppendedData encoding=\"raw\">";
+        let start = bytes
+            .windows(marker.len())
+            .position(|w| w == marker)
+            .expect("no AppendedData")
+            + marker.len();
+        let underscore = start + bytes[start..].iter().position(|&b| b == b'_').unwrap();
+        let mut xml = String::from_utf8(bytes[..start].to_vec()).unwrap();
+        xml.push_str("</AppendedData></VTKFile>");
+        (xml, &bytes[underscore + 1..])
+    }
+
+    #[test]
+    fn image_data_structure_and_raw_values_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("grid.vti");
+        let dims = [3, 2, 4];
+        let n = 3 * 2 * 4;
+        let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.1 - 1.0).collect();
+        let b: Vec<f32> = (0..n).map(|i| (i as f32).sin() * 1e-7).collect();
+        write_image_data(
+            &path,
+            dims,
+            [0.5, 0.25, 2.0],
+            [1.0, -2.0, 0.0],
+            &[("oxygen", &a), ("vegf", &b)],
+        )
+        .unwrap();
+
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(bytes.ends_with(b"</AppendedData>\n</VTKFile>\n"));
+        let (xml, raw) = split_appended(&bytes);
+        let doc = roxmltree::Document::parse(&xml).unwrap();
+        let root = doc.root_element();
+        assert_eq!(root.attribute("type"), Some("ImageData"));
+        assert_eq!(root.attribute("header_type"), Some("UInt64"));
+        assert_eq!(root.attribute("byte_order"), Some("LittleEndian"));
+        let image = root
+            .children()
+            .find(|n| n.has_tag_name("ImageData"))
+            .unwrap();
+        assert_eq!(image.attribute("WholeExtent"), Some("0 2 0 1 0 3"));
+        assert_eq!(image.attribute("Spacing"), Some("0.5 0.25 2"));
+        assert_eq!(image.attribute("Origin"), Some("1 -2 0"));
+        let appended = root
+            .children()
+            .find(|n| n.has_tag_name("AppendedData"))
+            .unwrap();
+        assert_eq!(appended.attribute("encoding"), Some("raw"));
+
+        let arrays: Vec<_> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("DataArray"))
+            .collect();
+        assert_eq!(arrays.len(), 2);
+        for (node, expected) in arrays.iter().zip([&a, &b]) {
+            assert_eq!(node.attribute("type"), Some("Float32"));
+            assert_eq!(node.attribute("format"), Some("appended"));
+            assert_eq!(node.parent().unwrap().tag_name().name(), "PointData");
+            let offset: usize = node.attribute("offset").unwrap().parse().unwrap();
+            let count = u64::from_le_bytes(raw[offset..offset + 8].try_into().unwrap());
+            assert_eq!(count as usize, n * 4);
+            let values: Vec<f32> = raw[offset + 8..offset + 8 + n * 4]
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+            assert_eq!(&values, expected);
+        }
+        assert_eq!(arrays[0].attribute("Name"), Some("oxygen"));
+        assert_eq!(arrays[1].attribute("Name"), Some("vegf"));
+    }
+
+    #[test]
+    fn image_data_rejects_bad_arguments() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.vti");
+        let short = vec![0.0f32; 5];
+        let err =
+            write_image_data(&path, [2, 3, 1], [1.0; 3], [0.0; 3], &[("c", &short)]).unwrap_err();
+        match err {
+            OutputError::LengthMismatch {
+                field,
+                expected,
+                actual,
+            } => {
+                assert_eq!((field.as_str(), expected, actual), ("c", 6, 5));
+            }
+            other => panic!("unexpected error {other}"),
+        }
+        assert!(!path.exists(), "nothing should be written on bad input");
+
+        let six = vec![0.0f32; 6];
+        assert!(matches!(
+            write_image_data(&path, [2, 3, 0], [1.0; 3], [0.0; 3], &[]),
+            Err(OutputError::InvalidArgument(_))
+        ));
+        assert!(matches!(
+            write_image_data(&path, [2, 3, 1], [1.0, 0.0, 1.0], [0.0; 3], &[("c", &six)]),
+            Err(OutputError::InvalidArgument(_))
+        ));
+        assert!(matches!(
+            write_image_data(&path, [2, 3, 1], [1.0; 3], [0.0; 3], &[("", &six)]),
+            Err(OutputError::InvalidArgument(_))
+        ));
+    }
+
+    #[test]
+    fn io_error_names_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("missing_dir").join("grid.vti");
+        let err = write_image_data(&path, [1, 1, 1], [1.0; 3], [0.0; 3], &[]).unwrap_err();
+        assert!(matches!(err, OutputError::Io { .. }));
+        assert!(err.to_string().contains("missing_dir"));
+    }
+
+    #[test]
+    fn polylines_structure() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sprouts.vtp");
+        let points = [
+            [0.0, 0.0, 0.0],
+            [1.0, 0.5, 0.0],
+            [2.0, 1.0, 0.25],
+            [0.0, 1.0, 0.0],
+        ];
+        let segments = [[0, 1], [1, 2], [0, 3]];
+        let sprout = [7u32, 7, 8];
+        let step = [10u32, 11, 12];
+        write_polylines(
+            &path,
+            &points,
+            &segments,
+            &[("sprout", &sprout), ("step", &step)],
+        )
+        .unwrap();
+
+        let text = std::fs::read_to_string(&path).unwrap();
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        assert_eq!(doc.root_element().attribute("type"), Some("PolyData"));
+        let piece = doc.descendants().find(|n| n.has_tag_name("Piece")).unwrap();
+        assert_eq!(piece.attribute("NumberOfPoints"), Some("4"));
+        assert_eq!(piece.attribute("NumberOfLines"), Some("3"));
+
+        let numbers = |parent: &str, name: Option<&str>| -> Vec<f64> {
+            let node = doc
+                .descendants()
+                .find(|n| {
+                    n.has_tag_name("DataArray")
+                        && n.parent().unwrap().has_tag_name(parent)
+                        && (name.is_none() || n.attribute("Name") == name)
+                })
+                .unwrap();
+            assert_eq!(node.attribute("format"), Some("ascii"));
+            node.text()
+                .unwrap_or("")
+                .split_whitespace()
+                .map(|s| s.parse().unwrap())
+                .collect()
+        };
+        let flat: Vec<f64> = points.iter().flatten().map(|&c| c as f64).collect();
+        assert_eq!(numbers("Points", None), flat);
+        assert_eq!(
+            numbers("Lines", Some("connectivity")),
+            vec![0.0, 1.0, 1.0, 2.0, 0.0, 3.0]
+        );
+        assert_eq!(numbers("Lines", Some("offsets")), vec![2.0, 4.0, 6.0]);
+        assert_eq!(numbers("CellData", Some("sprout")), vec![7.0, 7.0, 8.0]);
+        assert_eq!(numbers("CellData", Some("step")), vec![10.0, 11.0, 12.0]);
+    }
+
+    #[test]
+    fn polylines_reject_bad_arguments() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.vtp");
+        let points = [[0.0; 3], [1.0; 3]];
+        assert!(matches!(
+            write_polylines(&path, &points, &[[0, 2]], &[]),
+            Err(OutputError::InvalidArgument(_))
+        ));
+        let err = write_polylines(&path, &points, &[[0, 1]], &[("sprout", &[1, 2])]).unwrap_err();
+        assert!(matches!(
+            err,
+            OutputError::LengthMismatch {
+                expected: 1,
+                actual: 2,
+                ..
+            }
+        ));
+        assert!(err.to_string().contains("sprout"));
+        assert!(matches!(
+            write_polylines(&path, &[[f32::NAN, 0.0, 0.0]], &[], &[]),
+            Err(OutputError::InvalidArgument(_))
+        ));
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn names_are_escaped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("esc.vtp");
+        write_polylines(&path, &[[0.0; 3]], &[[0, 0]], &[("a<\"b\"&c>", &[1])]).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        assert!(doc
+            .descendants()
+            .any(|n| n.attribute("Name") == Some("a<\"b\"&c>")));
+    }
+}
