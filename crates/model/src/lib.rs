@@ -1,1 +1,8 @@
+//! Petri's models. Each module holds one model: its parameters (serde JSON, validated), their
+//! mapping into uniform buffers, initial conditions, the GPU step plan, observables, output files
+//! and a CPU reference used by the tests.
 
+pub mod angiogenesis;
+pub mod error;
+
+pub use error::ModelError;

@@ -1,0 +1,233 @@
+//! CPU reference of one step, written to mirror the shaders operation by operation:
+//! `tip_move` = tips_move.wgsl, `tip_commit` = tips_commit.wgsl, `update_site` = fields.wgsl.
+//! Tests compare the GPU against it; `fields_step_parallel` (rayon) is the multithreaded CPU
+//! baseline of the benchmark.
+
+use super::params::branch_probability;
+use super::state::{AngioState, Counter, Segment, Tip, FREE};
+use super::uniforms::AngioUniforms;
+use petri_engine::rng;
+use rayon::prelude::*;
+
+/// Neighbour of site i in direction d (1..6: -x,+x,-y,+y,-z,+z); None outside the grid.
+fn neighbour(u: &AngioUniforms, i: u32, d: u32) -> Option<u32> {
+    let [x, y, z] = u.coords(i);
+    match d {
+        1 => (x > 0).then(|| i - 1),
+        2 => (x + 1 < u.nx).then(|| i + 1),
+        3 => (y > 0).then(|| i - u.nx),
+        4 => (y + 1 < u.ny).then(|| i + u.nx),
+        5 => (z > 0).then(|| i - u.nx * u.ny),
+        6 => (z + 1 < u.nz).then(|| i + u.nx * u.ny),
+        _ => Some(i),
+    }
+}
+
+/// The seven coefficients of the explicit scheme at a site, from the 7-point stencils of c and f
+/// (neighbours outside the grid replaced by the site): [P0, -x, +x, -y, +y, -z, +z].
+pub fn coefficients(u: &AngioUniforms, c0: f32, f0: f32, cn: [f32; 6], fn_: [f32; 6]) -> [f32; 7] {
+    let [cxm, cxp, cym, cyp, czm, czp] = cn;
+    let [fxm, fxp, fym, fyp, fzm, fzp] = fn_;
+    let (dcx, dcy, dcz) = (cxp - cxm, cyp - cym, czp - czm);
+    let (dfx, dfy, dfz) = (fxp - fxm, fyp - fym, fzp - fzm);
+    let lapc = (cxp + cxm) + (cyp + cym) + (czp + czm) - 6.0 * c0;
+    let lapf = (fxp + fxm) + (fyp + fym) + (fzp + fzm) - 6.0 * f0;
+    let ch = u.chi0 / (1.0 + u.alpha * c0);
+    let r = u.k * u.d * u.inv_h2;
+    let a = 0.25 * u.k * u.inv_h2;
+    let kh = u.k * u.inv_h2;
+    let tx = ch * dcx + u.rho * dfx;
+    let ty = ch * dcy + u.rho * dfy;
+    let tz = ch * dcz + u.rho * dfz;
+    let grad2 = dcx * dcx + dcy * dcy + dcz * dcz;
+    let p0 = 1.0 - 6.0 * r + a * u.alpha * ch / (1.0 + u.alpha * c0) * grad2
+        - kh * (ch * lapc + u.rho * lapf);
+    [
+        p0,
+        r - a * tx,
+        r + a * tx,
+        r - a * ty,
+        r + a * ty,
+        r - a * tz,
+        r + a * tz,
+    ]
+}
+
+fn stencil(u: &AngioUniforms, v: &[f32], i: u32) -> [f32; 6] {
+    let at = |d| v[neighbour(u, i, d).unwrap_or(i) as usize];
+    [at(1), at(2), at(3), at(4), at(5), at(6)]
+}
+
+/// New (n, f, c) at site i.
+pub fn update_site(
+    u: &AngioUniforms,
+    i: u32,
+    n: &[f32],
+    f: &[f32],
+    c: &[f32],
+    occ: &[u32],
+) -> (f32, f32, f32) {
+    let iu = i as usize;
+    let (n0, f0, c0) = (n[iu], f[iu], c[iu]);
+    let p = coefficients(u, c0, f0, stencil(u, c, i), stencil(u, f, i));
+    // Coefficient of neighbour n(-axis) is the +axis move probability and vice versa.
+    let nn = stencil(u, n, i);
+    let mut n1 = p[0] * n0;
+    n1 = n1 + nn[1] * p[1] + nn[0] * p[2];
+    n1 = n1 + nn[3] * p[3] + nn[2] * p[4];
+    n1 = n1 + nn[5] * p[5] + nn[4] * p[6];
+    let m = if occ[iu] != FREE { 1.0 } else { n0 };
+    (
+        n1,
+        f0 + u.k * (u.beta * m - u.gamma * m * f0),
+        c0 - u.k * u.eta * m * c0,
+    )
+}
+
+/// The field update of one step, single-threaded.
+pub fn fields_step(u: &AngioUniforms, s: &mut AngioState) {
+    let cells = u.ncells as usize;
+    let (mut n1, mut f1, mut c1) = (vec![0.0; cells], vec![0.0; cells], vec![0.0; cells]);
+    for i in 0..cells {
+        (n1[i], f1[i], c1[i]) = update_site(u, i as u32, &s.n, &s.f, &s.c, &s.occ);
+    }
+    (s.n, s.f, s.c) = (n1, f1, c1);
+}
+
+/// The field update of one step on all CPU cores (z-planes in parallel), into `out`.
+pub fn fields_step_parallel(
+    u: &AngioUniforms,
+    input: (&[f32], &[f32], &[f32], &[u32]),
+    out: (&mut [f32], &mut [f32], &mut [f32]),
+) {
+    let plane = (u.nx * u.ny) as usize;
+    let (n, f, c, occ) = input;
+    out.0
+        .par_chunks_mut(plane)
+        .zip(out.1.par_chunks_mut(plane))
+        .zip(out.2.par_chunks_mut(plane))
+        .enumerate()
+        .for_each(|(z, ((pn, pf), pc))| {
+            for j in 0..plane {
+                let i = (z * plane + j) as u32;
+                (pn[j], pf[j], pc[j]) = update_site(u, i, n, f, c, occ);
+            }
+        });
+}
+
+/// One tip's move and branch wish (tips_move.wgsl). Returns the branch site wish, if any.
+pub fn tip_move(u: &AngioUniforms, seed: u64, s: &mut AngioState, t: u32) -> Option<u32> {
+    let mut tip = s.tips[t as usize];
+    if tip.alive == 0 {
+        return None;
+    }
+    let site = tip.site;
+    let si = site as usize;
+    let mut prob = coefficients(
+        u,
+        s.c[si],
+        s.f[si],
+        stencil(u, &s.c, site),
+        stencil(u, &s.f, site),
+    );
+    let mut total = 0.0f32;
+    for (d, q) in prob.iter_mut().enumerate() {
+        *q = q.max(0.0);
+        if d > 0 && neighbour(u, site, d as u32).is_none() {
+            *q = 0.0;
+        }
+        total += *q;
+    }
+    let rnd = rng::u32x4(seed, s.step as u32, t, 1);
+    let x = rng::unit(rnd[0]) * total;
+    let mut choice = 0;
+    let mut acc = 0.0f32;
+    for (d, &q) in prob.iter().enumerate() {
+        acc += q;
+        if x < acc && q > 0.0 {
+            choice = d as u32;
+            break;
+        }
+    }
+    tip.age += u.k;
+    if choice != 0 {
+        let s1 = neighbour(u, site, choice).expect("moves out of the grid have probability 0");
+        let owner = s.occ[s1 as usize];
+        if u.anastomosis != 0 && owner != FREE && owner != t && owner != tip.parent {
+            tip.alive = 0;
+            s.counters[Counter::Anastomoses as usize] += 1;
+        }
+        let slot = s.counters[Counter::Segments as usize];
+        s.counters[Counter::Segments as usize] += 1;
+        if slot < u.max_segments {
+            s.segments.push([site, s1, t, s.step as u32] as Segment);
+        } else {
+            s.counters[Counter::SegmentOverflow as usize] += 1;
+        }
+        if u.coords(s1)[0] + 1 == u.nx && tip.alive != 0 {
+            tip.alive = 0;
+            s.counters[Counter::Reached as usize] += 1;
+        }
+        tip.site = s1;
+    }
+    let mut wish = None;
+    if u.branching != 0
+        && tip.alive != 0
+        && tip.age > u.branch_age
+        && rng::unit(rnd[1]) < branch_probability(s.c[tip.site as usize])
+    {
+        let free: Vec<u32> = (1..7)
+            .filter_map(|d| neighbour(u, tip.site, d))
+            .filter(|&j| s.occ[j as usize] == FREE)
+            .collect();
+        if !free.is_empty() {
+            let pick = ((rng::unit(rnd[2]) * free.len() as f32) as usize).min(free.len() - 1);
+            wish = Some(free[pick]);
+        }
+    }
+    s.tips[t as usize] = tip;
+    wish
+}
+
+/// Marks occupancy and turns wishes into new tips in parent order (tips_commit.wgsl).
+pub fn tip_commit(u: &AngioUniforms, s: &mut AngioState, wishes: &[Option<u32>]) {
+    let count = s.tips.len();
+    for (i, tip) in s.tips.iter().enumerate() {
+        let o = &mut s.occ[tip.site as usize];
+        *o = (*o).min(i as u32);
+    }
+    let mut next_slot = count as u32;
+    for (i, wish) in wishes.iter().enumerate() {
+        if let Some(site) = *wish {
+            if next_slot < u.max_tips {
+                s.tips.push(Tip {
+                    site,
+                    age: 0.0,
+                    alive: 1,
+                    parent: i as u32,
+                });
+                s.tips[i].age = 0.0;
+                let o = &mut s.occ[site as usize];
+                *o = (*o).min(next_slot);
+            } else {
+                s.counters[Counter::TipOverflow as usize] += 1;
+            }
+            next_slot += 1;
+        }
+    }
+    let used = next_slot.min(u.max_tips);
+    s.counters[Counter::Tips as usize] = used;
+    s.counters[Counter::Branches as usize] += used - count as u32;
+}
+
+/// One whole step: tips move, tips commit, fields update (the GPU plan's pass order).
+pub fn step(u: &AngioUniforms, seed: u64, tips_enabled: bool, s: &mut AngioState) {
+    if tips_enabled {
+        let wishes: Vec<Option<u32>> = (0..s.tips.len() as u32)
+            .map(|t| tip_move(u, seed, s, t))
+            .collect();
+        tip_commit(u, s, &wishes);
+    }
+    fields_step(u, s);
+    s.step += 1;
+}

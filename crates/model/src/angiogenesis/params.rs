@@ -1,0 +1,324 @@
+//! Angiogenesis parameters: the JSON config (defaults from Anderson & Chaplain 1998 as used by
+//! Darbyshire 2015), validation with field-named errors, and the derived grid quantities.
+
+use crate::error::{invalid, ModelError, Result};
+use serde::{Deserialize, Serialize};
+
+/// Where the tumour angiogenic factor (TAF, c) comes from.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Tumour {
+    /// c = exp(-(Lx - x)^2 / 0.45): a planar tumour face at x = Lx.
+    Face,
+    /// A spherical tumour centred at (Lx, Ly/2, Lz/2), radius 0.1.
+    Sphere,
+}
+
+/// Discrete tip-cell settings.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TipConfig {
+    /// Tips move, branch and anastomose; false runs the continuous model alone.
+    pub enabled: bool,
+    /// Sprouts may branch (A&C section 4.1).
+    pub branching: bool,
+    /// A tip stepping onto another sprout's trail stops (A&C anastomosis).
+    pub anastomosis: bool,
+    /// Sprout age (model time units) before a tip may branch: psi.
+    pub branch_age: f64,
+    /// Capacity of the tip table; branches past it are counted as overflow.
+    pub max_tips: u32,
+    /// Capacity of the vessel segment list (one segment per tip move).
+    pub max_segments: u32,
+    /// Initial tips on the parent vessel at x = 0, at the maxima of the initial n clusters
+    /// (y, z in {1/6, 1/2, 5/6} inside the domain).
+    pub initial: InitialTips,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum InitialTips {
+    /// One tip at each cluster maximum of the initial n profile.
+    Clusters,
+    /// A single tip at the centre of the x = 0 face.
+    Single,
+}
+
+impl Default for TipConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            branching: true,
+            anastomosis: true,
+            branch_age: 0.5,
+            max_tips: 4096,
+            max_segments: 1 << 20,
+            initial: InitialTips::Clusters,
+        }
+    }
+}
+
+/// The model config, as read from `assets/angiogenesis.json`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AngioConfig {
+    /// Must be "angiogenesis".
+    pub model: String,
+    /// Grid nodes along x, y, z. Spacing h = 1/(max(grid) - 1) on all axes, so the domain is
+    /// [0,1] along the longest axis and (N-1) h along the others.
+    pub grid: [u32; 3],
+    /// Time step k. None: `dt_safety` times the stability bound.
+    pub dt: Option<f64>,
+    pub dt_safety: f64,
+    pub steps: u64,
+    pub seed: u64,
+    /// Endothelial cell random motility D.
+    #[serde(rename = "D")]
+    pub d: f64,
+    pub chi0: f64,
+    pub alpha: f64,
+    pub rho: f64,
+    pub beta: f64,
+    pub gamma: f64,
+    pub eta: f64,
+    pub tumour: Tumour,
+    pub tips: TipConfig,
+    /// Observables are read back every this many steps.
+    pub observe_every: u32,
+    /// Field snapshots (.vti) are written every this many steps (0: only at the end).
+    pub snapshot_every: u64,
+    /// Where values the paper lacks come from (free text, kept in the run manifest).
+    pub provenance: serde_json::Value,
+}
+
+impl Default for AngioConfig {
+    fn default() -> Self {
+        Self {
+            model: "angiogenesis".into(),
+            grid: [100, 100, 100],
+            dt: None,
+            dt_safety: 0.9,
+            steps: 1000,
+            seed: 42,
+            d: 0.00035,
+            chi0: 0.38,
+            alpha: 0.6,
+            rho: 0.34,
+            beta: 0.05,
+            gamma: 0.1,
+            eta: 0.1,
+            tumour: Tumour::Face,
+            tips: TipConfig::default(),
+            observe_every: 50,
+            snapshot_every: 0,
+            provenance: serde_json::Value::Null,
+        }
+    }
+}
+
+/// Largest grid side accepted (2^11); larger grids also fail later on the adapter's buffer limit.
+pub const MAX_SIDE: u32 = 2048;
+
+impl AngioConfig {
+    /// Parses JSON text; unknown keys and wrong types are errors naming the key.
+    pub fn from_json(text: &str, path: &str) -> Result<Self> {
+        let cfg: Self = serde_json::from_str(text).map_err(|e| ModelError::Parse {
+            path: path.to_string(),
+            message: e.to_string(),
+        })?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    pub fn from_file(path: &std::path::Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::from_json(&text, &path.display().to_string())
+    }
+
+    /// Checks every value against its allowed range.
+    pub fn validate(&self) -> Result<()> {
+        if self.model != "angiogenesis" {
+            return Err(invalid("model", &self.model, "\"angiogenesis\""));
+        }
+        for (axis, &n) in ["grid[0]", "grid[1]", "grid[2]"].iter().zip(&self.grid) {
+            if !(4..=MAX_SIDE).contains(&n) {
+                return Err(invalid(axis, n, format!("an integer in 4..={MAX_SIDE}")));
+            }
+        }
+        let nonneg = |field: &str, v: f64| -> Result<()> {
+            if !v.is_finite() || v < 0.0 {
+                return Err(invalid(field, v, "a finite number >= 0"));
+            }
+            Ok(())
+        };
+        nonneg("D", self.d)?;
+        nonneg("chi0", self.chi0)?;
+        nonneg("alpha", self.alpha)?;
+        nonneg("rho", self.rho)?;
+        nonneg("beta", self.beta)?;
+        nonneg("gamma", self.gamma)?;
+        nonneg("eta", self.eta)?;
+        nonneg("tips.branch_age", self.tips.branch_age)?;
+        if self.d == 0.0 {
+            return Err(invalid("D", self.d, "a finite number > 0"));
+        }
+        if let Some(k) = self.dt {
+            if !k.is_finite() || k <= 0.0 {
+                return Err(invalid(
+                    "dt",
+                    k,
+                    "a finite number > 0, or null for the automatic step",
+                ));
+            }
+        }
+        if !(self.dt_safety > 0.0 && self.dt_safety <= 1.0) {
+            return Err(invalid("dt_safety", self.dt_safety, "a number in (0, 1]"));
+        }
+        if self.cells() >= 1usize << 31 {
+            return Err(invalid(
+                "grid",
+                format!("{:?} ({} nodes)", self.grid, self.cells()),
+                "fewer than 2^31 nodes in all",
+            ));
+        }
+        if self.observe_every == 0 {
+            return Err(invalid("observe_every", 0, "an integer >= 1"));
+        }
+        if !(1..=1 << 20).contains(&self.tips.max_tips) {
+            return Err(invalid(
+                "tips.max_tips",
+                self.tips.max_tips,
+                "an integer in 1..=1048576",
+            ));
+        }
+        if !(1..=1 << 26).contains(&self.tips.max_segments) {
+            return Err(invalid(
+                "tips.max_segments",
+                self.tips.max_segments,
+                "an integer in 1..=67108864",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Grid spacing h (equal on all axes).
+    pub fn h(&self) -> f64 {
+        1.0 / (*self.grid.iter().max().unwrap() as f64 - 1.0)
+    }
+
+    /// Domain lengths (N-1) h.
+    pub fn lengths(&self) -> [f64; 3] {
+        let h = self.h();
+        self.grid.map(|n| (n as f64 - 1.0) * h)
+    }
+
+    pub fn cells(&self) -> usize {
+        self.grid.iter().map(|&n| n as usize).product()
+    }
+
+    /// The explicit scheme's stability bound for fields c, f (von Neumann conditions for the
+    /// forward-time centred-space advection-diffusion update): k <= h^2/(6D) from diffusion and
+    /// k <= 2D/|v|^2 from the taxis velocity v = chi(c) grad c + rho grad f, taken at its largest
+    /// over the grid.
+    pub fn stability_bound(&self, max_speed_sq: f64) -> f64 {
+        let h = self.h();
+        let diffusion = h * h / (6.0 * self.d);
+        if max_speed_sq > 0.0 {
+            diffusion.min(2.0 * self.d / max_speed_sq)
+        } else {
+            diffusion
+        }
+    }
+
+    /// The time step to use: the user's (error if it breaks the bound) or the automatic one.
+    pub fn time_step(&self, max_speed_sq: f64) -> Result<f64> {
+        let bound = self.stability_bound(max_speed_sq);
+        match self.dt {
+            Some(k) if k > bound => Err(invalid(
+                "dt",
+                k,
+                format!(
+                    "at most {bound:.6e} on this grid (explicit stability: min(h^2/(6D), 2D/max|v|^2) \
+                     with h = {:.6e}); use a smaller dt or null for the automatic step",
+                    self.h()
+                ),
+            )),
+            Some(k) => Ok(k),
+            None => Ok(self.dt_safety * bound),
+        }
+    }
+}
+
+/// A&C branching probability as a function of local TAF concentration.
+pub fn branch_probability(c: f32) -> f32 {
+    if c < 0.25 {
+        0.0
+    } else if c < 0.45 {
+        0.2
+    } else if c < 0.6 {
+        0.3
+    } else if c < 0.68 {
+        0.4
+    } else {
+        1.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<AngioConfig> {
+        AngioConfig::from_json(text, "test.json")
+    }
+
+    #[test]
+    fn defaults_are_the_papers() {
+        let c = parse(r#"{"model": "angiogenesis"}"#).unwrap();
+        assert_eq!((c.d, c.chi0, c.alpha, c.rho), (0.00035, 0.38, 0.6, 0.34));
+        assert_eq!((c.beta, c.gamma, c.eta), (0.05, 0.1, 0.1));
+        assert_eq!(c.tips.branch_age, 0.5);
+    }
+
+    #[test]
+    fn bad_values_name_the_field_and_range() {
+        let e = parse(r#"{"chi0": -1}"#).unwrap_err().to_string();
+        assert!(e.contains("chi0") && e.contains(">= 0"), "{e}");
+        let e = parse(r#"{"grid": [100, 2, 100]}"#).unwrap_err().to_string();
+        assert!(e.contains("grid[1]") && e.contains("4..=2048"), "{e}");
+        let e = parse(r#"{"tips": {"max_tips": 0}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("tips.max_tips"), "{e}");
+        let e = parse(r#"{"colour": 1}"#).unwrap_err().to_string();
+        assert!(e.contains("unknown field") && e.contains("colour"), "{e}");
+        let e = parse(r#"{"D": "fast"}"#).unwrap_err().to_string();
+        assert!(e.contains("invalid type"), "{e}");
+        let e = parse(r#"{"model": "rdme"}"#).unwrap_err().to_string();
+        assert!(e.contains("model"), "{e}");
+    }
+
+    #[test]
+    fn time_step_respects_stability_bound() {
+        let c = parse(r#"{"grid": [33, 33, 33], "dt": 1.0}"#).unwrap();
+        let e = c.time_step(0.0).unwrap_err().to_string();
+        assert!(e.contains("dt") && e.contains("at most"), "{e}");
+        let c = parse(r#"{"grid": [33, 33, 33]}"#).unwrap();
+        let h = 1.0 / 32.0;
+        assert!((c.time_step(0.0).unwrap() - 0.9 * h * h / (6.0 * 0.00035)).abs() < 1e-12);
+        // A strong taxis velocity tightens the bound.
+        assert!(c.time_step(1.0).unwrap() < c.time_step(0.0).unwrap());
+    }
+
+    #[test]
+    fn branching_probability_steps() {
+        assert_eq!(branch_probability(0.1), 0.0);
+        assert_eq!(branch_probability(0.3), 0.2);
+        assert_eq!(branch_probability(0.5), 0.3);
+        assert_eq!(branch_probability(0.65), 0.4);
+        assert_eq!(branch_probability(0.9), 1.0);
+    }
+}

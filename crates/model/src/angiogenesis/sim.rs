@@ -1,0 +1,440 @@
+//! The angiogenesis model on the GPU: buffers, the step plan (tips_move, tips_commit, fields),
+//! observables read back every few steps without stalling, and full-state readback.
+
+use super::params::AngioConfig;
+use super::state::{AngioState, Counter, Segment, Tip, COUNTERS};
+use super::uniforms::AngioUniforms;
+use crate::error::{ModelError, Result};
+use petri_engine::{buffers, GpuContext, Profiler};
+use petri_scheduler::{Binding, PassDesc, ReadbackRing, ReduceOp, Reduction, StepPlan};
+use serde::Serialize;
+
+/// How the plan is laid out on the GPU; results do not depend on it.
+#[derive(Clone, Debug)]
+pub struct SimOptions {
+    /// Workgroup size of the field update (x, y, z).
+    pub workgroup: [u32; 3],
+    /// Most steps recorded into one submission.
+    pub max_steps_per_batch: u32,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        Self {
+            workgroup: [64, 4, 1],
+            max_steps_per_batch: 256,
+        }
+    }
+}
+
+/// What is read back every `observe_every` steps.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Observables {
+    pub step: u64,
+    pub time: f64,
+    /// Sums over all grid nodes.
+    pub total_n: f32,
+    pub total_f: f32,
+    pub total_c: f32,
+    /// Sprouts ever created (tip slots in use).
+    pub sprouts: u32,
+    /// Tips still moving.
+    pub tips: u32,
+    pub branches: u32,
+    pub anastomoses: u32,
+    pub reached_tumour: u32,
+    /// Vessel length: number of tip moves times h.
+    pub vessel_length: f64,
+    pub segment_overflow: u32,
+    pub tip_overflow: u32,
+}
+
+impl Observables {
+    pub const CSV_COLUMNS: [&'static str; 13] = [
+        "step",
+        "time",
+        "total_n",
+        "total_f",
+        "total_c",
+        "sprouts",
+        "tips",
+        "branches",
+        "anastomoses",
+        "reached_tumour",
+        "vessel_length",
+        "segment_overflow",
+        "tip_overflow",
+    ];
+
+    pub fn csv_row(&self) -> Vec<f64> {
+        vec![
+            self.step as f64,
+            self.time,
+            self.total_n as f64,
+            self.total_f as f64,
+            self.total_c as f64,
+            self.sprouts as f64,
+            self.tips as f64,
+            self.branches as f64,
+            self.anastomoses as f64,
+            self.reached_tumour as f64,
+            self.vessel_length,
+            self.segment_overflow as f64,
+            self.tip_overflow as f64,
+        ]
+    }
+
+    fn from_bytes(step: u64, k: f64, h: f64, b: &[u8]) -> Self {
+        let f = |i: usize| bytemuck::pod_read_unaligned::<f32>(&b[4 * i..4 * i + 4]);
+        let c = |slot: Counter| {
+            bytemuck::pod_read_unaligned::<u32>(&b[16 + 4 * slot as usize..20 + 4 * slot as usize])
+        };
+        Self::new(step, k, h, [f(0), f(1), f(2)], |s| c(s))
+    }
+
+    /// Observables of a CPU-side state (reference runs, resumed checkpoints).
+    pub fn of_state(s: &AngioState, k: f64, h: f64) -> Self {
+        let sum = |v: &[f32]| petri_scheduler::cpu_reduce(ReduceOp::Sum, v);
+        Self::new(s.step, k, h, [sum(&s.n), sum(&s.f), sum(&s.c)], |c| {
+            s.counter(c)
+        })
+    }
+
+    fn new(step: u64, k: f64, h: f64, totals: [f32; 3], c: impl Fn(Counter) -> u32) -> Self {
+        let sprouts = c(Counter::Tips);
+        Self {
+            step,
+            time: step as f64 * k,
+            total_n: totals[0],
+            total_f: totals[1],
+            total_c: totals[2],
+            sprouts,
+            tips: sprouts - c(Counter::Anastomoses) - c(Counter::Reached),
+            branches: c(Counter::Branches),
+            anastomoses: c(Counter::Anastomoses),
+            reached_tumour: c(Counter::Reached),
+            vessel_length: c(Counter::Segments) as f64 * h,
+            segment_overflow: c(Counter::SegmentOverflow),
+            tip_overflow: c(Counter::TipOverflow),
+        }
+    }
+
+    /// The name of the first total that is not finite, if any.
+    pub fn non_finite(&self) -> Option<&'static str> {
+        [
+            ("n", self.total_n),
+            ("f", self.total_f),
+            ("c", self.total_c),
+        ]
+        .into_iter()
+        .find(|(_, v)| !v.is_finite())
+        .map(|(name, _)| name)
+    }
+}
+
+const OBS_BYTES: u64 = 16 + 4 * COUNTERS as u64;
+
+pub struct AngioSim {
+    pub cfg: AngioConfig,
+    pub uniforms: AngioUniforms,
+    /// Time step k.
+    pub k: f64,
+    plan: StepPlan,
+    /// Sums of n, f, c for each parity of the ping-pong pairs.
+    sums: [[Reduction; 3]; 2],
+    ring: ReadbackRing,
+}
+
+impl AngioSim {
+    /// The model from its config, with the initial conditions of MODELS.md and the stable step.
+    pub fn new(ctx: &GpuContext, cfg: &AngioConfig, options: &SimOptions) -> Result<Self> {
+        cfg.validate()?;
+        check_limits(ctx, cfg)?;
+        let u0 = AngioUniforms::new(cfg, 0.0);
+        let state = AngioState::initial(cfg, &u0);
+        let k = cfg.time_step(state.max_taxis_speed_sq(cfg, &u0))?;
+        Self::from_state(ctx, cfg, k, &state, options)
+    }
+
+    /// The model from an explicit state (tests, resumed checkpoints).
+    pub fn from_state(
+        ctx: &GpuContext,
+        cfg: &AngioConfig,
+        k: f64,
+        state: &AngioState,
+        options: &SimOptions,
+    ) -> Result<Self> {
+        cfg.validate()?;
+        check_limits(ctx, cfg)?;
+        let u = AngioUniforms::new(cfg, k);
+        let cells = u.ncells as u64;
+        let field_pair = |name: &str, data: &[f32]| -> Result<[wgpu::Buffer; 2]> {
+            let (a, b) = (
+                buffers::storage_from(ctx, name, data)?,
+                buffers::storage_zeroed(ctx, name, cells * 4)?,
+            );
+            // The state lives in the half that is current at `state.step`.
+            Ok(if state.step % 2 == 0 { [a, b] } else { [b, a] })
+        };
+        let mut plan = StepPlan::new(ctx, cfg.seed, options.max_steps_per_batch);
+        plan.step = state.step;
+        plan.add_pair("n", field_pair("n", &state.n)?);
+        plan.add_pair("f", field_pair("f", &state.f)?);
+        plan.add_pair("c", field_pair("c", &state.c)?);
+        plan.add_buffer(
+            "params",
+            buffers::uniform_from(ctx, "angiogenesis params", &u),
+        );
+        plan.add_buffer("occ", buffers::storage_from(ctx, "occupancy", &state.occ)?);
+        let mut tips = state.tips.clone();
+        tips.resize(
+            cfg.tips.max_tips as usize,
+            Tip {
+                site: 0,
+                age: 0.0,
+                alive: 0,
+                parent: 0,
+            },
+        );
+        plan.add_buffer("tips", buffers::storage_from(ctx, "tips", &tips)?);
+        plan.add_buffer(
+            "flags",
+            buffers::storage_zeroed(ctx, "branch flags", cfg.tips.max_tips as u64 * 4)?,
+        );
+        let mut segments = state.segments.clone();
+        segments.resize(cfg.tips.max_segments as usize, [0; 4]);
+        plan.add_buffer(
+            "segments",
+            buffers::storage_from(ctx, "segments", &segments)?,
+        );
+        plan.add_buffer(
+            "counters",
+            buffers::storage_from(ctx, "counters", &state.counters)?,
+        );
+
+        if cfg.tips.enabled {
+            plan.add_pass(
+                ctx,
+                PassDesc {
+                    label: "tips_move",
+                    shader: "angiogenesis/tips_move.wgsl",
+                    entry: "main",
+                    bindings: vec![
+                        Binding::uniform("params"),
+                        Binding::current("c"),
+                        Binding::current("f"),
+                        Binding::read("occ"),
+                        Binding::read_write("tips"),
+                        Binding::read_write("flags"),
+                        Binding::read_write("segments"),
+                        Binding::read_write("counters"),
+                    ],
+                    workgroups: [cfg.tips.max_tips.div_ceil(64), 1, 1],
+                    constants: vec![("WG", 64.0)],
+                },
+            )?;
+            plan.add_pass(
+                ctx,
+                PassDesc {
+                    label: "tips_commit",
+                    shader: "angiogenesis/tips_commit.wgsl",
+                    entry: "main",
+                    bindings: vec![
+                        Binding::uniform("params"),
+                        Binding::read_write("tips"),
+                        Binding::read_write("flags"),
+                        Binding::read_write("occ"),
+                        Binding::read_write("counters"),
+                    ],
+                    workgroups: [1, 1, 1],
+                    constants: vec![],
+                },
+            )?;
+        }
+        let [wx, wy, wz] = options.workgroup;
+        plan.add_pass(
+            ctx,
+            PassDesc {
+                label: "fields",
+                shader: "angiogenesis/fields.wgsl",
+                entry: "main",
+                bindings: vec![
+                    Binding::uniform("params"),
+                    Binding::current("n"),
+                    Binding::current("f"),
+                    Binding::current("c"),
+                    Binding::read("occ"),
+                    Binding::next("n"),
+                    Binding::next("f"),
+                    Binding::next("c"),
+                ],
+                workgroups: [u.nx.div_ceil(wx), u.ny.div_ceil(wy), u.nz.div_ceil(wz)],
+                constants: vec![("WX", wx as f64), ("WY", wy as f64), ("WZ", wz as f64)],
+            },
+        )?;
+        let sums_for = |parity: usize| -> Result<[Reduction; 3]> {
+            let r =
+                |name: &str| Reduction::new(ctx, ReduceOp::Sum, &plan.pair(name)[parity], u.ncells);
+            Ok([r("n")?, r("f")?, r("c")?])
+        };
+        let sums = [sums_for(0)?, sums_for(1)?];
+        Ok(Self {
+            cfg: cfg.clone(),
+            uniforms: u,
+            k,
+            ring: ReadbackRing::new(ctx, OBS_BYTES, 4),
+            plan,
+            sums,
+        })
+    }
+
+    /// Steps done so far.
+    pub fn step(&self) -> u64 {
+        self.plan.step
+    }
+
+    pub fn h(&self) -> f64 {
+        self.cfg.h()
+    }
+
+    /// Records and submits `steps` steps; observables are not read.
+    pub fn advance(&mut self, ctx: &GpuContext, steps: u64) {
+        self.plan.run(ctx, steps);
+    }
+
+    /// Records `steps` (at most the batch size) with per-pass timestamps into `profiler`.
+    pub fn advance_profiled(&mut self, ctx: &GpuContext, steps: u32, profiler: &mut Profiler) {
+        let mut encoder = self.plan.encode(ctx, steps, Some(profiler));
+        profiler.resolve(&mut encoder);
+        ctx.queue.submit([encoder.finish()]);
+    }
+
+    pub fn passes_per_step(&self) -> usize {
+        self.plan.pass_count()
+    }
+
+    /// Advances `steps` steps and queues a readback of the observables at the end, without
+    /// waiting; returns the observables that have arrived meanwhile (oldest first).
+    pub fn advance_observed(&mut self, ctx: &GpuContext, steps: u64) -> Result<Vec<Observables>> {
+        let batch = self.plan.max_steps_per_batch as u64;
+        let head = steps.saturating_sub(1) / batch * batch;
+        self.plan.run(ctx, head);
+        let mut encoder = self.plan.encode(ctx, (steps - head) as u32, None);
+        let parity = (self.plan.step % 2) as usize;
+        for r in &self.sums[parity] {
+            r.record(&mut encoder);
+        }
+        let slot = self.ring.begin(ctx, self.plan.step)?;
+        for (i, r) in self.sums[parity].iter().enumerate() {
+            encoder.copy_buffer_to_buffer(&r.output, 0, slot, 4 * i as u64, 4);
+        }
+        encoder.copy_buffer_to_buffer(
+            self.plan.buffer("counters"),
+            0,
+            slot,
+            16,
+            4 * COUNTERS as u64,
+        );
+        ctx.queue.submit([encoder.finish()]);
+        self.ring.submitted();
+        let ready = self.ring.poll(ctx)?;
+        Ok(self.decode(ready))
+    }
+
+    /// Waits for all queued observables.
+    pub fn finish(&mut self, ctx: &GpuContext) -> Result<Vec<Observables>> {
+        let ready = self.ring.finish(ctx)?;
+        Ok(self.decode(ready))
+    }
+
+    fn decode(&self, ready: Vec<petri_scheduler::Readout>) -> Vec<Observables> {
+        ready
+            .into_iter()
+            .map(|r| Observables::from_bytes(r.tag, self.k, self.h(), &r.bytes))
+            .collect()
+    }
+
+    /// The whole state, read back (waits for the GPU). Segments are sorted by (step, sprout) so
+    /// the output does not depend on the order in which GPU threads appended them.
+    pub fn read_state(&self, ctx: &GpuContext) -> Result<AngioState> {
+        let counters: Vec<u32> = buffers::read_vec(ctx, self.plan.buffer("counters"))?;
+        let counters: [u32; COUNTERS] = counters[..COUNTERS]
+            .try_into()
+            .expect("counter buffer size");
+        let mut tips: Vec<Tip> = buffers::read_vec(ctx, self.plan.buffer("tips"))?;
+        tips.truncate(counters[Counter::Tips as usize] as usize);
+        let mut segments: Vec<Segment> = buffers::read_vec(ctx, self.plan.buffer("segments"))?;
+        segments.truncate(
+            (counters[Counter::Segments as usize]).min(self.cfg.tips.max_segments) as usize,
+        );
+        segments.sort_by_key(|s| (s[3], s[2], s[0], s[1]));
+        let cells = self.uniforms.ncells as usize;
+        let field = |name: &str| -> Result<Vec<f32>> {
+            let mut v: Vec<f32> = buffers::read_vec(ctx, self.plan.current(name))?;
+            v.truncate(cells);
+            Ok(v)
+        };
+        Ok(AngioState {
+            n: field("n")?,
+            f: field("f")?,
+            c: field("c")?,
+            occ: buffers::read_vec(ctx, self.plan.buffer("occ"))?[..cells].to_vec(),
+            tips,
+            segments,
+            counters,
+            step: self.plan.step,
+        })
+    }
+}
+
+/// Fails before anything is allocated when a buffer would exceed the adapter's limits.
+pub fn check_limits(ctx: &GpuContext, cfg: &AngioConfig) -> Result<()> {
+    let cells = cfg.cells() as u64;
+    ctx.check_storage_buffer(&format!("one field of the {:?} grid", cfg.grid), cells * 4)?;
+    ctx.check_storage_buffer(
+        "the tip table (tips.max_tips)",
+        cfg.tips.max_tips as u64 * 16,
+    )?;
+    ctx.check_storage_buffer(
+        "the vessel segments (tips.max_segments)",
+        cfg.tips.max_segments as u64 * 16,
+    )?;
+    let groups = (cfg.grid[1].div_ceil(1)).max(cfg.grid[2]);
+    ctx.check_workgroups("the field update", groups)?;
+    Ok(())
+}
+
+/// Runs `steps` steps, reading observables every `cfg.observe_every` steps and handing each to
+/// `on_observe` as it arrives. Stops with an error naming the step range when a total goes
+/// non-finite.
+pub fn run_observed(
+    ctx: &GpuContext,
+    sim: &mut AngioSim,
+    steps: u64,
+    mut on_observe: impl FnMut(&Observables) -> Result<()>,
+) -> Result<()> {
+    let every = sim.cfg.observe_every as u64;
+    let end = sim.step() + steps;
+    let mut last_ok = sim.step();
+    let mut check = |obs: Vec<Observables>, last_ok: &mut u64| -> Result<()> {
+        for o in obs {
+            if let Some(what) = o.non_finite() {
+                return Err(ModelError::NonFinite {
+                    what: what.to_string(),
+                    after: *last_ok,
+                    at: o.step,
+                });
+            }
+            *last_ok = o.step;
+            on_observe(&o)?;
+        }
+        Ok(())
+    };
+    while sim.step() < end {
+        let n = every.min(end - sim.step());
+        let obs = sim.advance_observed(ctx, n)?;
+        check(obs, &mut last_ok)?;
+    }
+    let obs = sim.finish(ctx)?;
+    check(obs, &mut last_ok)
+}

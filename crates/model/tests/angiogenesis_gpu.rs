@@ -1,0 +1,327 @@
+//! Angiogenesis on the GPU (lavapipe in CI) against its CPU reference and analytic properties.
+
+use petri_engine::testing::test_context;
+use petri_engine::GpuContext;
+use petri_model::angiogenesis::params::InitialTips;
+use petri_model::angiogenesis::state::{Counter, FREE};
+use petri_model::angiogenesis::{
+    cpu, run_observed, AngioConfig, AngioSim, AngioState, AngioUniforms, SimOptions,
+};
+use petri_model::ModelError;
+
+fn config(grid: u32) -> AngioConfig {
+    let mut cfg = AngioConfig {
+        grid: [grid; 3],
+        ..AngioConfig::default()
+    };
+    cfg.tips.max_tips = 256;
+    cfg.tips.max_segments = 1 << 16;
+    cfg
+}
+
+fn run_gpu(
+    ctx: &GpuContext,
+    cfg: &AngioConfig,
+    k: f64,
+    s: &AngioState,
+    steps: u64,
+    opt: &SimOptions,
+) -> AngioState {
+    let mut sim = AngioSim::from_state(ctx, cfg, k, s, opt).unwrap();
+    sim.advance(ctx, steps);
+    sim.read_state(ctx).unwrap()
+}
+
+fn assert_close(name: &str, gpu: &[f32], cpu: &[f32], rel: f32) {
+    let scale = cpu.iter().fold(0f32, |m, v| m.max(v.abs()));
+    for (i, (g, c)) in gpu.iter().zip(cpu).enumerate() {
+        let tol = rel * c.abs() + 1e-3 * rel * scale;
+        assert!(
+            (g - c).abs() <= tol,
+            "{name}[{i}]: gpu {g} cpu {c} (tol {tol})"
+        );
+    }
+}
+
+/// The full model (fields, tips moving, branching, anastomosis, tip overflow) for 25 steps on a
+/// 32^3 grid: fields within 1e-5 relative of the CPU reference, tips and vessels identical.
+#[test]
+fn gpu_step_matches_cpu_reference_on_32_cubed() {
+    let ctx = test_context();
+    let mut cfg = config(32);
+    cfg.tips.branch_age = 0.0;
+    cfg.tips.max_tips = 48;
+    let u0 = AngioUniforms::new(&cfg, 0.0);
+    let mut s = AngioState::initial(&cfg, &u0);
+    // Extra tips where c is high, so branching happens within the test.
+    for y in [8, 16, 24] {
+        s.add_tip(u0.index(20, y, 16) as u32);
+    }
+    let k = cfg.time_step(s.max_taxis_speed_sq(&cfg, &u0)).unwrap();
+    let u = AngioUniforms::new(&cfg, k);
+    let steps = 25;
+    let gpu = run_gpu(&ctx, &cfg, k, &s, steps, &SimOptions::default());
+    let mut cpu_state = s.clone();
+    for _ in 0..steps {
+        cpu::step(&u, cfg.seed, true, &mut cpu_state);
+    }
+    assert_close("n", &gpu.n, &cpu_state.n, 1e-5);
+    assert_close("f", &gpu.f, &cpu_state.f, 1e-5);
+    assert_close("c", &gpu.c, &cpu_state.c, 1e-5);
+    assert_eq!(gpu.tips, cpu_state.tips);
+    assert_eq!(gpu.occ, cpu_state.occ);
+    let mut cpu_segments = cpu_state.segments.clone();
+    cpu_segments.sort_by_key(|s| (s[3], s[2], s[0], s[1]));
+    assert_eq!(gpu.segments, cpu_segments);
+    assert_eq!(gpu.counters, cpu_state.counters);
+    assert!(
+        gpu.counter(Counter::Branches) > 0,
+        "test should exercise branching"
+    );
+    assert!(
+        gpu.counter(Counter::TipOverflow) > 0,
+        "test should exercise tip overflow"
+    );
+}
+
+/// Walkers with chi = rho = 0: each axis step has probability kD/h^2, so MSD = 6 D t.
+#[test]
+fn pure_random_walk_has_msd_6dt() {
+    let ctx = test_context();
+    let mut cfg = config(41);
+    (cfg.chi0, cfg.rho, cfg.eta, cfg.beta, cfg.gamma) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    cfg.tips.branching = false;
+    cfg.tips.anastomosis = false;
+    cfg.tips.max_tips = 4096;
+    cfg.tips.max_segments = 1 << 18;
+    let u0 = AngioUniforms::new(&cfg, 0.0);
+    let mut s = AngioState::uniform(&u0, 0.0, 0.0, 0.5);
+    let centre = u0.index(20, 20, 20) as u32;
+    for _ in 0..4096 {
+        s.add_tip(centre);
+    }
+    let k = cfg.time_step(0.0).unwrap();
+    let steps = 40;
+    let out = run_gpu(&ctx, &cfg, k, &s, steps, &SimOptions::default());
+    let h = cfg.h();
+    let d2: Vec<f64> = out
+        .tips
+        .iter()
+        .map(|t| {
+            let [x, y, z] = u0.coords(t.site);
+            let (dx, dy, dz) = (x as f64 - 20.0, y as f64 - 20.0, z as f64 - 20.0);
+            (dx * dx + dy * dy + dz * dz) * h * h
+        })
+        .collect();
+    let n = d2.len() as f64;
+    let mean = d2.iter().sum::<f64>() / n;
+    let sd = (d2.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    let expected = 6.0 * cfg.d * k * steps as f64;
+    // 4 standard errors: fails by chance with probability < 1e-4 (fixed seed: deterministic).
+    assert!(
+        (mean - expected).abs() < 4.0 * sd / n.sqrt(),
+        "MSD {mean:e}, 6Dt {expected:e}, se {:e}",
+        sd / n.sqrt()
+    );
+}
+
+/// In c = g x with alpha = rho = 0, the mean velocity of a tip is chi0 g.
+#[test]
+fn drift_in_uniform_gradient_is_chi0_dcdx() {
+    let ctx = test_context();
+    let mut cfg = config(41);
+    (cfg.alpha, cfg.rho, cfg.eta, cfg.beta, cfg.gamma) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    cfg.tips.branching = false;
+    cfg.tips.anastomosis = false;
+    cfg.tips.max_tips = 4096;
+    cfg.tips.max_segments = 1 << 18;
+    let u0 = AngioUniforms::new(&cfg, 0.0);
+    let h = cfg.h();
+    let mut s = AngioState::uniform(&u0, 0.0, 0.0, 0.0);
+    // g such that the taxis part of each move probability is half the diffusive part (no clipping).
+    let g = 0.5 * 4.0 * cfg.d / (cfg.chi0 * 2.0 * h);
+    for i in 0..u0.ncells {
+        s.c[i as usize] = (g * u0.coords(i)[0] as f64 * h) as f32;
+    }
+    let centre = u0.index(20, 20, 20) as u32;
+    for _ in 0..4096 {
+        s.add_tip(centre);
+    }
+    let k = cfg.time_step(s.max_taxis_speed_sq(&cfg, &u0)).unwrap();
+    let steps = 40;
+    let out = run_gpu(&ctx, &cfg, k, &s, steps, &SimOptions::default());
+    let dx: Vec<f64> = out
+        .tips
+        .iter()
+        .map(|t| (u0.coords(t.site)[0] as f64 - 20.0) * h)
+        .collect();
+    let n = dx.len() as f64;
+    let mean = dx.iter().sum::<f64>() / n;
+    let sd = (dx.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    let expected = cfg.chi0 * g * k * steps as f64;
+    assert!(expected > 8.0 * sd / n.sqrt(), "drift must be resolvable");
+    assert!(
+        (mean - expected).abs() < 4.0 * sd / n.sqrt(),
+        "drift {mean:e}, expected {expected:e}"
+    );
+}
+
+/// Where a sprout has been, c decays as c0 (1 - k eta)^q and f relaxes to beta/gamma.
+#[test]
+fn occupied_site_kinetics() {
+    let ctx = test_context();
+    let mut cfg = config(16);
+    cfg.tips.branching = false;
+    let u0 = AngioUniforms::new(&cfg, 0.0);
+    let (c0, f0) = (0.8f64, 0.1f64);
+    let mut s = AngioState::uniform(&u0, 0.0, f0 as f32, c0 as f32);
+    let site = u0.index(8, 8, 8);
+    s.add_tip(site as u32);
+    let k = cfg.time_step(0.0).unwrap();
+    let q = 60;
+    let out = run_gpu(&ctx, &cfg, k, &s, q, &SimOptions::default());
+    let c_exact = c0 * (1.0 - k * cfg.eta).powi(q as i32);
+    let fs = cfg.beta / cfg.gamma;
+    let f_exact = fs + (f0 - fs) * (1.0 - k * cfg.gamma).powi(q as i32);
+    assert!(
+        ((out.c[site] as f64 - c_exact) / c_exact).abs() < 1e-5,
+        "c {} vs {c_exact}",
+        out.c[site]
+    );
+    assert!(
+        ((out.f[site] as f64 - f_exact) / f_exact).abs() < 1e-5,
+        "f {} vs {f_exact}",
+        out.f[site]
+    );
+    // Unvisited sites keep their values exactly.
+    let far = out.occ.iter().position(|&o| o == FREE).unwrap();
+    assert_eq!(out.c[far], c0 as f32);
+}
+
+/// Pure diffusion with no-flux walls conserves the total of n (to f32 rounding), and the GPU
+/// reduction observable agrees with the CPU sum.
+#[test]
+fn no_flux_diffusion_conserves_n() {
+    let ctx = test_context();
+    let mut cfg = config(24);
+    cfg.grid = [24, 20, 16];
+    (cfg.chi0, cfg.rho) = (0.0, 0.0);
+    cfg.tips.enabled = false;
+    cfg.observe_every = 50;
+    let u0 = AngioUniforms::new(&cfg, 0.0);
+    let mut s = AngioState::uniform(&u0, 0.0, 0.3, 0.5);
+    for i in 0..u0.ncells as usize {
+        s.n[i] = ((i * 2_654_435_761) % 1000) as f32 / 1000.0;
+    }
+    let total0: f64 = s.n.iter().map(|&v| v as f64).sum();
+    let k = cfg.time_step(0.0).unwrap();
+    let mut sim = AngioSim::from_state(&ctx, &cfg, k, &s, &SimOptions::default()).unwrap();
+    let mut seen = Vec::new();
+    run_observed(&ctx, &mut sim, 200, |o| {
+        seen.push(o.clone());
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(
+        seen.iter().map(|o| o.step).collect::<Vec<_>>(),
+        vec![50, 100, 150, 200]
+    );
+    let out = sim.read_state(&ctx).unwrap();
+    let total: f64 = out.n.iter().map(|&v| v as f64).sum();
+    assert!(
+        ((total - total0) / total0).abs() < 1e-5,
+        "sum n {total0} -> {total}"
+    );
+    let last = seen.last().unwrap();
+    assert!(((last.total_n as f64 - total) / total).abs() < 1e-5);
+    // Diffusion did smooth the field.
+    let var = |v: &[f32]| {
+        let m = v.iter().map(|&x| x as f64).sum::<f64>() / v.len() as f64;
+        v.iter().map(|&x| (x as f64 - m).powi(2)).sum::<f64>()
+    };
+    assert!(var(&out.n) < 0.5 * var(&s.n));
+}
+
+/// Same seed, same adapter: bitwise identical state whatever the workgroup size and batch size.
+#[test]
+fn determinism_across_workgroup_sizes_and_batches() {
+    let ctx = test_context();
+    let mut cfg = config(24);
+    cfg.tips.initial = InitialTips::Clusters;
+    cfg.tips.branch_age = 0.01;
+    let u0 = AngioUniforms::new(&cfg, 0.0);
+    let mut s = AngioState::initial(&cfg, &u0);
+    s.add_tip(u0.index(16, 12, 12) as u32);
+    let k = cfg.time_step(s.max_taxis_speed_sq(&cfg, &u0)).unwrap();
+    let a = run_gpu(
+        &ctx,
+        &cfg,
+        k,
+        &s,
+        30,
+        &SimOptions {
+            workgroup: [64, 4, 1],
+            max_steps_per_batch: 256,
+        },
+    );
+    let b = run_gpu(
+        &ctx,
+        &cfg,
+        k,
+        &s,
+        30,
+        &SimOptions {
+            workgroup: [8, 8, 4],
+            max_steps_per_batch: 7,
+        },
+    );
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&a.n), bits(&b.n));
+    assert_eq!(bits(&a.c), bits(&b.c));
+    assert_eq!(bits(&a.f), bits(&b.f));
+    assert_eq!(a.tips, b.tips);
+    assert_eq!(a.segments, b.segments);
+    assert_eq!(a.occ, b.occ);
+    // A different seed gives different tips.
+    cfg.seed += 1;
+    let c = run_gpu(&ctx, &cfg, k, &s, 30, &SimOptions::default());
+    assert_ne!(a.tips, c.tips);
+}
+
+/// A NaN stops the run with the step at which it was seen.
+#[test]
+fn non_finite_stops_with_step_number() {
+    let ctx = test_context();
+    let mut cfg = config(16);
+    cfg.tips.enabled = false;
+    cfg.observe_every = 10;
+    let u0 = AngioUniforms::new(&cfg, 0.0);
+    let mut s = AngioState::uniform(&u0, 0.0, 0.0, 0.5);
+    s.n[100] = f32::NAN;
+    let k = cfg.time_step(0.0).unwrap();
+    let mut sim = AngioSim::from_state(&ctx, &cfg, k, &s, &SimOptions::default()).unwrap();
+    let err = run_observed(&ctx, &mut sim, 100, |_| Ok(())).unwrap_err();
+    match &err {
+        ModelError::NonFinite { what, after, at } => {
+            assert_eq!((what.as_str(), *after, *at), ("n", 0, 10))
+        }
+        e => panic!("unexpected error {e}"),
+    }
+    assert!(err.to_string().contains("step 10"), "{err}");
+}
+
+/// A grid larger than the adapter's buffers fails with a message naming the limit, before any
+/// memory is allocated.
+#[test]
+fn oversized_grid_names_the_limit() {
+    let ctx = test_context();
+    let mut cfg = config(16);
+    let limit = ctx.limits().max_storage_buffer_binding_size as u64;
+    let side = ((limit / 4) as f64).cbrt().ceil() as u32 + 1;
+    cfg.grid = [side.min(2048), side.min(2048), 2048];
+    let err = match AngioSim::new(&ctx, &cfg, &SimOptions::default()) {
+        Ok(_) => panic!("grid {:?} should exceed the adapter's limit", cfg.grid),
+        Err(e) => e.to_string(),
+    };
+    assert!(err.contains("max_storage_buffer_binding_size"), "{err}");
+}

@@ -1,0 +1,156 @@
+//!include common/step.wgsl
+//!include common/rng.wgsl
+//!include angiogenesis/common.wgsl
+// Tip cells, part 1: each alive tip takes one biased random step.
+// Move probabilities at the tip's site are the coefficients of the explicit scheme (fields.wgsl):
+// stay P0, -axis r - a T, +axis r + a T. Negative ones are clipped to 0, moves out of the grid
+// are 0, and the rest are renormalised by their sum. A tip that steps onto the trail of another
+// sprout (not its own, not its parent's) stops there (anastomosis); one that reaches x = Lx
+// stops (it has reached the tumour). Each move appends a vessel segment. A tip older than
+// branch_age then branches with the A&C probability Pb(c), into a free neighbour chosen
+// uniformly: it only flags the wish here; tips_commit.wgsl allocates the new tips in tip order.
+// Random numbers: Philox(seed, step, tip index, stream 1). CPU reference: cpu.rs (tip_move).
+
+override WG: u32 = 64u;
+
+@group(1) @binding(0) var<uniform> p: AngioParams;
+@group(1) @binding(1) var<storage, read> c_in: array<f32>;
+@group(1) @binding(2) var<storage, read> f_in: array<f32>;
+@group(1) @binding(3) var<storage, read> occ: array<u32>;
+@group(1) @binding(4) var<storage, read_write> tips: array<Tip>;
+@group(1) @binding(5) var<storage, read_write> flags: array<u32>;
+@group(1) @binding(6) var<storage, read_write> segments: array<vec4<u32>>;
+@group(1) @binding(7) var<storage, read_write> counters: array<atomic<u32>>;
+
+fn branch_probability(c: f32) -> f32 {
+    if c < 0.25 { return 0.0; }
+    if c < 0.45 { return 0.2; }
+    if c < 0.6 { return 0.3; }
+    if c < 0.68 { return 0.4; }
+    return 1.0;
+}
+
+// Neighbour of site i in direction d (1..6: -x,+x,-y,+y,-z,+z), or FREE when outside the grid.
+fn neighbour(i: u32, d: u32) -> u32 {
+    let q = site_coords(p, i);
+    switch d {
+        case 1u: { if q.x == 0u { return FREE; } return i - 1u; }
+        case 2u: { if q.x + 1u == p.nx { return FREE; } return i + 1u; }
+        case 3u: { if q.y == 0u { return FREE; } return i - p.nx; }
+        case 4u: { if q.y + 1u == p.ny { return FREE; } return i + p.nx; }
+        case 5u: { if q.z == 0u { return FREE; } return i - p.nx * p.ny; }
+        case 6u: { if q.z + 1u == p.nz { return FREE; } return i + p.nx * p.ny; }
+        default: { return i; }
+    }
+}
+
+// Field value at the neighbour in direction d, the site's own value outside the grid (no-flux).
+fn c_at(i: u32, d: u32) -> f32 {
+    let j = neighbour(i, d);
+    return c_in[select(j, i, j == FREE)];
+}
+
+fn f_at(i: u32, d: u32) -> f32 {
+    let j = neighbour(i, d);
+    return f_in[select(j, i, j == FREE)];
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let t = gid.x;
+    if t >= atomicLoad(&counters[C_TIPS]) {
+        return;
+    }
+    var tip = tips[t];
+    flags[t] = 0u;
+    if tip.alive == 0u {
+        return;
+    }
+    let s = tip.site;
+    let c0 = c_in[s];
+    let f0 = f_in[s];
+    let dcx = c_at(s, 2u) - c_at(s, 1u);
+    let dcy = c_at(s, 4u) - c_at(s, 3u);
+    let dcz = c_at(s, 6u) - c_at(s, 5u);
+    let dfx = f_at(s, 2u) - f_at(s, 1u);
+    let dfy = f_at(s, 4u) - f_at(s, 3u);
+    let dfz = f_at(s, 6u) - f_at(s, 5u);
+    let lapc = (c_at(s, 2u) + c_at(s, 1u)) + (c_at(s, 4u) + c_at(s, 3u)) + (c_at(s, 6u) + c_at(s, 5u)) - 6.0 * c0;
+    let lapf = (f_at(s, 2u) + f_at(s, 1u)) + (f_at(s, 4u) + f_at(s, 3u)) + (f_at(s, 6u) + f_at(s, 5u)) - 6.0 * f0;
+    let ch = chi(p, c0);
+    let r = p.k * p.d * p.inv_h2;
+    let a = 0.25 * p.k * p.inv_h2;
+    let kh = p.k * p.inv_h2;
+    let tx = ch * dcx + p.rho * dfx;
+    let ty = ch * dcy + p.rho * dfy;
+    let tz = ch * dcz + p.rho * dfz;
+    let grad2 = dcx * dcx + dcy * dcy + dcz * dcz;
+    let p0 = 1.0 - 6.0 * r + a * p.alpha * ch / (1.0 + p.alpha * c0) * grad2 - kh * (ch * lapc + p.rho * lapf);
+
+    var prob = array<f32, 7>(p0, r - a * tx, r + a * tx, r - a * ty, r + a * ty, r - a * tz, r + a * tz);
+    var total = 0.0;
+    for (var d = 0u; d < 7u; d++) {
+        var q = max(prob[d], 0.0);
+        if d > 0u && neighbour(s, d) == FREE {
+            q = 0.0;
+        }
+        prob[d] = q;
+        total = total + q;
+    }
+    let rnd = rng_u32x4(step_seed(), step_info.step, t, 1u);
+    let u = rng_unit(rnd.x) * total;
+    var choice = 0u;
+    var acc = 0.0;
+    for (var d = 0u; d < 7u; d++) {
+        acc = acc + prob[d];
+        if u < acc && prob[d] > 0.0 {
+            choice = d;
+            break;
+        }
+    }
+    tip.age = tip.age + p.k;
+    if choice != 0u {
+        let s1 = neighbour(s, choice);
+        let owner = occ[s1];
+        if p.anastomosis != 0u && owner != FREE && owner != t && owner != tip.parent {
+            tip.alive = 0u;
+            atomicAdd(&counters[C_ANASTOMOSES], 1u);
+        }
+        let slot = atomicAdd(&counters[C_SEGMENTS], 1u);
+        if slot < p.max_segments {
+            segments[slot] = vec4<u32>(s, s1, t, step_info.step);
+        } else {
+            atomicAdd(&counters[C_SEGMENT_OVERFLOW], 1u);
+        }
+        if site_coords(p, s1).x + 1u == p.nx && tip.alive != 0u {
+            tip.alive = 0u;
+            atomicAdd(&counters[C_REACHED], 1u);
+        }
+        tip.site = s1;
+    }
+    if p.branching != 0u && tip.alive != 0u && tip.age > p.branch_age {
+        if rng_unit(rnd.y) < branch_probability(c_in[tip.site]) {
+            var free_dirs = 0u;
+            for (var d = 1u; d < 7u; d++) {
+                let j = neighbour(tip.site, d);
+                if j != FREE && occ[j] == FREE {
+                    free_dirs += 1u;
+                }
+            }
+            if free_dirs > 0u {
+                var pick = min(u32(rng_unit(rnd.z) * f32(free_dirs)), free_dirs - 1u);
+                for (var d = 1u; d < 7u; d++) {
+                    let j = neighbour(tip.site, d);
+                    if j != FREE && occ[j] == FREE {
+                        if pick == 0u {
+                            flags[t] = j + 1u;
+                            break;
+                        }
+                        pick -= 1u;
+                    }
+                }
+            }
+        }
+    }
+    tips[t] = tip;
+}
