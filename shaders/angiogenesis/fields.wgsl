@@ -1,13 +1,15 @@
 //!include common/step.wgsl
 //!include angiogenesis/common.wgsl
-// One explicit step of the continuous model (A&C 1998; Darbyshire 2015 eq. 4, in 3D):
-//   n' = P0 n + sum over axes of  n(+1) (r - a T) + n(-1) (r + a T),
-//   T = chi(c) dc + rho df  (undivided central differences), r = k D / h^2, a = k / (4 h^2),
-//   P0 = 1 - 6 r + a alpha chi(c)/(1 + alpha c) |dc|^2 - (k/h^2)(chi(c) lap c + rho lap f),
-//   f' = f + k (beta m - gamma m f),  c' = c - k eta m c,
-// with m = n, or m = 1 at sites a sprout occupies (the tip cells' feedback on f and c).
-// No-flux boundaries: a neighbour outside the grid is replaced by the site itself, which makes
-// the diffusive part conserve sum(n) exactly. CPU reference: crates/model/src/angiogenesis/cpu.rs.
+// Pass 2 of the field update: one explicit step of the continuous model (A&C 1998; Darbyshire
+// 2015 eq. 4 in 3D). The move weights are the coefficients of the explicit 7-point scheme
+// (common.wgsl: coefficients), clipped at 0, with no moves through the walls; the probabilities
+// are the weights over their sum W (fields_weights.wgsl). The density is updated as the forward
+// equation of that random walk, which keeps sum(n) exactly (to rounding) and n >= 0 at any
+// gradient, where the seed's gather form blows up next to the tips' sharp f and c trails:
+//   n'(i) = n(i) P0(i)/W(i) + sum over neighbours j of n(j) P(j -> i)/W(j).
+// With central differences, P(j -> i) = r +- a T(j), T = chi(c) dc + rho df along that axis.
+// f and c: f' = f + k (beta m - gamma m f), c' = c - k eta m c, with m = n, or m = 1 at sites a
+// sprout has occupied (the tip cells' feedback). CPU reference: cpu.rs (update_site).
 
 override WX: u32 = 64u;
 override WY: u32 = 4u;
@@ -18,9 +20,23 @@ override WZ: u32 = 1u;
 @group(1) @binding(2) var<storage, read> f_in: array<f32>;
 @group(1) @binding(3) var<storage, read> c_in: array<f32>;
 @group(1) @binding(4) var<storage, read> occ: array<u32>;
-@group(1) @binding(5) var<storage, read_write> n_out: array<f32>;
-@group(1) @binding(6) var<storage, read_write> f_out: array<f32>;
-@group(1) @binding(7) var<storage, read_write> c_out: array<f32>;
+@group(1) @binding(5) var<storage, read> w_in: array<f32>;
+@group(1) @binding(6) var<storage, read_write> n_out: array<f32>;
+@group(1) @binding(7) var<storage, read_write> f_out: array<f32>;
+@group(1) @binding(8) var<storage, read_write> c_out: array<f32>;
+
+// Weight of the move from neighbour j toward i along one axis. `toward_plus`: i is on j's +side.
+// jf: the site beyond j (away from i), clamped to j at the wall. i is always inside the grid.
+fn inflow(j: u32, i: u32, jf: u32, toward_plus: bool) -> f32 {
+    let cj = c_in[j];
+    let dc = select(c_in[jf] - c_in[i], c_in[i] - c_in[jf], toward_plus);
+    let df = select(f_in[jf] - f_in[i], f_in[i] - f_in[jf], toward_plus);
+    let t = chi(p, cj) * dc + p.rho * df;
+    let r = p.k * p.d * p.inv_h2;
+    let a = 0.25 * p.k * p.inv_h2;
+    let q = select(r - a * t, r + a * t, toward_plus);
+    return n_in[j] * (max(q, 0.0) / w_in[j]);
+}
 
 @compute @workgroup_size(WX, WY, WZ)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -31,44 +47,41 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let i = site_index(p, x, y, z);
-    let sx = 1u;
     let sy = p.nx;
     let sz = p.nx * p.ny;
-    // Neighbour indices with no-flux clamping.
-    let ixm = select(i - sx, i, x == 0u);
-    let ixp = select(i + sx, i, x + 1u == p.nx);
-    let iym = select(i - sy, i, y == 0u);
-    let iyp = select(i + sy, i, y + 1u == p.ny);
-    let izm = select(i - sz, i, z == 0u);
-    let izp = select(i + sz, i, z + 1u == p.nz);
-
+    let inside = array<bool, 6>(x > 0u, x + 1u < p.nx, y > 0u, y + 1u < p.ny, z > 0u, z + 1u < p.nz);
+    let ixm = select(i, i - 1u, inside[0]);
+    let ixp = select(i, i + 1u, inside[1]);
+    let iym = select(i, i - sy, inside[2]);
+    let iyp = select(i, i + sy, inside[3]);
+    let izm = select(i, i - sz, inside[4]);
+    let izp = select(i, i + sz, inside[5]);
     let n0 = n_in[i];
     let c0 = c_in[i];
     let f0 = f_in[i];
-    let dcx = c_in[ixp] - c_in[ixm];
-    let dcy = c_in[iyp] - c_in[iym];
-    let dcz = c_in[izp] - c_in[izm];
-    let dfx = f_in[ixp] - f_in[ixm];
-    let dfy = f_in[iyp] - f_in[iym];
-    let dfz = f_in[izp] - f_in[izm];
-    let lapc = (c_in[ixp] + c_in[ixm]) + (c_in[iyp] + c_in[iym]) + (c_in[izp] + c_in[izm]) - 6.0 * c0;
-    let lapf = (f_in[ixp] + f_in[ixm]) + (f_in[iyp] + f_in[iym]) + (f_in[izp] + f_in[izm]) - 6.0 * f0;
-
-    let ch = chi(p, c0);
-    let r = p.k * p.d * p.inv_h2;
-    let a = 0.25 * p.k * p.inv_h2;
-    let kh = p.k * p.inv_h2;
-    let tx = ch * dcx + p.rho * dfx;
-    let ty = ch * dcy + p.rho * dfy;
-    let tz = ch * dcz + p.rho * dfz;
-    let grad2 = dcx * dcx + dcy * dcy + dcz * dcz;
-    let p0 = 1.0 - 6.0 * r + a * p.alpha * ch / (1.0 + p.alpha * c0) * grad2 - kh * (ch * lapc + p.rho * lapf);
-
-    var n1 = p0 * n0;
-    n1 = n1 + n_in[ixp] * (r - a * tx) + n_in[ixm] * (r + a * tx);
-    n1 = n1 + n_in[iyp] * (r - a * ty) + n_in[iym] * (r + a * ty);
-    n1 = n1 + n_in[izp] * (r - a * tz) + n_in[izm] * (r + a * tz);
-
+    let cn = array<f32, 6>(c_in[ixm], c_in[ixp], c_in[iym], c_in[iyp], c_in[izm], c_in[izp]);
+    let fn_ = array<f32, 6>(f_in[ixm], f_in[ixp], f_in[iym], f_in[iyp], f_in[izm], f_in[izp]);
+    let p0 = max(coefficients(p, c0, f0, cn, fn_)[0], 0.0);
+    var n1 = n0 * (p0 / w_in[i]);
+    // Neighbour on the -x side moves +x into i, and so on; beyond-neighbours clamp at the walls.
+    if inside[0] {
+        n1 = n1 + inflow(ixm, i, select(ixm, ixm - 1u, x > 1u), true);
+    }
+    if inside[1] {
+        n1 = n1 + inflow(ixp, i, select(ixp, ixp + 1u, x + 2u < p.nx), false);
+    }
+    if inside[2] {
+        n1 = n1 + inflow(iym, i, select(iym, iym - sy, y > 1u), true);
+    }
+    if inside[3] {
+        n1 = n1 + inflow(iyp, i, select(iyp, iyp + sy, y + 2u < p.ny), false);
+    }
+    if inside[4] {
+        n1 = n1 + inflow(izm, i, select(izm, izm - sz, z > 1u), true);
+    }
+    if inside[5] {
+        n1 = n1 + inflow(izp, i, select(izp, izp + sz, z + 2u < p.nz), false);
+    }
     let m = select(n0, 1.0, occ[i] != FREE);
     n_out[i] = n1;
     f_out[i] = f0 + p.k * (p.beta * m - p.gamma * m * f0);

@@ -2,9 +2,9 @@
 //!include common/rng.wgsl
 //!include angiogenesis/common.wgsl
 // Tip cells, part 1: each alive tip takes one biased random step.
-// Move probabilities at the tip's site are the coefficients of the explicit scheme (fields.wgsl):
+// Move probabilities at the tip's site are the coefficients of the explicit scheme (common.wgsl):
 // stay P0, -axis r - a T, +axis r + a T. Negative ones are clipped to 0, moves out of the grid
-// are 0, and the rest are renormalised by their sum. A tip that steps onto the trail of another
+// are 0, and the rest are renormalised by their sum (the same walk fields.wgsl takes n through). A tip that steps onto the trail of another
 // sprout (not its own, not its parent's) stops there (anastomosis); one that reaches x = Lx
 // stops (it has reached the tumour). Each move appends a vessel segment. A tip older than
 // branch_age then branches with the A&C probability Pb(c), into a free neighbour chosen
@@ -67,36 +67,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let s = tip.site;
-    let c0 = c_in[s];
-    let f0 = f_in[s];
-    let dcx = c_at(s, 2u) - c_at(s, 1u);
-    let dcy = c_at(s, 4u) - c_at(s, 3u);
-    let dcz = c_at(s, 6u) - c_at(s, 5u);
-    let dfx = f_at(s, 2u) - f_at(s, 1u);
-    let dfy = f_at(s, 4u) - f_at(s, 3u);
-    let dfz = f_at(s, 6u) - f_at(s, 5u);
-    let lapc = (c_at(s, 2u) + c_at(s, 1u)) + (c_at(s, 4u) + c_at(s, 3u)) + (c_at(s, 6u) + c_at(s, 5u)) - 6.0 * c0;
-    let lapf = (f_at(s, 2u) + f_at(s, 1u)) + (f_at(s, 4u) + f_at(s, 3u)) + (f_at(s, 6u) + f_at(s, 5u)) - 6.0 * f0;
-    let ch = chi(p, c0);
-    let r = p.k * p.d * p.inv_h2;
-    let a = 0.25 * p.k * p.inv_h2;
-    let kh = p.k * p.inv_h2;
-    let tx = ch * dcx + p.rho * dfx;
-    let ty = ch * dcy + p.rho * dfy;
-    let tz = ch * dcz + p.rho * dfz;
-    let grad2 = dcx * dcx + dcy * dcy + dcz * dcz;
-    let p0 = 1.0 - 6.0 * r + a * p.alpha * ch / (1.0 + p.alpha * c0) * grad2 - kh * (ch * lapc + p.rho * lapf);
-
-    var prob = array<f32, 7>(p0, r - a * tx, r + a * tx, r - a * ty, r + a * ty, r - a * tz, r + a * tz);
-    var total = 0.0;
-    for (var d = 0u; d < 7u; d++) {
-        var q = max(prob[d], 0.0);
-        if d > 0u && neighbour(s, d) == FREE {
-            q = 0.0;
-        }
-        prob[d] = q;
-        total = total + q;
-    }
+    let cn = array<f32, 6>(c_at(s, 1u), c_at(s, 2u), c_at(s, 3u), c_at(s, 4u), c_at(s, 5u), c_at(s, 6u));
+    let fn_ = array<f32, 6>(f_at(s, 1u), f_at(s, 2u), f_at(s, 3u), f_at(s, 4u), f_at(s, 5u), f_at(s, 6u));
+    // Clipped weights, none through the walls; the draw renormalises over their sum.
+    let q = site_coords(p, s);
+    let inside = array<bool, 6>(q.x > 0u, q.x + 1u < p.nx, q.y > 0u, q.y + 1u < p.ny, q.z > 0u, q.z + 1u < p.nz);
+    let prob = clip_moves(coefficients(p, c_in[s], f_in[s], cn, fn_), inside);
+    let total = weight_sum(prob);
     let rnd = rng_u32x4(step_seed(), step_info.step, t, 1u);
     let u = rng_unit(rnd.x) * total;
     var choice = 0u;

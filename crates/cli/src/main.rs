@@ -1,1 +1,341 @@
-fn main() {}
+//! `petri`: run a model from its config file, list adapters, benchmark. Model logic lives in
+//! petri-model; this file parses arguments, opens the GPU, shows progress and prints results.
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use petri_engine::{list_adapters, DeviceRequest, GpuContext};
+use petri_model::angiogenesis::{
+    self, bench, checkpoint::Checkpoint, run::RunOptions, AngioConfig, SimOptions,
+};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "petri",
+    version,
+    about = "Portable GPU engine for biological simulation"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Args, Clone)]
+struct GpuArgs {
+    /// Backend: vulkan, metal, dx12, gl or all [env: PETRI_BACKEND]
+    #[arg(long)]
+    backend: Option<String>,
+    /// Use the adapter whose name contains this text, e.g. "H200" or "llvmpipe" [env: PETRI_ADAPTER]
+    #[arg(long)]
+    adapter: Option<String>,
+}
+
+impl GpuArgs {
+    fn context(&self) -> Result<GpuContext> {
+        let request =
+            DeviceRequest::from_env().with_overrides(self.backend.clone(), self.adapter.clone());
+        let ctx = GpuContext::new(&request)?;
+        eprintln!(
+            "adapter: {} ({}, {}, {})",
+            ctx.adapter.name, ctx.adapter.backend, ctx.adapter.device_type, ctx.adapter.driver_info
+        );
+        Ok(ctx)
+    }
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the GPU adapters wgpu can see, best first, with the limits the models need.
+    Adapters {
+        #[arg(long)]
+        backend: Option<String>,
+    },
+    /// Run a model from its JSON config and write its outputs.
+    Run(RunArgs),
+    /// Benchmark a model (GPU time per step from timestamp queries, CPU reference ratio).
+    Bench(BenchArgs),
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// Model config, e.g. assets/angiogenesis.json
+    #[arg(required_unless_present = "resume")]
+    config: Option<PathBuf>,
+    /// Steps to run (default: the config's "steps")
+    #[arg(long)]
+    steps: Option<u64>,
+    /// Output folder
+    #[arg(long, default_value = "out")]
+    out: PathBuf,
+    /// Write a checkpoint (OUT/checkpoint.petri) every N steps and at the end, to resume from
+    #[arg(long, value_name = "N")]
+    checkpoint_every: Option<u64>,
+    /// Continue from a checkpoint written by --checkpoint (the config file is then not read)
+    #[arg(long, conflicts_with = "config")]
+    resume: Option<PathBuf>,
+    /// Workgroup size of the field update, e.g. 64,4,1 (results do not depend on it)
+    #[arg(long, value_parser = parse_triple)]
+    workgroup: Option<[u32; 3]>,
+    #[command(flatten)]
+    gpu: GpuArgs,
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Model to benchmark (angiogenesis)
+    model: String,
+    /// Grid sizes: N for N^3, or NXxNYxNZ
+    #[arg(long, value_delimiter = ',', default_values_t = ["128".to_string(), "256".into(), "400x400x140".into(), "512".into()])]
+    sizes: Vec<String>,
+    /// Timed steps per size
+    #[arg(long, default_value_t = 1000)]
+    steps: u32,
+    /// Largest grid (cells) on which the multithreaded CPU reference is timed
+    #[arg(long, default_value_t = 256 * 256 * 256)]
+    cpu_max_cells: usize,
+    /// CPU reference steps timed per size
+    #[arg(long, default_value_t = 5)]
+    cpu_steps: u32,
+    /// Benchmark the continuous model alone (no tip cells)
+    #[arg(long)]
+    no_tips: bool,
+    /// Workgroup size of the field update
+    #[arg(long, value_parser = parse_triple)]
+    workgroup: Option<[u32; 3]>,
+    /// Config to take parameters from
+    #[arg(long, default_value = "assets/angiogenesis.json")]
+    config: PathBuf,
+    /// Also write the rows as JSON here
+    #[arg(long)]
+    json: Option<PathBuf>,
+    #[command(flatten)]
+    gpu: GpuArgs,
+}
+
+fn parse_triple(s: &str) -> std::result::Result<[u32; 3], String> {
+    let v: Vec<u32> = s
+        .split(',')
+        .map(|p| p.trim().parse::<u32>().map_err(|e| format!("{p:?}: {e}")))
+        .collect::<std::result::Result<_, _>>()?;
+    match v.as_slice() {
+        [x, y, z] if x * y * z > 0 => Ok([*x, *y, *z]),
+        _ => Err(format!(
+            "expected three positive integers like 64,4,1, got {s:?}"
+        )),
+    }
+}
+
+fn sim_options(workgroup: Option<[u32; 3]>) -> SimOptions {
+    let mut o = SimOptions::default();
+    if let Some(w) = workgroup {
+        o.workgroup = w;
+    }
+    o
+}
+
+/// Reads a config and checks which model it is for.
+fn load_config(path: &PathBuf) -> Result<AngioConfig> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not valid JSON", path.display()))?;
+    match value.get("model").and_then(|m| m.as_str()) {
+        Some("angiogenesis") => Ok(AngioConfig::from_json(&text, &path.display().to_string())?),
+        Some(other) => bail!(
+            "{}: model {other:?} is not available; models: angiogenesis",
+            path.display()
+        ),
+        None => bail!(
+            "{}: the config needs a \"model\" field; models: angiogenesis",
+            path.display()
+        ),
+    }
+}
+
+fn run(args: RunArgs) -> Result<()> {
+    let ctx = args.gpu.context()?;
+    let opts = RunOptions {
+        steps: args.steps,
+        out_dir: args.out.clone(),
+        sim: sim_options(args.workgroup),
+        checkpoint_every: args.checkpoint_every,
+    };
+    let t = std::time::Instant::now();
+    let mut sim = match &args.resume {
+        Some(path) => {
+            let ck = Checkpoint::load(path)?;
+            eprintln!("resuming from {} at step {}", path.display(), ck.state.step);
+            ck.into_sim(&ctx, &opts.sim)?
+        }
+        None => {
+            let path = args
+                .config
+                .as_ref()
+                .expect("clap requires a config without --resume");
+            angiogenesis::AngioSim::new(&ctx, &load_config(path)?, &opts.sim)?
+        }
+    };
+    let setup = t.elapsed().as_secs_f64();
+    let total = opts.steps.unwrap_or(sim.cfg.steps);
+    eprintln!(
+        "grid {:?}, h = {:.4e}, dt = {:.4e}, {} steps from step {}",
+        sim.cfg.grid,
+        sim.h(),
+        sim.k,
+        total,
+        sim.step()
+    );
+    let first = sim.step();
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} steps  {per_sec}  eta {eta}  {msg}")
+            .expect("valid template"),
+    );
+    let manifest = angiogenesis::run::run_sim(&ctx, &mut sim, &opts, setup, |o| {
+        bar.set_position(o.step - first);
+        bar.set_message(format!(
+            "tips {} sprouts {} length {:.3}",
+            o.tips, o.sprouts, o.vessel_length
+        ));
+    })?;
+    bar.finish();
+    let o = &manifest.final_observables;
+    println!(
+        "step {}: total n {:.4}, tips {}, sprouts {}, branches {}, anastomoses {}, vessel length {:.3}",
+        o.step, o.total_n, o.tips, o.sprouts, o.branches, o.anastomoses, o.vessel_length
+    );
+    println!(
+        "{:.1} steps/s over {:.2} s; outputs in {}: {}",
+        manifest.timings.steps_per_s,
+        manifest.timings.run_s,
+        args.out.display(),
+        manifest.outputs.join(", ")
+    );
+    if o.tip_overflow > 0 || o.segment_overflow > 0 {
+        eprintln!(
+            "warning: {} branches and {} vessel segments did not fit (raise tips.max_tips / tips.max_segments)",
+            o.tip_overflow, o.segment_overflow
+        );
+    }
+    Ok(())
+}
+
+fn bench_cmd(args: BenchArgs) -> Result<()> {
+    if args.model != "angiogenesis" {
+        bail!(
+            "no benchmark for model {:?}; models: angiogenesis",
+            args.model
+        );
+    }
+    let ctx = args.gpu.context()?;
+    let base = load_config(&args.config)?;
+    let sizes = args
+        .sizes
+        .iter()
+        .map(|s| {
+            bench::parse_size(s).with_context(|| format!("size {s:?}: expected N or NXxNYxNZ"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let opts = bench::BenchOptions {
+        sizes: sizes.clone(),
+        steps: args.steps,
+        cpu_max_cells: args.cpu_max_cells,
+        cpu_steps: args.cpu_steps,
+        sim: sim_options(args.workgroup),
+        tips: !args.no_tips,
+    };
+    if !ctx.has_timestamps() {
+        eprintln!("note: this adapter has no timestamp queries; GPU times are wall clock");
+    }
+    println!(
+        "| grid | cells | steps | field update ms/step | all passes ms/step | GPU s total | Gcell/s | GB/s @8B | GB/s @44B | tips | CPU ms/step ({} thr) | GPU/CPU speedup |",
+        rayon_threads()
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut rows = Vec::new();
+    for grid in sizes {
+        let r = bench::bench_size(&ctx, &base, grid, &opts)?;
+        println!(
+            "| {}x{}x{} | {} | {} | {:.4} | {:.4} | {:.3} | {:.1} | {:.0} | {:.0} | {} | {} | {} |",
+            grid[0],
+            grid[1],
+            grid[2],
+            r.cells,
+            r.steps,
+            r.fields_ms,
+            r.step_ms,
+            r.total_gpu_s,
+            r.cell_updates_per_s * 1e-9,
+            r.bandwidth_counted_gbs,
+            r.bandwidth_actual_gbs,
+            r.tips,
+            r.cpu_ms.map(|c| format!("{c:.2}")).unwrap_or("-".into()),
+            r.speedup_vs_cpu
+                .map(|s| format!("{s:.0}x"))
+                .unwrap_or("-".into()),
+        );
+        rows.push(r);
+    }
+    if let Some(path) = args.json {
+        petri_output::write_json_pretty(&path, &rows)?;
+    }
+    Ok(())
+}
+
+fn rayon_threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
+fn adapters(backend: Option<String>) -> Result<()> {
+    let list = list_adapters(backend.as_deref())?;
+    if list.is_empty() {
+        bail!(petri_engine::EngineError::NoAdapter {
+            filter: String::new()
+        });
+    }
+    for (i, a) in list.iter().enumerate() {
+        println!("[{i}] {} ({}, {})", a.name, a.backend, a.device_type);
+        println!("    driver: {} {}", a.driver, a.driver_info);
+        println!(
+            "    max buffer {} MiB, max storage binding {} MiB, {} storage buffers/stage, workgroup storage {} KiB, {} invocations/workgroup",
+            a.max_buffer_size >> 20,
+            a.max_storage_buffer_binding_size >> 20,
+            a.max_storage_buffers_per_shader_stage,
+            a.max_compute_workgroup_storage_size >> 10,
+            a.max_compute_invocations_per_workgroup
+        );
+        println!(
+            "    timestamps {}, subgroups {}, f64 {}, f16 {}",
+            yes(a.timestamp_query),
+            yes(a.subgroups),
+            yes(a.shader_f64),
+            yes(a.shader_f16)
+        );
+    }
+    Ok(())
+}
+
+fn yes(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+fn main() {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Adapters { backend } => adapters(backend),
+        Command::Run(a) => run(a),
+        Command::Bench(a) => bench_cmd(a),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}

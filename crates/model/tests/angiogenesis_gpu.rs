@@ -325,3 +325,30 @@ fn oversized_grid_names_the_limit() {
     };
     assert!(err.contains("max_storage_buffer_binding_size"), "{err}");
 }
+
+/// With taxis, tip feedback and the paper's initial fields, the density update keeps sum(n)
+/// (it is the forward equation of the tips' walk) and n >= 0, where the seed's gather form
+/// diverges next to the sprouts' trails.
+#[test]
+fn taxis_with_tips_conserves_n_and_keeps_it_non_negative() {
+    let ctx = test_context();
+    let mut cfg = config(24);
+    cfg.tips.branch_age = 0.05;
+    cfg.tips.max_tips = 1024;
+    cfg.observe_every = 100;
+    let mut sim = AngioSim::new(&ctx, &cfg, &SimOptions::default()).unwrap();
+    let s0 = sim.read_state(&ctx).unwrap();
+    let total0: f64 = s0.n.iter().map(|&v| v as f64).sum();
+    run_observed(&ctx, &mut sim, 400, |_| Ok(())).unwrap();
+    let s = sim.read_state(&ctx).unwrap();
+    assert!(
+        s.counter(Counter::Segments) > 50,
+        "tips should have laid trails"
+    );
+    let total: f64 = s.n.iter().map(|&v| v as f64).sum();
+    assert!(
+        ((total - total0) / total0).abs() < 1e-5,
+        "sum n {total0} -> {total}"
+    );
+    assert!(s.n.iter().all(|&v| v >= 0.0 && v.is_finite()));
+}

@@ -1,5 +1,6 @@
 //! CPU reference of one step, written to mirror the shaders operation by operation:
-//! `tip_move` = tips_move.wgsl, `tip_commit` = tips_commit.wgsl, `update_site` = fields.wgsl.
+//! `tip_move` = tips_move.wgsl, `tip_commit` = tips_commit.wgsl, `weight_sums` =
+//! fields_weights.wgsl, `update_site` = fields.wgsl.
 //! Tests compare the GPU against it; `fields_step_parallel` (rayon) is the multithreaded CPU
 //! baseline of the benchmark.
 
@@ -53,12 +54,77 @@ pub fn coefficients(u: &AngioUniforms, c0: f32, f0: f32, cn: [f32; 6], fn_: [f32
     ]
 }
 
+/// The tips' move weights: coefficients clipped at 0, no moves through the walls (clip_moves).
+pub fn clip_moves(q: [f32; 7], inside: [bool; 6]) -> [f32; 7] {
+    let mut out = q;
+    out[0] = out[0].max(0.0);
+    for d in 1..7 {
+        out[d] = if inside[d - 1] { out[d].max(0.0) } else { 0.0 };
+    }
+    out
+}
+
+/// Sum of the weights, in the shader's order (weight_sum).
+pub fn weight_sum(w: [f32; 7]) -> f32 {
+    w[0] + (w[1] + w[2]) + (w[3] + w[4]) + (w[5] + w[6])
+}
+
+fn inside(u: &AngioUniforms, i: u32) -> [bool; 6] {
+    let [x, y, z] = u.coords(i);
+    [
+        x > 0,
+        x + 1 < u.nx,
+        y > 0,
+        y + 1 < u.ny,
+        z > 0,
+        z + 1 < u.nz,
+    ]
+}
+
 fn stencil(u: &AngioUniforms, v: &[f32], i: u32) -> [f32; 6] {
     let at = |d| v[neighbour(u, i, d).unwrap_or(i) as usize];
     [at(1), at(2), at(3), at(4), at(5), at(6)]
 }
 
-/// New (n, f, c) at site i.
+/// The clipped weights of site i (fields_weights.wgsl and tips_move.wgsl).
+pub fn site_weights(u: &AngioUniforms, i: u32, f: &[f32], c: &[f32]) -> [f32; 7] {
+    let iu = i as usize;
+    clip_moves(
+        coefficients(u, c[iu], f[iu], stencil(u, c, i), stencil(u, f, i)),
+        inside(u, i),
+    )
+}
+
+/// W, the sum of the clipped weights, at every site (fields_weights.wgsl).
+pub fn weight_sums(u: &AngioUniforms, f: &[f32], c: &[f32]) -> Vec<f32> {
+    (0..u.ncells)
+        .map(|i| weight_sum(site_weights(u, i, f, c)))
+        .collect()
+}
+
+/// Weighted inflow from neighbour j into i (fields.wgsl, inflow).
+fn inflow(
+    u: &AngioUniforms,
+    (n, f, c, w): (&[f32], &[f32], &[f32], &[f32]),
+    j: u32,
+    i: u32,
+    jf: u32,
+    toward_plus: bool,
+) -> f32 {
+    let (j, i, jf) = (j as usize, i as usize, jf as usize);
+    let (dc, df) = if toward_plus {
+        (c[i] - c[jf], f[i] - f[jf])
+    } else {
+        (c[jf] - c[i], f[jf] - f[i])
+    };
+    let t = u.chi0 / (1.0 + u.alpha * c[j]) * dc + u.rho * df;
+    let r = u.k * u.d * u.inv_h2;
+    let a = 0.25 * u.k * u.inv_h2;
+    let q = if toward_plus { r + a * t } else { r - a * t };
+    n[j] * (q.max(0.0) / w[j])
+}
+
+/// New (n, f, c) at site i, given the weight sums `w` of the current step.
 pub fn update_site(
     u: &AngioUniforms,
     i: u32,
@@ -66,16 +132,53 @@ pub fn update_site(
     f: &[f32],
     c: &[f32],
     occ: &[u32],
+    w: &[f32],
 ) -> (f32, f32, f32) {
     let iu = i as usize;
     let (n0, f0, c0) = (n[iu], f[iu], c[iu]);
-    let p = coefficients(u, c0, f0, stencil(u, c, i), stencil(u, f, i));
-    // Coefficient of neighbour n(-axis) is the +axis move probability and vice versa.
-    let nn = stencil(u, n, i);
-    let mut n1 = p[0] * n0;
-    n1 = n1 + nn[1] * p[1] + nn[0] * p[2];
-    n1 = n1 + nn[3] * p[3] + nn[2] * p[4];
-    n1 = n1 + nn[5] * p[5] + nn[4] * p[6];
+    let p0 = coefficients(u, c0, f0, stencil(u, c, i), stencil(u, f, i))[0].max(0.0);
+    let mut n1 = n0 * (p0 / w[iu]);
+    let [x, y, z] = u.coords(i);
+    let (sy, sz) = (u.nx, u.nx * u.ny);
+    let fields = (n, f, c, w);
+    if x > 0 {
+        let j = i - 1;
+        n1 += inflow(u, fields, j, i, if x > 1 { j - 1 } else { j }, true);
+    }
+    if x + 1 < u.nx {
+        let j = i + 1;
+        n1 += inflow(u, fields, j, i, if x + 2 < u.nx { j + 1 } else { j }, false);
+    }
+    if y > 0 {
+        let j = i - sy;
+        n1 += inflow(u, fields, j, i, if y > 1 { j - sy } else { j }, true);
+    }
+    if y + 1 < u.ny {
+        let j = i + sy;
+        n1 += inflow(
+            u,
+            fields,
+            j,
+            i,
+            if y + 2 < u.ny { j + sy } else { j },
+            false,
+        );
+    }
+    if z > 0 {
+        let j = i - sz;
+        n1 += inflow(u, fields, j, i, if z > 1 { j - sz } else { j }, true);
+    }
+    if z + 1 < u.nz {
+        let j = i + sz;
+        n1 += inflow(
+            u,
+            fields,
+            j,
+            i,
+            if z + 2 < u.nz { j + sz } else { j },
+            false,
+        );
+    }
     let m = if occ[iu] != FREE { 1.0 } else { n0 };
     (
         n1,
@@ -87,21 +190,30 @@ pub fn update_site(
 /// The field update of one step, single-threaded.
 pub fn fields_step(u: &AngioUniforms, s: &mut AngioState) {
     let cells = u.ncells as usize;
+    let w = weight_sums(u, &s.f, &s.c);
     let (mut n1, mut f1, mut c1) = (vec![0.0; cells], vec![0.0; cells], vec![0.0; cells]);
     for i in 0..cells {
-        (n1[i], f1[i], c1[i]) = update_site(u, i as u32, &s.n, &s.f, &s.c, &s.occ);
+        (n1[i], f1[i], c1[i]) = update_site(u, i as u32, &s.n, &s.f, &s.c, &s.occ, &w);
     }
     (s.n, s.f, s.c) = (n1, f1, c1);
 }
 
-/// The field update of one step on all CPU cores (z-planes in parallel), into `out`.
+/// The field update of one step on all CPU cores (z-planes in parallel), into `out`; `w` is
+/// scratch space for the weight sums.
 pub fn fields_step_parallel(
     u: &AngioUniforms,
     input: (&[f32], &[f32], &[f32], &[u32]),
+    w: &mut [f32],
     out: (&mut [f32], &mut [f32], &mut [f32]),
 ) {
     let plane = (u.nx * u.ny) as usize;
     let (n, f, c, occ) = input;
+    w.par_chunks_mut(plane).enumerate().for_each(|(z, pw)| {
+        for (j, wj) in pw.iter_mut().enumerate() {
+            *wj = weight_sum(site_weights(u, (z * plane + j) as u32, f, c));
+        }
+    });
+    let w = &*w;
     out.0
         .par_chunks_mut(plane)
         .zip(out.1.par_chunks_mut(plane))
@@ -110,7 +222,7 @@ pub fn fields_step_parallel(
         .for_each(|(z, ((pn, pf), pc))| {
             for j in 0..plane {
                 let i = (z * plane + j) as u32;
-                (pn[j], pf[j], pc[j]) = update_site(u, i, n, f, c, occ);
+                (pn[j], pf[j], pc[j]) = update_site(u, i, n, f, c, occ, w);
             }
         });
 }
@@ -122,22 +234,8 @@ pub fn tip_move(u: &AngioUniforms, seed: u64, s: &mut AngioState, t: u32) -> Opt
         return None;
     }
     let site = tip.site;
-    let si = site as usize;
-    let mut prob = coefficients(
-        u,
-        s.c[si],
-        s.f[si],
-        stencil(u, &s.c, site),
-        stencil(u, &s.f, site),
-    );
-    let mut total = 0.0f32;
-    for (d, q) in prob.iter_mut().enumerate() {
-        *q = q.max(0.0);
-        if d > 0 && neighbour(u, site, d as u32).is_none() {
-            *q = 0.0;
-        }
-        total += *q;
-    }
+    let prob = site_weights(u, site, &s.f, &s.c);
+    let total = weight_sum(prob);
     let rnd = rng::u32x4(seed, s.step as u32, t, 1);
     let x = rng::unit(rnd[0]) * total;
     let mut choice = 0;

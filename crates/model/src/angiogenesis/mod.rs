@@ -2,9 +2,12 @@
 //! endothelial density n, fibronectin f and TAF c on a grid, plus discrete tip cells whose moves
 //! use the coefficients of the explicit scheme. See docs/models/angiogenesis.md.
 
+pub mod bench;
+pub mod checkpoint;
 pub mod cpu;
 pub mod output;
 pub mod params;
+pub mod run;
 pub mod sim;
 pub mod state;
 pub mod uniforms;

@@ -252,6 +252,25 @@ impl AngioSim {
             )?;
         }
         let [wx, wy, wz] = options.workgroup;
+        plan.add_buffer("w", buffers::storage_zeroed(ctx, "weight sums", cells * 4)?);
+        let groups = [u.nx.div_ceil(wx), u.ny.div_ceil(wy), u.nz.div_ceil(wz)];
+        let constants = vec![("WX", wx as f64), ("WY", wy as f64), ("WZ", wz as f64)];
+        plan.add_pass(
+            ctx,
+            PassDesc {
+                label: "fields_weights",
+                shader: "angiogenesis/fields_weights.wgsl",
+                entry: "main",
+                bindings: vec![
+                    Binding::uniform("params"),
+                    Binding::current("f"),
+                    Binding::current("c"),
+                    Binding::read_write("w"),
+                ],
+                workgroups: groups,
+                constants: constants.clone(),
+            },
+        )?;
         plan.add_pass(
             ctx,
             PassDesc {
@@ -264,12 +283,13 @@ impl AngioSim {
                     Binding::current("f"),
                     Binding::current("c"),
                     Binding::read("occ"),
+                    Binding::read("w"),
                     Binding::next("n"),
                     Binding::next("f"),
                     Binding::next("c"),
                 ],
-                workgroups: [u.nx.div_ceil(wx), u.ny.div_ceil(wy), u.nz.div_ceil(wz)],
-                constants: vec![("WX", wx as f64), ("WY", wy as f64), ("WZ", wz as f64)],
+                workgroups: groups,
+                constants,
             },
         )?;
         let sums_for = |parity: usize| -> Result<[Reduction; 3]> {

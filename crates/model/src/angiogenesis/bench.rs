@@ -1,0 +1,171 @@
+//! The angiogenesis benchmark: GPU time per step from timestamp queries, effective memory
+//! bandwidth of the field update, and the multithreaded CPU reference at the sizes it can do.
+
+use super::cpu;
+use super::params::AngioConfig;
+use super::sim::{AngioSim, SimOptions};
+use super::state::AngioState;
+use super::uniforms::AngioUniforms;
+use crate::error::Result;
+use petri_engine::{GpuContext, PassTimes, Profiler};
+use serde::Serialize;
+use std::time::Instant;
+
+/// Bytes per cell as the reference CUDA 7-point kernel is counted (read n, write n).
+pub const COUNTED_BYTES_PER_CELL: f64 = 8.0;
+/// Bytes the field update actually moves per cell: the weights pass reads f, c and writes W;
+/// the update reads n, f, c, occupancy, W and writes n, f, c.
+pub const ACTUAL_BYTES_PER_CELL: f64 = 44.0;
+
+#[derive(Clone, Debug)]
+pub struct BenchOptions {
+    pub sizes: Vec<[u32; 3]>,
+    /// Timed steps per size (after warm-up).
+    pub steps: u32,
+    /// The CPU reference runs only up to this many cells.
+    pub cpu_max_cells: usize,
+    /// CPU steps timed per size.
+    pub cpu_steps: u32,
+    pub sim: SimOptions,
+    pub tips: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchRow {
+    pub grid: [u32; 3],
+    pub cells: u64,
+    pub steps: u32,
+    /// Whether the GPU times come from timestamp queries (else wall clock).
+    pub timestamps: bool,
+    /// Field update (weights pass + update pass), GPU time per step (ms).
+    pub fields_ms: f64,
+    /// All passes of a step (field update + tip passes), GPU time per step (ms).
+    pub step_ms: f64,
+    /// Total GPU time of the timed steps, all passes (s).
+    pub total_gpu_s: f64,
+    /// Cells per second of the field update.
+    pub cell_updates_per_s: f64,
+    /// Bandwidth of the field update counted at 8 bytes per cell (GB/s).
+    pub bandwidth_counted_gbs: f64,
+    /// Bandwidth of the field update at the bytes it really moves (GB/s).
+    pub bandwidth_actual_gbs: f64,
+    /// Live tips and sprouts at the end.
+    pub tips: u32,
+    pub sprouts: u32,
+    /// Multithreaded CPU reference: ms per field update, and the CPU/GPU ratio.
+    pub cpu_ms: Option<f64>,
+    pub cpu_threads: usize,
+    pub speedup_vs_cpu: Option<f64>,
+}
+
+/// Parses "128" (a cube) or "400x400x140".
+pub fn parse_size(s: &str) -> Option<[u32; 3]> {
+    let parts: Vec<u32> = s
+        .split('x')
+        .map(|p| p.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    match parts.as_slice() {
+        [n] => Some([*n; 3]),
+        [x, y, z] => Some([*x, *y, *z]),
+        _ => None,
+    }
+}
+
+pub fn bench_size(
+    ctx: &GpuContext,
+    base: &AngioConfig,
+    grid: [u32; 3],
+    opts: &BenchOptions,
+) -> Result<BenchRow> {
+    let mut cfg = base.clone();
+    cfg.grid = grid;
+    cfg.tips.enabled = opts.tips;
+    cfg.validate()?;
+    let mut sim = AngioSim::new(ctx, &cfg, &opts.sim)?;
+    // Warm-up: pipelines compiled, caches and clocks up.
+    sim.advance(ctx, 20);
+    ctx.wait()?;
+    let passes = sim.passes_per_step() as u32;
+    let mut times = PassTimes::default();
+    let timestamps = ctx.has_timestamps();
+    let wall = Instant::now();
+    if timestamps {
+        let mut profiler = Profiler::new(ctx, 4096 / 2);
+        let per_batch = (profiler.room() / passes).min(sim_batch(&opts.sim)).max(1);
+        let mut left = opts.steps;
+        while left > 0 {
+            let n = left.min(per_batch);
+            sim.advance_profiled(ctx, n, &mut profiler);
+            times.add(&profiler.collect(ctx)?);
+            left -= n;
+        }
+    } else {
+        sim.advance(ctx, opts.steps as u64);
+        ctx.wait()?;
+    }
+    let wall_s = wall.elapsed().as_secs_f64();
+    let steps = opts.steps as f64;
+    let (fields_s, total_s) = if timestamps {
+        let pass = |name: &str| times.by_label.get(name).map(|x| x.1).unwrap_or(0.0) * 1e-9;
+        let f = pass("fields") + pass("fields_weights");
+        (f, times.busy_ns() * 1e-9)
+    } else {
+        (wall_s, wall_s)
+    };
+    let state = sim.read_state(ctx)?;
+    let obs = super::sim::Observables::of_state(&state, sim.k, sim.h());
+    let cells = cfg.cells() as u64;
+    let per_s = cells as f64 * steps / fields_s;
+    let (cpu_ms, cpu_threads) = if cfg.cells() <= opts.cpu_max_cells && opts.cpu_steps > 0 {
+        (
+            Some(cpu_field_ms(&cfg, sim.k, &state, opts.cpu_steps)),
+            rayon::current_num_threads(),
+        )
+    } else {
+        (None, rayon::current_num_threads())
+    };
+    let fields_ms = fields_s * 1e3 / steps;
+    Ok(BenchRow {
+        grid,
+        cells,
+        steps: opts.steps,
+        timestamps,
+        fields_ms,
+        step_ms: total_s * 1e3 / steps,
+        total_gpu_s: total_s,
+        cell_updates_per_s: per_s,
+        bandwidth_counted_gbs: per_s * COUNTED_BYTES_PER_CELL * 1e-9,
+        bandwidth_actual_gbs: per_s * ACTUAL_BYTES_PER_CELL * 1e-9,
+        tips: obs.tips,
+        sprouts: obs.sprouts,
+        cpu_ms,
+        cpu_threads,
+        speedup_vs_cpu: cpu_ms.map(|c| c / fields_ms),
+    })
+}
+
+fn sim_batch(o: &SimOptions) -> u32 {
+    o.max_steps_per_batch
+}
+
+/// Milliseconds per field update of the multithreaded CPU reference, on the given state.
+fn cpu_field_ms(cfg: &AngioConfig, k: f64, state: &AngioState, steps: u32) -> f64 {
+    let u = AngioUniforms::new(cfg, k);
+    let cells = u.ncells as usize;
+    let (mut n, mut f, mut c) = (state.n.clone(), state.f.clone(), state.c.clone());
+    let (mut n1, mut f1, mut c1) = (vec![0f32; cells], vec![0f32; cells], vec![0f32; cells]);
+    let mut w = vec![0f32; cells];
+    let t = Instant::now();
+    for _ in 0..steps {
+        cpu::fields_step_parallel(
+            &u,
+            (&n, &f, &c, &state.occ),
+            &mut w,
+            (&mut n1, &mut f1, &mut c1),
+        );
+        std::mem::swap(&mut n, &mut n1);
+        std::mem::swap(&mut f, &mut f1);
+        std::mem::swap(&mut c, &mut c1);
+    }
+    t.elapsed().as_secs_f64() * 1e3 / steps as f64
+}
