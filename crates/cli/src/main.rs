@@ -277,8 +277,29 @@ fn bench_cmd(args: BenchArgs) -> Result<()> {
         );
         rows.push(r);
     }
+    println!();
+    println!("Reference kernel (plain 7-point diffusion of one field, 8 B/cell; same as benches/reference/stencil7.cu):");
+    println!("| grid | workgroup | ms/step | Gcell/s | GB/s @8B |");
+    println!("|---|---|---|---|---|");
+    let mut refs = Vec::new();
+    for grid in &opts.sizes {
+        let r = bench::bench_reference_stencil(&ctx, *grid, opts.sim.workgroup, args.steps.min(500))?;
+        println!(
+            "| {}x{}x{} | {}x{}x{} | {:.4} | {:.1} | {:.0} |",
+            grid[0],
+            grid[1],
+            grid[2],
+            r.workgroup[0],
+            r.workgroup[1],
+            r.workgroup[2],
+            r.ms_per_step,
+            r.cell_updates_per_s * 1e-9,
+            r.bandwidth_gbs
+        );
+        refs.push(r);
+    }
     if let Some(path) = args.json {
-        petri_output::write_json_pretty(&path, &rows)?;
+        petri_output::write_json_pretty(&path, &serde_json::json!({ "model": rows, "reference_stencil": refs }))?;
     }
     Ok(())
 }

@@ -169,3 +169,81 @@ fn cpu_field_ms(cfg: &AngioConfig, k: f64, state: &AngioState, steps: u32) -> f6
     }
     t.elapsed().as_secs_f64() * 1e3 / steps as f64
 }
+
+/// Timing of the plain 7-point diffusion kernel (shaders/bench/diffusion7.wgsl), the same work
+/// as the CUDA reference benches/reference/stencil7.cu.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReferenceRow {
+    pub grid: [u32; 3],
+    pub workgroup: [u32; 3],
+    pub ms_per_step: f64,
+    pub cell_updates_per_s: f64,
+    pub bandwidth_gbs: f64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Grid {
+    nx: u32,
+    ny: u32,
+    nz: u32,
+    r: f32,
+}
+
+/// GPU time per step of the plain 7-point stencil at `grid` (timestamps, else wall clock).
+pub fn bench_reference_stencil(ctx: &GpuContext, grid: [u32; 3], workgroup: [u32; 3], steps: u32) -> Result<ReferenceRow> {
+    use petri_engine::buffers;
+    use petri_scheduler::{Binding, PassDesc, StepPlan};
+    let cells = grid.iter().map(|&n| n as u64).product::<u64>();
+    let mut plan = StepPlan::new(ctx, 0, 256);
+    plan.add_pair(
+        "u",
+        [
+            buffers::storage_zeroed(ctx, "u", cells * 4)?,
+            buffers::storage_zeroed(ctx, "u", cells * 4)?,
+        ],
+    );
+    let g = Grid { nx: grid[0], ny: grid[1], nz: grid[2], r: 0.1 };
+    plan.add_buffer("grid", buffers::uniform_from(ctx, "grid", &g));
+    let [wx, wy, wz] = workgroup;
+    plan.add_pass(
+        ctx,
+        petri_scheduler::PassDesc {
+            label: "diffusion7",
+            shader: "bench/diffusion7.wgsl",
+            entry: "main",
+            bindings: vec![Binding::uniform("grid"), Binding::current("u"), Binding::next("u")],
+            workgroups: [grid[0].div_ceil(wx), grid[1].div_ceil(wy), grid[2].div_ceil(wz)],
+            constants: vec![("WX", wx as f64), ("WY", wy as f64), ("WZ", wz as f64)],
+        } as PassDesc,
+    )?;
+    plan.run(ctx, 20);
+    ctx.wait()?;
+    let t = Instant::now();
+    let mut busy_ns = 0.0;
+    if ctx.has_timestamps() {
+        let mut profiler = Profiler::new(ctx, 256);
+        let mut left = steps;
+        while left > 0 {
+            let n = left.min(256);
+            let mut enc = plan.encode(ctx, n, Some(&mut profiler));
+            profiler.resolve(&mut enc);
+            ctx.queue.submit([enc.finish()]);
+            busy_ns += profiler.collect(ctx)?.busy_ns();
+            left -= n;
+        }
+    } else {
+        plan.run(ctx, steps as u64);
+        ctx.wait()?;
+        busy_ns = t.elapsed().as_secs_f64() * 1e9;
+    }
+    let s = busy_ns * 1e-9 / steps as f64;
+    let per_s = cells as f64 / s;
+    Ok(ReferenceRow {
+        grid,
+        workgroup,
+        ms_per_step: s * 1e3,
+        cell_updates_per_s: per_s,
+        bandwidth_gbs: per_s * COUNTED_BYTES_PER_CELL * 1e-9,
+    })
+}
