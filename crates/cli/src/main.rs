@@ -283,7 +283,8 @@ fn bench_cmd(args: BenchArgs) -> Result<()> {
     println!("|---|---|---|---|---|");
     let mut refs = Vec::new();
     for grid in &opts.sizes {
-        let r = bench::bench_reference_stencil(&ctx, *grid, opts.sim.workgroup, args.steps.min(500))?;
+        let r =
+            bench::bench_reference_stencil(&ctx, *grid, opts.sim.workgroup, args.steps.min(500))?;
         println!(
             "| {}x{}x{} | {}x{}x{} | {:.4} | {:.1} | {:.0} |",
             grid[0],
@@ -299,7 +300,10 @@ fn bench_cmd(args: BenchArgs) -> Result<()> {
         refs.push(r);
     }
     if let Some(path) = args.json {
-        petri_output::write_json_pretty(&path, &serde_json::json!({ "model": rows, "reference_stencil": refs }))?;
+        petri_output::write_json_pretty(
+            &path,
+            &serde_json::json!({ "model": rows, "reference_stencil": refs }),
+        )?;
     }
     Ok(())
 }

@@ -191,7 +191,12 @@ struct Grid {
 }
 
 /// GPU time per step of the plain 7-point stencil at `grid` (timestamps, else wall clock).
-pub fn bench_reference_stencil(ctx: &GpuContext, grid: [u32; 3], workgroup: [u32; 3], steps: u32) -> Result<ReferenceRow> {
+pub fn bench_reference_stencil(
+    ctx: &GpuContext,
+    grid: [u32; 3],
+    workgroup: [u32; 3],
+    steps: u32,
+) -> Result<ReferenceRow> {
     use petri_engine::buffers;
     use petri_scheduler::{Binding, PassDesc, StepPlan};
     let cells = grid.iter().map(|&n| n as u64).product::<u64>();
@@ -203,7 +208,12 @@ pub fn bench_reference_stencil(ctx: &GpuContext, grid: [u32; 3], workgroup: [u32
             buffers::storage_zeroed(ctx, "u", cells * 4)?,
         ],
     );
-    let g = Grid { nx: grid[0], ny: grid[1], nz: grid[2], r: 0.1 };
+    let g = Grid {
+        nx: grid[0],
+        ny: grid[1],
+        nz: grid[2],
+        r: 0.1,
+    };
     plan.add_buffer("grid", buffers::uniform_from(ctx, "grid", &g));
     let [wx, wy, wz] = workgroup;
     plan.add_pass(
@@ -212,8 +222,16 @@ pub fn bench_reference_stencil(ctx: &GpuContext, grid: [u32; 3], workgroup: [u32
             label: "diffusion7",
             shader: "bench/diffusion7.wgsl",
             entry: "main",
-            bindings: vec![Binding::uniform("grid"), Binding::current("u"), Binding::next("u")],
-            workgroups: [grid[0].div_ceil(wx), grid[1].div_ceil(wy), grid[2].div_ceil(wz)],
+            bindings: vec![
+                Binding::uniform("grid"),
+                Binding::current("u"),
+                Binding::next("u"),
+            ],
+            workgroups: [
+                grid[0].div_ceil(wx),
+                grid[1].div_ceil(wy),
+                grid[2].div_ceil(wz),
+            ],
             constants: vec![("WX", wx as f64), ("WY", wy as f64), ("WZ", wz as f64)],
         } as PassDesc,
     )?;
