@@ -57,43 +57,57 @@ fn chi(p: AngioParams, c: f32) -> f32 {
     return p.chi0 / (1.0 + p.alpha * c);
 }
 
-// The seven coefficients of the explicit scheme at a site, from the 7-point stencils of c and f
-// (cn, fn: values at -x,+x,-y,+y,-z,+z): [P0, -x, +x, -y, +y, -z, +z].
+// c and f at a site and its six neighbours (-x,+x,-y,+y,-z,+z; a neighbour outside the grid
+// is the site itself). Plain fields, not arrays: dynamically indexed local arrays end up in
+// slow local memory on some GPUs.
+struct Stencil {
+    c0: f32, cxm: f32, cxp: f32, cym: f32, cyp: f32, czm: f32, czp: f32,
+    f0: f32, fxm: f32, fxp: f32, fym: f32, fyp: f32, fzm: f32, fzp: f32,
+}
+
+// The coefficients of the explicit scheme (seed eq. 4 in 3D) at a site:
 //   P(-axis) = r - a T, P(+axis) = r + a T, T = chi(c) dc + rho df (undivided central differences),
 //   P0 = 1 - 6 r + a alpha chi/(1 + alpha c) |dc|^2 - (k/h^2)(chi lap c + rho lap f),
-// r = k D / h^2, a = k / (4 h^2). CPU twin: cpu.rs (coefficients).
-fn coefficients(p: AngioParams, c0: f32, f0: f32, cn: array<f32, 6>, fn_: array<f32, 6>) -> array<f32, 7> {
-    let dcx = cn[1] - cn[0];
-    let dcy = cn[3] - cn[2];
-    let dcz = cn[5] - cn[4];
-    let dfx = fn_[1] - fn_[0];
-    let dfy = fn_[3] - fn_[2];
-    let dfz = fn_[5] - fn_[4];
-    let lapc = (cn[1] + cn[0]) + (cn[3] + cn[2]) + (cn[5] + cn[4]) - 6.0 * c0;
-    let lapf = (fn_[1] + fn_[0]) + (fn_[3] + fn_[2]) + (fn_[5] + fn_[4]) - 6.0 * f0;
-    let ch = chi(p, c0);
+// r = k D / h^2, a = k / (4 h^2). Returned as (P0, Tx, Ty, Tz). CPU twin: cpu.rs (coefficients).
+fn coefficients(p: AngioParams, s: Stencil) -> vec4<f32> {
+    let dcx = s.cxp - s.cxm;
+    let dcy = s.cyp - s.cym;
+    let dcz = s.czp - s.czm;
+    let dfx = s.fxp - s.fxm;
+    let dfy = s.fyp - s.fym;
+    let dfz = s.fzp - s.fzm;
+    let lapc = (s.cxp + s.cxm) + (s.cyp + s.cym) + (s.czp + s.czm) - 6.0 * s.c0;
+    let lapf = (s.fxp + s.fxm) + (s.fyp + s.fym) + (s.fzp + s.fzm) - 6.0 * s.f0;
+    let ch = chi(p, s.c0);
     let r = p.k * p.d * p.inv_h2;
     let a = 0.25 * p.k * p.inv_h2;
     let kh = p.k * p.inv_h2;
-    let tx = ch * dcx + p.rho * dfx;
-    let ty = ch * dcy + p.rho * dfy;
-    let tz = ch * dcz + p.rho * dfz;
     let grad2 = dcx * dcx + dcy * dcy + dcz * dcz;
-    let p0 = 1.0 - 6.0 * r + a * p.alpha * ch / (1.0 + p.alpha * c0) * grad2 - kh * (ch * lapc + p.rho * lapf);
-    return array<f32, 7>(p0, r - a * tx, r + a * tx, r - a * ty, r + a * ty, r - a * tz, r + a * tz);
+    let p0 = 1.0 - 6.0 * r + a * p.alpha * ch / (1.0 + p.alpha * s.c0) * grad2 - kh * (ch * lapc + p.rho * lapf);
+    return vec4<f32>(p0, ch * dcx + p.rho * dfx, ch * dcy + p.rho * dfy, ch * dcz + p.rho * dfz);
 }
 
-// The tips' move weights at a site: the coefficients clipped at 0, with moves out of the grid
-// set to 0 (no-flux walls). Probabilities are the weights divided by their sum, weight_sum().
-fn clip_moves(q: array<f32, 7>, inside: array<bool, 6>) -> array<f32, 7> {
-    var out = q;
-    out[0] = max(out[0], 0.0);
-    for (var d = 1u; d < 7u; d++) {
-        out[d] = select(0.0, max(out[d], 0.0), inside[d - 1u]);
-    }
-    return out;
+// The tips' move weights at a site: coefficients clipped at 0, no moves through the walls
+// (lo/hi: whether the -axis/+axis neighbour is inside the grid). Order: stay, -x, +x, -y, +y,
+// -z, +z. Probabilities are the weights over their sum (weight_sum).
+struct Weights {
+    w0: f32, wxm: f32, wxp: f32, wym: f32, wyp: f32, wzm: f32, wzp: f32,
 }
 
-fn weight_sum(w: array<f32, 7>) -> f32 {
-    return w[0] + (w[1] + w[2]) + (w[3] + w[4]) + (w[5] + w[6]);
+fn clip_moves(p: AngioParams, q: vec4<f32>, lo: vec3<bool>, hi: vec3<bool>) -> Weights {
+    let r = p.k * p.d * p.inv_h2;
+    let a = 0.25 * p.k * p.inv_h2;
+    return Weights(
+        max(q.x, 0.0),
+        select(0.0, max(r - a * q.y, 0.0), lo.x),
+        select(0.0, max(r + a * q.y, 0.0), hi.x),
+        select(0.0, max(r - a * q.z, 0.0), lo.y),
+        select(0.0, max(r + a * q.z, 0.0), hi.y),
+        select(0.0, max(r - a * q.w, 0.0), lo.z),
+        select(0.0, max(r + a * q.w, 0.0), hi.z),
+    );
+}
+
+fn weight_sum(w: Weights) -> f32 {
+    return w.w0 + (w.wxm + w.wxp) + (w.wym + w.wyp) + (w.wzm + w.wzp);
 }

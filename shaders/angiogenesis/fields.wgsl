@@ -35,6 +35,7 @@ fn inflow(j: u32, i: u32, jf: u32, toward_plus: bool) -> f32 {
     let r = p.k * p.d * p.inv_h2;
     let a = 0.25 * p.k * p.inv_h2;
     let q = select(r - a * t, r + a * t, toward_plus);
+    // w_in[j] < 0 marks a site with no possible move: then max(q, 0) is 0 and so is the inflow.
     return n_in[j] * (max(q, 0.0) / w_in[j]);
 }
 
@@ -59,10 +60,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let n0 = n_in[i];
     let c0 = c_in[i];
     let f0 = f_in[i];
-    let cn = array<f32, 6>(c_in[ixm], c_in[ixp], c_in[iym], c_in[iyp], c_in[izm], c_in[izp]);
-    let fn_ = array<f32, 6>(f_in[ixm], f_in[ixp], f_in[iym], f_in[iyp], f_in[izm], f_in[izp]);
-    let p0 = max(coefficients(p, c0, f0, cn, fn_)[0], 0.0);
-    var n1 = n0 * (p0 / w_in[i]);
+    let st = Stencil(
+        c0, c_in[ixm], c_in[ixp], c_in[iym], c_in[iyp], c_in[izm], c_in[izp],
+        f0, f_in[ixm], f_in[ixp], f_in[iym], f_in[iyp], f_in[izm], f_in[izp],
+    );
+    let p0 = max(coefficients(p, st).x, 0.0);
+    let w0 = w_in[i];
+    var n1 = n0 * select(p0 / w0, 1.0, w0 < 0.0);
     // Neighbour on the -x side moves +x into i, and so on; beyond-neighbours clamp at the walls.
     if inside[0] {
         n1 = n1 + inflow(ixm, i, select(ixm, ixm - 1u, x > 1u), true);

@@ -1,6 +1,7 @@
 //!include common/step.wgsl
 //!include angiogenesis/common.wgsl
-// Pass 1 of the field update: at every site, the sum W of the tips' clipped move weights
+// Pass 1 of the field update: at every site, the sum W of the tips' clipped move weights (-1
+// where all weights are 0)
 // (common.wgsl: coefficients, clip_moves). fields.wgsl divides the neighbours' weights by it, so
 // that the density update is the forward equation of the tips' random walk.
 
@@ -22,16 +23,22 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let i = site_index(p, x, y, z);
-    let inside = array<bool, 6>(x > 0u, x + 1u < p.nx, y > 0u, y + 1u < p.ny, z > 0u, z + 1u < p.nz);
+    let lo = vec3<bool>(x > 0u, y > 0u, z > 0u);
+    let hi = vec3<bool>(x + 1u < p.nx, y + 1u < p.ny, z + 1u < p.nz);
     let sy = p.nx;
     let sz = p.nx * p.ny;
-    let ixm = select(i, i - 1u, inside[0]);
-    let ixp = select(i, i + 1u, inside[1]);
-    let iym = select(i, i - sy, inside[2]);
-    let iyp = select(i, i + sy, inside[3]);
-    let izm = select(i, i - sz, inside[4]);
-    let izp = select(i, i + sz, inside[5]);
-    let cn = array<f32, 6>(c_in[ixm], c_in[ixp], c_in[iym], c_in[iyp], c_in[izm], c_in[izp]);
-    let fn_ = array<f32, 6>(f_in[ixm], f_in[ixp], f_in[iym], f_in[iyp], f_in[izm], f_in[izp]);
-    w_out[i] = weight_sum(clip_moves(coefficients(p, c_in[i], f_in[i], cn, fn_), inside));
+    let ixm = select(i, i - 1u, lo.x);
+    let ixp = select(i, i + 1u, hi.x);
+    let iym = select(i, i - sy, lo.y);
+    let iyp = select(i, i + sy, hi.y);
+    let izm = select(i, i - sz, lo.z);
+    let izp = select(i, i + sz, hi.z);
+    let st = Stencil(
+        c_in[i], c_in[ixm], c_in[ixp], c_in[iym], c_in[iyp], c_in[izm], c_in[izp],
+        f_in[i], f_in[ixm], f_in[ixp], f_in[iym], f_in[iyp], f_in[izm], f_in[izp],
+    );
+    // W > 0 in exact arithmetic (cpu.rs: weight_sum_is_positive_for_rough_fields says why). As a
+    // guard, W <= 0 is stored as -1: the site keeps its density and gives no outflow.
+    let w = weight_sum(clip_moves(p, coefficients(p, st), lo, hi));
+    w_out[i] = select(w, -1.0, w <= 0.0);
 }

@@ -67,13 +67,17 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let s = tip.site;
-    let cn = array<f32, 6>(c_at(s, 1u), c_at(s, 2u), c_at(s, 3u), c_at(s, 4u), c_at(s, 5u), c_at(s, 6u));
-    let fn_ = array<f32, 6>(f_at(s, 1u), f_at(s, 2u), f_at(s, 3u), f_at(s, 4u), f_at(s, 5u), f_at(s, 6u));
+    let st = Stencil(
+        c_in[s], c_at(s, 1u), c_at(s, 2u), c_at(s, 3u), c_at(s, 4u), c_at(s, 5u), c_at(s, 6u),
+        f_in[s], f_at(s, 1u), f_at(s, 2u), f_at(s, 3u), f_at(s, 4u), f_at(s, 5u), f_at(s, 6u),
+    );
     // Clipped weights, none through the walls; the draw renormalises over their sum.
     let q = site_coords(p, s);
-    let inside = array<bool, 6>(q.x > 0u, q.x + 1u < p.nx, q.y > 0u, q.y + 1u < p.ny, q.z > 0u, q.z + 1u < p.nz);
-    let prob = clip_moves(coefficients(p, c_in[s], f_in[s], cn, fn_), inside);
-    let total = weight_sum(prob);
+    let lo = vec3<bool>(q.x > 0u, q.y > 0u, q.z > 0u);
+    let hi = vec3<bool>(q.x + 1u < p.nx, q.y + 1u < p.ny, q.z + 1u < p.nz);
+    let w = clip_moves(p, coefficients(p, st), lo, hi);
+    let total = weight_sum(w);
+    let prob = array<f32, 7>(w.w0, w.wxm, w.wxp, w.wym, w.wyp, w.wzm, w.wzp);
     let rnd = rng_u32x4(step_seed(), step_info.step, t, 1u);
     let u = rng_unit(rnd.x) * total;
     var choice = 0u;

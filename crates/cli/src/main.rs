@@ -277,6 +277,22 @@ fn bench_cmd(args: BenchArgs) -> Result<()> {
         );
         rows.push(r);
     }
+    for r in &rows {
+        let passes: Vec<String> = r
+            .pass_ms
+            .iter()
+            .map(|(k, ms)| format!("{k} {ms:.4}"))
+            .collect();
+        if !passes.is_empty() {
+            println!(
+                "{}x{}x{} ms/step by pass: {}",
+                r.grid[0],
+                r.grid[1],
+                r.grid[2],
+                passes.join(", ")
+            );
+        }
+    }
     println!();
     println!("Reference kernel (plain 7-point diffusion of one field, 8 B/cell; same as benches/reference/stencil7.cu):");
     println!("| grid | workgroup | ms/step | Gcell/s | GB/s @8B |");

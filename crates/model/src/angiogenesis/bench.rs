@@ -56,6 +56,8 @@ pub struct BenchRow {
     pub cpu_ms: Option<f64>,
     pub cpu_threads: usize,
     pub speedup_vs_cpu: Option<f64>,
+    /// GPU ms per step of each pass (empty without timestamps).
+    pub pass_ms: std::collections::BTreeMap<String, f64>,
 }
 
 /// Parses "128" (a cube) or "400x400x140".
@@ -82,9 +84,10 @@ pub fn bench_size(
     cfg.tips.enabled = opts.tips;
     cfg.validate()?;
     let mut sim = AngioSim::new(ctx, &cfg, &opts.sim)?;
-    // Warm-up: pipelines compiled, caches and clocks up.
-    sim.advance(ctx, 20);
-    ctx.wait()?;
+    // Warm-up: pipelines compiled, caches filled and, above all, GPU clocks up: an idle H200
+    // takes a fraction of a second to reach full clock, and short runs measured cold read up to
+    // 4x slow.
+    warm_up(ctx, |ctx| sim.advance(ctx, 50))?;
     let passes = sim.passes_per_step() as u32;
     let mut times = PassTimes::default();
     let timestamps = ctx.has_timestamps();
@@ -141,7 +144,22 @@ pub fn bench_size(
         cpu_ms,
         cpu_threads,
         speedup_vs_cpu: cpu_ms.map(|c| c / fields_ms),
+        pass_ms: times
+            .by_label
+            .iter()
+            .map(|(k, (_, ns))| (k.clone(), ns * 1e-6 / steps))
+            .collect(),
     })
+}
+
+/// Runs `work` until the GPU has been busy for at least half a second of wall time.
+fn warm_up(ctx: &GpuContext, mut work: impl FnMut(&GpuContext)) -> Result<()> {
+    let t = Instant::now();
+    while t.elapsed().as_secs_f64() < 0.5 {
+        work(ctx);
+        ctx.wait()?;
+    }
+    Ok(())
 }
 
 fn sim_batch(o: &SimOptions) -> u32 {
@@ -235,8 +253,7 @@ pub fn bench_reference_stencil(
             constants: vec![("WX", wx as f64), ("WY", wy as f64), ("WZ", wz as f64)],
         } as PassDesc,
     )?;
-    plan.run(ctx, 20);
-    ctx.wait()?;
+    warm_up(ctx, |ctx| plan.run(ctx, 50))?;
     let t = Instant::now();
     let mut busy_ns = 0.0;
     if ctx.has_timestamps() {
