@@ -4,21 +4,27 @@
 // Tip cells, part 1: each alive tip takes one biased random step.
 // Move probabilities at the tip's site are the coefficients of the explicit scheme (common.wgsl):
 // stay P0, -axis r - a T, +axis r + a T. Negative ones are clipped to 0, moves out of the grid
-// are 0, and the rest are renormalised by their sum (the same walk fields.wgsl takes n through). A tip that steps onto the trail of another
-// sprout (not its own, not its parent's) stops there (anastomosis); one that reaches x = Lx
+// are 0, and the rest are renormalised by their sum (the same walk fields.wgsl takes n
+// through). A tip that steps onto the trail of another sprout (not its own, not its parent's) stops there (anastomosis); one that reaches x = Lx
 // stops (it has reached the tumour). Each move appends a vessel segment. A tip older than
 // branch_age then branches with the A&C probability Pb(c), into a free neighbour chosen
-// uniformly: it only flags the wish here; tips_commit.wgsl allocates the new tips in tip order.
+// uniformly: it only records the wish here, with its rank among the wishes of its workgroup
+// (a workgroup prefix sum) and the workgroup's total; tips_scan.wgsl and tips_spawn.wgsl then
+// allocate the new tips in parent order. Layout of `branch` (T = max_tips, G = T/64 groups):
+// [0, T) wish (site + 1, or 0), [T, 2T) rank, [2T, 2T + G) group totals, then group offsets.
 // Random numbers: Philox(seed, step, tip index, stream 1). CPU reference: cpu.rs (tip_move).
 
-override WG: u32 = 64u;
+const WG: u32 = 64u;
 
 @group(1) @binding(0) var<uniform> p: AngioParams;
 @group(1) @binding(1) var<storage, read> c_in: array<f32>;
 @group(1) @binding(2) var<storage, read> f_in: array<f32>;
 @group(1) @binding(3) var<storage, read> occ: array<u32>;
 @group(1) @binding(4) var<storage, read_write> tips: array<Tip>;
-@group(1) @binding(5) var<storage, read_write> flags: array<u32>;
+@group(1) @binding(5) var<storage, read_write> branch: array<u32>;
+
+var<workgroup> wg_count: u32;
+var<workgroup> wish_scan: array<u32, WG>;
 @group(1) @binding(6) var<storage, read_write> segments: array<vec4<u32>>;
 @group(1) @binding(7) var<storage, read_write> counters: array<atomic<u32>>;
 
@@ -56,16 +62,49 @@ fn f_at(i: u32, d: u32) -> f32 {
 }
 
 @compute @workgroup_size(WG)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+) {
+    if lid == 0u {
+        wg_count = atomicLoad(&counters[C_TIPS]);
+    }
+    let count = workgroupUniformLoad(&wg_count);
     let t = gid.x;
-    if t >= atomicLoad(&counters[C_TIPS]) {
-        return;
+    var wish = 0u;
+    if t < count {
+        wish = move_tip(t);
     }
+    // Rank of this wish among the workgroup's wishes: inclusive Hillis-Steele scan.
+    let wants = select(0u, 1u, wish != 0u);
+    wish_scan[lid] = wants;
+    workgroupBarrier();
+    for (var off = 1u; off < WG; off *= 2u) {
+        var v = 0u;
+        if lid >= off {
+            v = wish_scan[lid - off];
+        }
+        workgroupBarrier();
+        wish_scan[lid] += v;
+        workgroupBarrier();
+    }
+    if t < p.max_tips {
+        branch[t] = wish;
+        branch[p.max_tips + t] = wish_scan[lid] - wants;
+    }
+    if lid == WG - 1u {
+        branch[2u * p.max_tips + wid.x] = wish_scan[lid];
+    }
+}
+
+// Moves tip t (if alive) and returns its branch wish: the new sprout's site + 1, or 0.
+fn move_tip(t: u32) -> u32 {
     var tip = tips[t];
-    flags[t] = 0u;
     if tip.alive == 0u {
-        return;
+        return 0u;
     }
+    var wish = 0u;
     let s = tip.site;
     let st = Stencil(
         c_in[s], c_at(s, 1u), c_at(s, 2u), c_at(s, 3u), c_at(s, 4u), c_at(s, 5u), c_at(s, 6u),
@@ -124,7 +163,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
                     let j = neighbour(tip.site, d);
                     if j != FREE && occ[j] == FREE {
                         if pick == 0u {
-                            flags[t] = j + 1u;
+                            wish = j + 1u;
                             break;
                         }
                         pick -= 1u;
@@ -134,4 +173,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
     }
     tips[t] = tip;
+    return wish;
 }

@@ -47,19 +47,28 @@ fn assert_close(name: &str, gpu: &[f32], cpu: &[f32], rel: f32) {
 /// 32^3 grid: fields within 1e-5 relative of the CPU reference, tips and vessels identical.
 #[test]
 fn gpu_step_matches_cpu_reference_on_32_cubed() {
+    // Few slots: overflow early, all tips in one workgroup of the tip passes.
+    compare_with_cpu(&[8, 16, 24], 48, 25);
+    // Many tips and slots: branch wishes ranked across many workgroups of 64, then overflow.
+    let ys: Vec<u32> = (2..30).collect();
+    compare_with_cpu(&ys, 700, 12);
+}
+
+fn compare_with_cpu(tip_ys: &[u32], max_tips: u32, steps: u64) {
     let ctx = test_context();
     let mut cfg = config(32);
     cfg.tips.branch_age = 0.0;
-    cfg.tips.max_tips = 48;
+    cfg.tips.max_tips = max_tips;
     let u0 = AngioUniforms::new(&cfg, 0.0);
     let mut s = AngioState::initial(&cfg, &u0);
     // Extra tips where c is high, so branching happens within the test.
-    for y in [8, 16, 24] {
-        s.add_tip(u0.index(20, y, 16) as u32);
+    for &y in tip_ys {
+        for z in [10, 16, 22] {
+            s.add_tip(u0.index(20, y, z) as u32);
+        }
     }
     let k = cfg.time_step(s.max_taxis_speed_sq(&cfg, &u0)).unwrap();
     let u = AngioUniforms::new(&cfg, k);
-    let steps = 25;
     let gpu = run_gpu(&ctx, &cfg, k, &s, steps, &SimOptions::default());
     let mut cpu_state = s.clone();
     for _ in 0..steps {

@@ -1,5 +1,5 @@
 //! CPU reference of one step, written to mirror the shaders operation by operation:
-//! `tip_move` = tips_move.wgsl, `tip_commit` = tips_commit.wgsl, `weight_sums` =
+//! `tip_move` = tips_move.wgsl, `tip_commit` = tips_scan.wgsl + tips_spawn.wgsl, `weight_sums` =
 //! fields_weights.wgsl, `update_site` = fields.wgsl.
 //! Tests compare the GPU against it; `fields_step_parallel` (rayon) is the multithreaded CPU
 //! baseline of the benchmark.
@@ -297,7 +297,8 @@ pub fn tip_move(u: &AngioUniforms, seed: u64, s: &mut AngioState, t: u32) -> Opt
     wish
 }
 
-/// Marks occupancy and turns wishes into new tips in parent order (tips_commit.wgsl).
+/// Marks occupancy and turns wishes into new tips in parent order (tips_scan.wgsl and
+/// tips_spawn.wgsl).
 pub fn tip_commit(u: &AngioUniforms, s: &mut AngioState, wishes: &[Option<u32>]) {
     let count = s.tips.len();
     for (i, tip) in s.tips.iter().enumerate() {

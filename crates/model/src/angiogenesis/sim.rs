@@ -1,4 +1,5 @@
-//! The angiogenesis model on the GPU: buffers, the step plan (tips_move, tips_commit, fields),
+//! The angiogenesis model on the GPU: buffers, the step plan (tips_move, tips_scan, tips_spawn,
+//! fields_weights, fields),
 //! observables read back every few steps without stalling, and full-state readback.
 
 use super::params::AngioConfig;
@@ -197,9 +198,16 @@ impl AngioSim {
             },
         );
         plan.add_buffer("tips", buffers::storage_from(ctx, "tips", &tips)?);
+        // Branch wishes, their ranks, per-workgroup totals and offsets, and the count before the
+        // step (layout in shaders/angiogenesis/tips_move.wgsl).
+        let tip_groups = cfg.tips.max_tips.div_ceil(64) as u64;
         plan.add_buffer(
-            "flags",
-            buffers::storage_zeroed(ctx, "branch flags", cfg.tips.max_tips as u64 * 4)?,
+            "branch",
+            buffers::storage_zeroed(
+                ctx,
+                "branch wishes",
+                (2 * cfg.tips.max_tips as u64 + 2 * tip_groups + 1) * 4,
+            )?,
         );
         let mut segments = state.segments.clone();
         segments.resize(cfg.tips.max_segments as usize, [0; 4]);
@@ -213,42 +221,60 @@ impl AngioSim {
         );
 
         if cfg.tips.enabled {
+            let tip_pass = |label, bindings, workgroups| PassDesc {
+                label,
+                shader: match label {
+                    "tips_move" => "angiogenesis/tips_move.wgsl",
+                    "tips_scan" => "angiogenesis/tips_scan.wgsl",
+                    _ => "angiogenesis/tips_spawn.wgsl",
+                },
+                entry: "main",
+                bindings,
+                workgroups: [workgroups, 1, 1],
+                constants: vec![],
+            };
+            let slot_groups = cfg.tips.max_tips.div_ceil(64);
             plan.add_pass(
                 ctx,
-                PassDesc {
-                    label: "tips_move",
-                    shader: "angiogenesis/tips_move.wgsl",
-                    entry: "main",
-                    bindings: vec![
+                tip_pass(
+                    "tips_move",
+                    vec![
                         Binding::uniform("params"),
                         Binding::current("c"),
                         Binding::current("f"),
                         Binding::read("occ"),
                         Binding::read_write("tips"),
-                        Binding::read_write("flags"),
+                        Binding::read_write("branch"),
                         Binding::read_write("segments"),
                         Binding::read_write("counters"),
                     ],
-                    workgroups: [cfg.tips.max_tips.div_ceil(64), 1, 1],
-                    constants: vec![("WG", 64.0)],
-                },
+                    slot_groups,
+                ),
             )?;
             plan.add_pass(
                 ctx,
-                PassDesc {
-                    label: "tips_commit",
-                    shader: "angiogenesis/tips_commit.wgsl",
-                    entry: "main",
-                    bindings: vec![
+                tip_pass(
+                    "tips_scan",
+                    vec![
                         Binding::uniform("params"),
-                        Binding::read_write("tips"),
-                        Binding::read_write("flags"),
-                        Binding::read_write("occ"),
+                        Binding::read_write("branch"),
                         Binding::read_write("counters"),
                     ],
-                    workgroups: [1, 1, 1],
-                    constants: vec![],
-                },
+                    1,
+                ),
+            )?;
+            plan.add_pass(
+                ctx,
+                tip_pass(
+                    "tips_spawn",
+                    vec![
+                        Binding::uniform("params"),
+                        Binding::read_write("tips"),
+                        Binding::read("branch"),
+                        Binding::read_write("occ"),
+                    ],
+                    slot_groups,
+                ),
             )?;
         }
         let [wx, wy, wz] = options.workgroup;

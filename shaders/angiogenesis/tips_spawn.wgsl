@@ -1,0 +1,36 @@
+//!include common/step.wgsl
+//!include angiogenesis/common.wgsl
+// Tip cells, part 3 (one thread per tip slot): marks every tip's site as occupied and turns
+// branch wishes into new tips at slot = count before this step + workgroup offset + rank, so new
+// sprouts are numbered in their parents' order whatever the thread timing. Occupancy keeps the
+// smallest sprout index at a site (atomicMin), again independent of timing. The parent's age
+// restarts at 0. CPU reference: cpu.rs (tip_commit). Layout of `branch`: see tips_move.wgsl.
+
+const WG: u32 = 64u;
+
+@group(1) @binding(0) var<uniform> p: AngioParams;
+@group(1) @binding(1) var<storage, read_write> tips: array<Tip>;
+@group(1) @binding(2) var<storage, read> branch: array<u32>;
+@group(1) @binding(3) var<storage, read_write> occ: array<atomic<u32>>;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let groups_total = (p.max_tips + 63u) / 64u;
+    let offsets = 2u * p.max_tips + groups_total;
+    let count = branch[offsets + groups_total];
+    let i = gid.x;
+    if i >= count {
+        return;
+    }
+    atomicMin(&occ[tips[i].site], i);
+    let wish = branch[i];
+    if wish == 0u {
+        return;
+    }
+    let slot = count + branch[offsets + i / 64u] + branch[p.max_tips + i];
+    if slot < p.max_tips {
+        tips[slot] = Tip(wish - 1u, 0.0, 1u, i);
+        tips[i].age = 0.0;
+        atomicMin(&occ[wish - 1u], slot);
+    }
+}
