@@ -53,6 +53,29 @@ fn site_coords(p: AngioParams, i: u32) -> vec3<u32> {
     return vec3<u32>(x, yz % p.ny, yz / p.ny);
 }
 
+// A site's index, its six neighbours' indices (the site itself where the neighbour would be
+// outside the grid: no-flux) and which neighbours are inside (lo: -axis side, hi: +axis side).
+struct Neighbours {
+    i: u32, xm: u32, xp: u32, ym: u32, yp: u32, zm: u32, zp: u32,
+    lo: vec3<bool>,
+    hi: vec3<bool>,
+}
+
+fn neighbours(p: AngioParams, x: u32, y: u32, z: u32) -> Neighbours {
+    let i = site_index(p, x, y, z);
+    let sy = p.nx;
+    let sz = p.nx * p.ny;
+    let lo = vec3<bool>(x > 0u, y > 0u, z > 0u);
+    let hi = vec3<bool>(x + 1u < p.nx, y + 1u < p.ny, z + 1u < p.nz);
+    return Neighbours(
+        i,
+        select(i, i - 1u, lo.x), select(i, i + 1u, hi.x),
+        select(i, i - sy, lo.y), select(i, i + sy, hi.y),
+        select(i, i - sz, lo.z), select(i, i + sz, hi.z),
+        lo, hi,
+    );
+}
+
 fn chi(p: AngioParams, c: f32) -> f32 {
     return p.chi0 / (1.0 + p.alpha * c);
 }

@@ -47,44 +47,38 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     if x >= p.nx || y >= p.ny || z >= p.nz {
         return;
     }
-    let i = site_index(p, x, y, z);
+    let nb = neighbours(p, x, y, z);
+    let i = nb.i;
     let sy = p.nx;
     let sz = p.nx * p.ny;
-    let inside = array<bool, 6>(x > 0u, x + 1u < p.nx, y > 0u, y + 1u < p.ny, z > 0u, z + 1u < p.nz);
-    let ixm = select(i, i - 1u, inside[0]);
-    let ixp = select(i, i + 1u, inside[1]);
-    let iym = select(i, i - sy, inside[2]);
-    let iyp = select(i, i + sy, inside[3]);
-    let izm = select(i, i - sz, inside[4]);
-    let izp = select(i, i + sz, inside[5]);
     let n0 = n_in[i];
     let c0 = c_in[i];
     let f0 = f_in[i];
     let st = Stencil(
-        c0, c_in[ixm], c_in[ixp], c_in[iym], c_in[iyp], c_in[izm], c_in[izp],
-        f0, f_in[ixm], f_in[ixp], f_in[iym], f_in[iyp], f_in[izm], f_in[izp],
+        c0, c_in[nb.xm], c_in[nb.xp], c_in[nb.ym], c_in[nb.yp], c_in[nb.zm], c_in[nb.zp],
+        f0, f_in[nb.xm], f_in[nb.xp], f_in[nb.ym], f_in[nb.yp], f_in[nb.zm], f_in[nb.zp],
     );
     let p0 = max(coefficients(p, st).x, 0.0);
     let w0 = w_in[i];
     var n1 = n0 * select(p0 / w0, 1.0, w0 < 0.0);
     // Neighbour on the -x side moves +x into i, and so on; beyond-neighbours clamp at the walls.
-    if inside[0] {
-        n1 = n1 + inflow(ixm, i, select(ixm, ixm - 1u, x > 1u), true);
+    if nb.lo.x {
+        n1 = n1 + inflow(nb.xm, i, select(nb.xm, nb.xm - 1u, x > 1u), true);
     }
-    if inside[1] {
-        n1 = n1 + inflow(ixp, i, select(ixp, ixp + 1u, x + 2u < p.nx), false);
+    if nb.hi.x {
+        n1 = n1 + inflow(nb.xp, i, select(nb.xp, nb.xp + 1u, x + 2u < p.nx), false);
     }
-    if inside[2] {
-        n1 = n1 + inflow(iym, i, select(iym, iym - sy, y > 1u), true);
+    if nb.lo.y {
+        n1 = n1 + inflow(nb.ym, i, select(nb.ym, nb.ym - sy, y > 1u), true);
     }
-    if inside[3] {
-        n1 = n1 + inflow(iyp, i, select(iyp, iyp + sy, y + 2u < p.ny), false);
+    if nb.hi.y {
+        n1 = n1 + inflow(nb.yp, i, select(nb.yp, nb.yp + sy, y + 2u < p.ny), false);
     }
-    if inside[4] {
-        n1 = n1 + inflow(izm, i, select(izm, izm - sz, z > 1u), true);
+    if nb.lo.z {
+        n1 = n1 + inflow(nb.zm, i, select(nb.zm, nb.zm - sz, z > 1u), true);
     }
-    if inside[5] {
-        n1 = n1 + inflow(izp, i, select(izp, izp + sz, z + 2u < p.nz), false);
+    if nb.hi.z {
+        n1 = n1 + inflow(nb.zp, i, select(nb.zp, nb.zp + sz, z + 2u < p.nz), false);
     }
     let m = select(n0, 1.0, occ[i] != FREE);
     n_out[i] = n1;

@@ -22,23 +22,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     if x >= p.nx || y >= p.ny || z >= p.nz {
         return;
     }
-    let i = site_index(p, x, y, z);
-    let lo = vec3<bool>(x > 0u, y > 0u, z > 0u);
-    let hi = vec3<bool>(x + 1u < p.nx, y + 1u < p.ny, z + 1u < p.nz);
-    let sy = p.nx;
-    let sz = p.nx * p.ny;
-    let ixm = select(i, i - 1u, lo.x);
-    let ixp = select(i, i + 1u, hi.x);
-    let iym = select(i, i - sy, lo.y);
-    let iyp = select(i, i + sy, hi.y);
-    let izm = select(i, i - sz, lo.z);
-    let izp = select(i, i + sz, hi.z);
+    let nb = neighbours(p, x, y, z);
     let st = Stencil(
-        c_in[i], c_in[ixm], c_in[ixp], c_in[iym], c_in[iyp], c_in[izm], c_in[izp],
-        f_in[i], f_in[ixm], f_in[ixp], f_in[iym], f_in[iyp], f_in[izm], f_in[izp],
+        c_in[nb.i], c_in[nb.xm], c_in[nb.xp], c_in[nb.ym], c_in[nb.yp], c_in[nb.zm], c_in[nb.zp],
+        f_in[nb.i], f_in[nb.xm], f_in[nb.xp], f_in[nb.ym], f_in[nb.yp], f_in[nb.zm], f_in[nb.zp],
     );
     // W > 0 in exact arithmetic (cpu.rs: weight_sum_is_positive_for_rough_fields says why). As a
     // guard, W <= 0 is stored as -1: the site keeps its density and gives no outflow.
-    let w = weight_sum(clip_moves(p, coefficients(p, st), lo, hi));
-    w_out[i] = select(w, -1.0, w <= 0.0);
+    let w = weight_sum(clip_moves(p, coefficients(p, st), nb.lo, nb.hi));
+    w_out[nb.i] = select(w, -1.0, w <= 0.0);
 }

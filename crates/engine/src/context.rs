@@ -15,6 +15,8 @@ pub struct DeviceRequest {
     pub backend: Option<String>,
     /// Case-insensitive substring of the adapter name (e.g. "H200", "llvmpipe").
     pub adapter: Option<String>,
+    /// Internal: a backend set that overrides `backend`.
+    only: Option<wgpu::Backends>,
 }
 
 impl DeviceRequest {
@@ -24,6 +26,7 @@ impl DeviceRequest {
         Self {
             backend: get("PETRI_BACKEND"),
             adapter: get("PETRI_ADAPTER"),
+            only: None,
         }
     }
 
@@ -39,7 +42,15 @@ impl DeviceRequest {
     }
 
     fn backends(&self) -> Result<wgpu::Backends> {
+        if let Some(b) = self.only {
+            return Ok(b);
+        }
         parse_backends(self.backend.as_deref())
+    }
+
+    fn with_backends(mut self, backends: wgpu::Backends) -> Self {
+        self.only = Some(backends);
+        self
     }
 
     fn describe(&self) -> String {
@@ -106,7 +117,7 @@ impl AdapterSummary {
             vendor_id: info.vendor,
             device_id: info.device,
             max_buffer_size: limits.max_buffer_size,
-            max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size as u64,
+            max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size,
             max_compute_workgroup_storage_size: limits.max_compute_workgroup_storage_size,
             max_compute_invocations_per_workgroup: limits.max_compute_invocations_per_workgroup,
             max_compute_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
@@ -124,8 +135,12 @@ impl AdapterSummary {
     }
 }
 
-fn new_instance() -> wgpu::Instance {
-    wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
+/// An instance that initialises only the backends asked for (wgpu's WGPU_BACKEND variable can
+/// narrow them further).
+fn new_instance(backends: wgpu::Backends) -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    desc.backends &= backends;
+    wgpu::Instance::new(desc)
 }
 
 fn type_rank(t: wgpu::DeviceType) -> u8 {
@@ -150,8 +165,9 @@ fn backend_rank(b: wgpu::Backend) -> u8 {
 
 /// Adapters that match the request, best first.
 fn matching_adapters(request: &DeviceRequest) -> Result<Vec<wgpu::Adapter>> {
-    let instance = new_instance();
-    let mut adapters = pollster::block_on(instance.enumerate_adapters(request.backends()?));
+    let backends = request.backends()?;
+    let instance = new_instance(backends);
+    let mut adapters = pollster::block_on(instance.enumerate_adapters(backends));
     if let Some(name) = &request.adapter {
         let name = name.to_lowercase();
         adapters.retain(|a| a.get_info().name.to_lowercase().contains(&name));
@@ -167,7 +183,7 @@ fn matching_adapters(request: &DeviceRequest) -> Result<Vec<wgpu::Adapter>> {
 pub fn list_adapters(backend: Option<&str>) -> Result<Vec<AdapterSummary>> {
     let request = DeviceRequest {
         backend: backend.map(str::to_string),
-        adapter: None,
+        ..Default::default()
     };
     Ok(matching_adapters(&request)?
         .iter()
@@ -186,7 +202,16 @@ impl GpuContext {
     /// Picks an adapter as the module doc says and opens a device with the adapter's own limits
     /// (so that large grids fit) and timestamp queries when the adapter has them.
     pub fn new(request: &DeviceRequest) -> Result<Self> {
-        let adapters = matching_adapters(request)?;
+        // Without a backend named, look at Vulkan/Metal/DX12 first and fall back to GL only when
+        // they have nothing: probing GL through EGL is slow and noisy on headless Linux.
+        let mut adapters = Vec::new();
+        if request.backend.is_none() {
+            let primary = request.clone().with_backends(wgpu::Backends::PRIMARY);
+            adapters = matching_adapters(&primary)?;
+        }
+        if adapters.is_empty() {
+            adapters = matching_adapters(request)?;
+        }
         let adapter = adapters
             .into_iter()
             .next()
@@ -251,7 +276,9 @@ impl GpuContext {
     /// is more than this device allows.
     pub fn check_storage_buffer(&self, what: &str, bytes: u64) -> Result<()> {
         let limits = self.limits();
-        let limit = (limits.max_storage_buffer_binding_size as u64).min(limits.max_buffer_size);
+        let limit = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
         if bytes > limit {
             return Err(EngineError::LimitExceeded {
                 adapter: self.adapter.name.clone(),

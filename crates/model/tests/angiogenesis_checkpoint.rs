@@ -5,19 +5,12 @@ use petri_engine::testing::test_context;
 use petri_model::angiogenesis::checkpoint::Checkpoint;
 use petri_model::angiogenesis::params::InitialTips;
 use petri_model::angiogenesis::state::Counter;
-use petri_model::angiogenesis::{AngioConfig, AngioSim, AngioState, AngioUniforms, SimOptions};
+use petri_model::angiogenesis::{AngioSim, AngioState, AngioUniforms, SimOptions};
 use petri_model::ModelError;
 use std::path::{Path, PathBuf};
 
-fn config(grid: u32) -> AngioConfig {
-    let mut cfg = AngioConfig {
-        grid: [grid; 3],
-        ..AngioConfig::default()
-    };
-    cfg.tips.max_tips = 256;
-    cfg.tips.max_segments = 1 << 16;
-    cfg
-}
+mod common;
+use common::config;
 
 /// A fresh, empty directory for one test under cargo's scratch space.
 fn scratch(name: &str) -> PathBuf {

@@ -9,15 +9,8 @@ use petri_model::angiogenesis::{
 };
 use petri_model::ModelError;
 
-fn config(grid: u32) -> AngioConfig {
-    let mut cfg = AngioConfig {
-        grid: [grid; 3],
-        ..AngioConfig::default()
-    };
-    cfg.tips.max_tips = 256;
-    cfg.tips.max_segments = 1 << 16;
-    cfg
-}
+mod common;
+use common::config;
 
 fn run_gpu(
     ctx: &GpuContext,
@@ -98,39 +91,27 @@ fn compare_with_cpu(tip_ys: &[u32], max_tips: u32, steps: u64) {
 fn pure_random_walk_has_msd_6dt() {
     let ctx = test_context();
     let mut cfg = config(41);
-    (cfg.chi0, cfg.rho, cfg.eta, cfg.beta, cfg.gamma) = (0.0, 0.0, 0.0, 0.0, 0.0);
-    cfg.tips.branching = false;
-    cfg.tips.anastomosis = false;
-    cfg.tips.max_tips = 4096;
-    cfg.tips.max_segments = 1 << 18;
-    let u0 = AngioUniforms::new(&cfg, 0.0);
-    let mut s = AngioState::uniform(&u0, 0.0, 0.0, 0.5);
-    let centre = u0.index(20, 20, 20) as u32;
-    for _ in 0..4096 {
-        s.add_tip(centre);
-    }
+    let (u0, s, centre) = common::walkers(&mut cfg);
+    (cfg.chi0, cfg.rho) = (0.0, 0.0);
     let k = cfg.time_step(0.0).unwrap();
     let steps = 40;
     let out = run_gpu(&ctx, &cfg, k, &s, steps, &SimOptions::default());
     let h = cfg.h();
+    let c = centre as f64;
     let d2: Vec<f64> = out
         .tips
         .iter()
         .map(|t| {
-            let [x, y, z] = u0.coords(t.site);
-            let (dx, dy, dz) = (x as f64 - 20.0, y as f64 - 20.0, z as f64 - 20.0);
-            (dx * dx + dy * dy + dz * dz) * h * h
+            let [x, y, z] = u0.coords(t.site).map(|v| v as f64 - c);
+            (x * x + y * y + z * z) * h * h
         })
         .collect();
-    let n = d2.len() as f64;
-    let mean = d2.iter().sum::<f64>() / n;
-    let sd = (d2.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    let (mean, se) = common::mean_and_se(&d2);
     let expected = 6.0 * cfg.d * k * steps as f64;
     // 4 standard errors: fails by chance with probability < 1e-4 (fixed seed: deterministic).
     assert!(
-        (mean - expected).abs() < 4.0 * sd / n.sqrt(),
-        "MSD {mean:e}, 6Dt {expected:e}, se {:e}",
-        sd / n.sqrt()
+        (mean - expected).abs() < 4.0 * se,
+        "MSD {mean:e}, 6Dt {expected:e}, se {se:e}"
     );
 }
 
@@ -139,22 +120,13 @@ fn pure_random_walk_has_msd_6dt() {
 fn drift_in_uniform_gradient_is_chi0_dcdx() {
     let ctx = test_context();
     let mut cfg = config(41);
-    (cfg.alpha, cfg.rho, cfg.eta, cfg.beta, cfg.gamma) = (0.0, 0.0, 0.0, 0.0, 0.0);
-    cfg.tips.branching = false;
-    cfg.tips.anastomosis = false;
-    cfg.tips.max_tips = 4096;
-    cfg.tips.max_segments = 1 << 18;
-    let u0 = AngioUniforms::new(&cfg, 0.0);
+    let (u0, mut s, centre) = common::walkers(&mut cfg);
+    (cfg.alpha, cfg.rho) = (0.0, 0.0);
     let h = cfg.h();
-    let mut s = AngioState::uniform(&u0, 0.0, 0.0, 0.0);
     // g such that the taxis part of each move probability is half the diffusive part (no clipping).
     let g = 0.5 * 4.0 * cfg.d / (cfg.chi0 * 2.0 * h);
     for i in 0..u0.ncells {
         s.c[i as usize] = (g * u0.coords(i)[0] as f64 * h) as f32;
-    }
-    let centre = u0.index(20, 20, 20) as u32;
-    for _ in 0..4096 {
-        s.add_tip(centre);
     }
     let k = cfg.time_step(s.max_taxis_speed_sq(&cfg, &u0)).unwrap();
     let steps = 40;
@@ -162,15 +134,13 @@ fn drift_in_uniform_gradient_is_chi0_dcdx() {
     let dx: Vec<f64> = out
         .tips
         .iter()
-        .map(|t| (u0.coords(t.site)[0] as f64 - 20.0) * h)
+        .map(|t| (u0.coords(t.site)[0] as f64 - centre as f64) * h)
         .collect();
-    let n = dx.len() as f64;
-    let mean = dx.iter().sum::<f64>() / n;
-    let sd = (dx.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    let (mean, se) = common::mean_and_se(&dx);
     let expected = cfg.chi0 * g * k * steps as f64;
-    assert!(expected > 8.0 * sd / n.sqrt(), "drift must be resolvable");
+    assert!(expected > 8.0 * se, "drift must be resolvable");
     assert!(
-        (mean - expected).abs() < 4.0 * sd / n.sqrt(),
+        (mean - expected).abs() < 4.0 * se,
         "drift {mean:e}, expected {expected:e}"
     );
 }

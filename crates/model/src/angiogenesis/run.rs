@@ -91,14 +91,14 @@ pub fn run_sim(
             last = o.clone();
             Ok(())
         })?;
-        if sim.step() % snapshot_every == 0 && sim.step() < end {
+        if sim.step().is_multiple_of(snapshot_every) && sim.step() < end {
             let t = Instant::now();
             let path = fields_file(dir, sim.step());
             write_fields(&path, &cfg, &sim.read_state(ctx)?)?;
             outputs.push(file_name(&path));
             output_s += t.elapsed().as_secs_f64();
         }
-        if sim.step() % checkpoint_every == 0 && sim.step() < end {
+        if sim.step().is_multiple_of(checkpoint_every) && sim.step() < end {
             let t = Instant::now();
             Checkpoint::from_sim(ctx, sim)?.save(&checkpoint_path)?;
             output_s += t.elapsed().as_secs_f64();

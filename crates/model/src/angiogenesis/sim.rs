@@ -90,7 +90,7 @@ impl Observables {
         let c = |slot: Counter| {
             bytemuck::pod_read_unaligned::<u32>(&b[16 + 4 * slot as usize..20 + 4 * slot as usize])
         };
-        Self::new(step, k, h, [f(0), f(1), f(2)], |s| c(s))
+        Self::new(step, k, h, [f(0), f(1), f(2)], c)
     }
 
     /// Observables of a CPU-side state (reference runs, resumed checkpoints).
@@ -175,7 +175,11 @@ impl AngioSim {
                 buffers::storage_zeroed(ctx, name, cells * 4)?,
             );
             // The state lives in the half that is current at `state.step`.
-            Ok(if state.step % 2 == 0 { [a, b] } else { [b, a] })
+            Ok(if state.step.is_multiple_of(2) {
+                [a, b]
+            } else {
+                [b, a]
+            })
         };
         let mut plan = StepPlan::new(ctx, cfg.seed, options.max_steps_per_batch);
         plan.step = state.step;
