@@ -94,7 +94,7 @@ pub fn bench_size(
     let wall = Instant::now();
     if timestamps {
         let mut profiler = Profiler::new(ctx, 4096 / 2);
-        let per_batch = (profiler.room() / passes).min(sim_batch(&opts.sim)).max(1);
+        let per_batch = (profiler.room() / passes).min(opts.sim.max_steps_per_batch).max(1);
         let mut left = opts.steps;
         while left > 0 {
             let n = left.min(per_batch);
@@ -160,10 +160,6 @@ fn warm_up(ctx: &GpuContext, mut work: impl FnMut(&GpuContext)) -> Result<()> {
         ctx.wait()?;
     }
     Ok(())
-}
-
-fn sim_batch(o: &SimOptions) -> u32 {
-    o.max_steps_per_batch
 }
 
 /// Milliseconds per field update of the multithreaded CPU reference, on the given state.
