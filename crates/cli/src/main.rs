@@ -349,7 +349,9 @@ fn adapters(backend: Option<String>) -> Result<()> {
             a.max_compute_invocations_per_workgroup
         );
         println!(
-            "    timestamps {}, subgroups {}, f64 {}, f16 {}",
+            "    compute shaders {} ({}), timestamps {}, subgroups {}, f64 {}, f16 {}",
+            yes(a.compute_shaders),
+            a.shading_language,
             yes(a.timestamp_query),
             yes(a.subgroups),
             yes(a.shader_f64),

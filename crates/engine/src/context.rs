@@ -9,24 +9,42 @@ use crate::error::{EngineError, Result};
 use serde::Serialize;
 
 /// What the user asked for. Empty fields mean "no preference".
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct DeviceRequest {
     /// One of vulkan, metal, dx12, gl, all.
     pub backend: Option<String>,
     /// Case-insensitive substring of the adapter name (e.g. "H200", "llvmpipe").
     pub adapter: Option<String>,
-    /// Internal: a backend set that overrides `backend`.
-    only: Option<wgpu::Backends>,
+    /// Ask for timestamp queries when the adapter has them (default). False runs as on an
+    /// adapter without them: profiling falls back to wall clock. `PETRI_TIMESTAMPS=0`.
+    pub timestamps: bool,
+    /// Open the device with WebGPU's downlevel limits (a GLES 3.1 class device: 4 storage
+    /// buffers per stage, 128 MiB bindings) instead of the adapter's own. `PETRI_DOWNLEVEL=1`.
+    pub downlevel: bool,
+}
+
+impl Default for DeviceRequest {
+    fn default() -> Self {
+        Self {
+            backend: None,
+            adapter: None,
+            timestamps: true,
+            downlevel: false,
+        }
+    }
 }
 
 impl DeviceRequest {
     /// The request from `PETRI_BACKEND` and `PETRI_ADAPTER`.
     pub fn from_env() -> Self {
         let get = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+        let off = |k: &str| get(k).is_some_and(|v| v == "0" || v.eq_ignore_ascii_case("false"));
+        let on = |k: &str| get(k).is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true"));
         Self {
             backend: get("PETRI_BACKEND"),
             adapter: get("PETRI_ADAPTER"),
-            only: None,
+            timestamps: !off("PETRI_TIMESTAMPS"),
+            downlevel: on("PETRI_DOWNLEVEL"),
         }
     }
 
@@ -42,15 +60,7 @@ impl DeviceRequest {
     }
 
     fn backends(&self) -> Result<wgpu::Backends> {
-        if let Some(b) = self.only {
-            return Ok(b);
-        }
         parse_backends(self.backend.as_deref())
-    }
-
-    fn with_backends(mut self, backends: wgpu::Backends) -> Self {
-        self.only = Some(backends);
-        self
     }
 
     fn describe(&self) -> String {
@@ -104,10 +114,19 @@ pub struct AdapterSummary {
     pub subgroups: bool,
     pub shader_f64: bool,
     pub shader_f16: bool,
+    /// Compute shaders (missing on GL contexts older than 4.3 / GLES 3.1).
+    pub compute_shaders: bool,
+    /// Shading language / API version as the driver reports it (GL backend), else empty.
+    pub shading_language: String,
 }
 
 impl AdapterSummary {
-    fn new(info: &wgpu::AdapterInfo, limits: &wgpu::Limits, features: wgpu::Features) -> Self {
+    fn new(
+        info: &wgpu::AdapterInfo,
+        limits: &wgpu::Limits,
+        features: wgpu::Features,
+        downlevel: &wgpu::DownlevelCapabilities,
+    ) -> Self {
         Self {
             name: info.name.clone(),
             backend: format!("{:?}", info.backend),
@@ -126,6 +145,10 @@ impl AdapterSummary {
             subgroups: features.contains(wgpu::Features::SUBGROUP),
             shader_f64: features.contains(wgpu::Features::SHADER_F64),
             shader_f16: features.contains(wgpu::Features::SHADER_F16),
+            compute_shaders: downlevel
+                .flags
+                .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS),
+            shading_language: format!("{:?}", downlevel.shader_model),
         }
     }
 
@@ -163,18 +186,25 @@ fn backend_rank(b: wgpu::Backend) -> u8 {
     }
 }
 
-/// Adapters that match the request, best first.
-fn matching_adapters(request: &DeviceRequest) -> Result<Vec<wgpu::Adapter>> {
-    let backends = request.backends()?;
+/// Adapters of `backends` that match the request's name filter, best first.
+fn matching_adapters(
+    request: &DeviceRequest,
+    backends: wgpu::Backends,
+) -> Result<Vec<wgpu::Adapter>> {
     let instance = new_instance(backends);
     let mut adapters = pollster::block_on(instance.enumerate_adapters(backends));
     if let Some(name) = &request.adapter {
         let name = name.to_lowercase();
         adapters.retain(|a| a.get_info().name.to_lowercase().contains(&name));
     }
+    // Adapters that can run compute shaders first, then hardware before software, then backend.
     adapters.sort_by_key(|a| {
         let i = a.get_info();
-        (type_rank(i.device_type), backend_rank(i.backend))
+        let compute = a
+            .get_downlevel_capabilities()
+            .flags
+            .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS);
+        (!compute, type_rank(i.device_type), backend_rank(i.backend))
     });
     Ok(adapters)
 }
@@ -185,9 +215,16 @@ pub fn list_adapters(backend: Option<&str>) -> Result<Vec<AdapterSummary>> {
         backend: backend.map(str::to_string),
         ..Default::default()
     };
-    Ok(matching_adapters(&request)?
+    Ok(matching_adapters(&request, request.backends()?)?
         .iter()
-        .map(|a| AdapterSummary::new(&a.get_info(), &a.limits(), a.features()))
+        .map(|a| {
+            AdapterSummary::new(
+                &a.get_info(),
+                &a.limits(),
+                a.features(),
+                &a.get_downlevel_capabilities(),
+            )
+        })
         .collect())
 }
 
@@ -206,11 +243,10 @@ impl GpuContext {
         // they have nothing: probing GL through EGL is slow and noisy on headless Linux.
         let mut adapters = Vec::new();
         if request.backend.is_none() {
-            let primary = request.clone().with_backends(wgpu::Backends::PRIMARY);
-            adapters = matching_adapters(&primary)?;
+            adapters = matching_adapters(request, wgpu::Backends::PRIMARY)?;
         }
         if adapters.is_empty() {
-            adapters = matching_adapters(request)?;
+            adapters = matching_adapters(request, request.backends()?)?;
         }
         let adapter = adapters
             .into_iter()
@@ -219,9 +255,31 @@ impl GpuContext {
                 filter: request.describe(),
             })?;
         let info = adapter.get_info();
-        let wanted = wgpu::Features::TIMESTAMP_QUERY;
+        let downlevel = adapter.get_downlevel_capabilities();
+        if !downlevel
+            .flags
+            .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
+        {
+            return Err(EngineError::NoCompute {
+                adapter: info.name.clone(),
+                backend: format!("{:?}", info.backend),
+                detail: format!(
+                    "driver {} {}, shader model {:?}",
+                    info.driver, info.driver_info, downlevel.shader_model
+                ),
+            });
+        }
+        let wanted = if request.timestamps {
+            wgpu::Features::TIMESTAMP_QUERY
+        } else {
+            wgpu::Features::empty()
+        };
         let features = adapter.features() & wanted;
-        let limits = adapter.limits();
+        let limits = if request.downlevel {
+            wgpu::Limits::downlevel_defaults()
+        } else {
+            adapter.limits()
+        };
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("petri"),
             required_features: features,
@@ -232,9 +290,19 @@ impl GpuContext {
         }))
         .map_err(|source| EngineError::RequestDevice {
             adapter: info.name.clone(),
+            // Seen on NVIDIA through EGL: wgpu 30 asks for a desktop OpenGL 3.3 context, which
+            // has no compute shaders, and device creation fails (docs/PORTABILITY.md).
+            hint: if info.backend == wgpu::Backend::Gl {
+                format!(
+                    ". The GL context is {:?}; compute needs OpenGL 4.3 or GLES 3.1: use --backend vulkan",
+                    info.driver_info.trim()
+                )
+            } else {
+                String::new()
+            },
             source,
         })?;
-        let summary = AdapterSummary::new(&info, &limits, features);
+        let summary = AdapterSummary::new(&info, &limits, features, &downlevel);
         log::info!(
             "adapter: {} ({}, {}, driver {} {})",
             summary.name,
@@ -253,7 +321,9 @@ impl GpuContext {
     /// Wraps a device and queue that the embedding program created itself. Petri uses whatever
     /// features and limits that device was opened with.
     pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, info: &wgpu::AdapterInfo) -> Self {
-        let summary = AdapterSummary::new(info, &device.limits(), device.features());
+        // An embedding program's device: it chose it, so its compute support is taken as given.
+        let downlevel = wgpu::DownlevelCapabilities::default();
+        let summary = AdapterSummary::new(info, &device.limits(), device.features(), &downlevel);
         Self {
             device,
             queue,
@@ -285,6 +355,22 @@ impl GpuContext {
                 what: format!("a storage buffer of {bytes} bytes for {what} (max_storage_buffer_binding_size)"),
                 asked: bytes,
                 limit,
+            });
+        }
+        Ok(())
+    }
+
+    /// Fails when a pass binds more storage buffers than the device allows per shader stage.
+    pub fn check_storage_buffers_per_stage(&self, what: &str, count: u32) -> Result<()> {
+        let limit = self.limits().max_storage_buffers_per_shader_stage;
+        if count > limit {
+            return Err(EngineError::LimitExceeded {
+                adapter: self.adapter.name.clone(),
+                what: format!(
+                    "{count} storage buffers in {what} (max_storage_buffers_per_shader_stage)"
+                ),
+                asked: count as u64,
+                limit: limit as u64,
             });
         }
         Ok(())

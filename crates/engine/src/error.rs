@@ -17,9 +17,19 @@ pub enum EngineError {
         asked: u64,
         limit: u64,
     },
-    #[error("requesting a device from {adapter:?} failed: {source}")]
+    #[error(
+        "the adapter {adapter:?} ({backend}) cannot run compute shaders ({detail}); Petri needs them: \
+         choose another adapter or backend (`petri adapters` lists them; e.g. --backend vulkan)"
+    )]
+    NoCompute {
+        adapter: String,
+        backend: String,
+        detail: String,
+    },
+    #[error("requesting a device from {adapter:?} failed: {source}{hint}")]
     RequestDevice {
         adapter: String,
+        hint: String,
         #[source]
         source: wgpu::RequestDeviceError,
     },

@@ -178,6 +178,11 @@ impl StepPlan {
     /// Appends a pass to the step. Passes run in the order they were added.
     pub fn add_pass(&mut self, ctx: &GpuContext, desc: PassDesc) -> Result<()> {
         let accesses: Vec<Access> = desc.bindings.iter().map(|b| b.access).collect();
+        let storage = accesses
+            .iter()
+            .filter(|a| matches!(a, Access::ReadOnly | Access::ReadWrite))
+            .count() as u32;
+        ctx.check_storage_buffers_per_stage(&format!("pass {}", desc.label), storage)?;
         let layout = kernel::bind_group_layout(ctx, desc.label, &accesses);
         let pipeline = kernel::compute_pipeline(
             ctx,

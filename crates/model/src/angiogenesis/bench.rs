@@ -94,7 +94,9 @@ pub fn bench_size(
     let wall = Instant::now();
     if timestamps {
         let mut profiler = Profiler::new(ctx, 4096 / 2);
-        let per_batch = (profiler.room() / passes).min(opts.sim.max_steps_per_batch).max(1);
+        let per_batch = (profiler.room() / passes)
+            .min(opts.sim.max_steps_per_batch)
+            .max(1);
         let mut left = opts.steps;
         while left > 0 {
             let n = left.min(per_batch);
