@@ -100,8 +100,3 @@ pub fn compute_pipeline(
             cache: None,
         }))
 }
-
-/// Workgroups needed to cover `n` items with `size` items per workgroup.
-pub fn groups(n: u32, size: u32) -> u32 {
-    n.div_ceil(size)
-}
