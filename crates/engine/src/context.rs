@@ -376,6 +376,49 @@ impl GpuContext {
         Ok(())
     }
 
+    /// Fails when a workgroup size exceeds the device's per-axis or total invocation limits.
+    pub fn check_workgroup_size(&self, what: &str, size: [u32; 3]) -> Result<()> {
+        let l = self.limits();
+        let axes = [
+            (
+                size[0],
+                l.max_compute_workgroup_size_x,
+                "max_compute_workgroup_size_x",
+            ),
+            (
+                size[1],
+                l.max_compute_workgroup_size_y,
+                "max_compute_workgroup_size_y",
+            ),
+            (
+                size[2],
+                l.max_compute_workgroup_size_z,
+                "max_compute_workgroup_size_z",
+            ),
+        ];
+        for (n, limit, name) in axes {
+            if n == 0 || n > limit {
+                return Err(EngineError::LimitExceeded {
+                    adapter: self.adapter.name.clone(),
+                    what: format!("workgroup size {size:?} for {what} ({name}; each axis must be 1..={limit})"),
+                    asked: n as u64,
+                    limit: limit as u64,
+                });
+            }
+        }
+        let total = size.iter().map(|&n| n as u64).product::<u64>();
+        let limit = l.max_compute_invocations_per_workgroup as u64;
+        if total > limit {
+            return Err(EngineError::LimitExceeded {
+                adapter: self.adapter.name.clone(),
+                what: format!("workgroup size {size:?} = {total} invocations for {what} (max_compute_invocations_per_workgroup)"),
+                asked: total,
+                limit,
+            });
+        }
+        Ok(())
+    }
+
     /// Fails when `count` workgroups along one dimension exceed the device limit.
     pub fn check_workgroups(&self, what: &str, count: u32) -> Result<()> {
         let limit = self.limits().max_compute_workgroups_per_dimension;

@@ -215,7 +215,9 @@ pub fn bench_reference_stencil(
 ) -> Result<ReferenceRow> {
     use petri_engine::buffers;
     use petri_scheduler::{Binding, PassDesc, StepPlan};
+    ctx.check_workgroup_size("the reference stencil (--workgroup)", workgroup)?;
     let cells = grid.iter().map(|&n| n as u64).product::<u64>();
+    ctx.check_storage_buffer("the reference stencil field", cells * 4)?;
     let mut plan = StepPlan::new(ctx, 0, 256);
     plan.add_pair(
         "u",

@@ -167,6 +167,7 @@ impl AngioSim {
     ) -> Result<Self> {
         cfg.validate()?;
         check_limits(ctx, cfg)?;
+        ctx.check_workgroup_size("the field update (--workgroup)", options.workgroup)?;
         let u = AngioUniforms::new(cfg, k);
         let cells = u.ncells as u64;
         let field_pair = |name: &str, data: &[f32]| -> Result<[wgpu::Buffer; 2]> {

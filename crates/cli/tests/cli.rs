@@ -1,0 +1,155 @@
+//! The `petri` binary as a user meets it: listing adapters, a short run with outputs and a
+//! checkpoint, resuming it, and bad input refused with a clear message (exit code 1, no panic).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn petri(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_petri"))
+        .args(args)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .output()
+        .expect("run petri")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli_{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn write_config(dir: &Path, body: &str) -> String {
+    let path = dir.join("cfg.json");
+    std::fs::write(&path, body).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn adapters_are_listed() {
+    let o = petri(&["adapters"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.starts_with("[0] ") && out.contains("max storage binding"),
+        "{out}"
+    );
+}
+
+#[test]
+fn short_run_writes_outputs_and_resumes() {
+    let dir = scratch("run");
+    let cfg = write_config(
+        &dir,
+        r#"{"model": "angiogenesis", "grid": [16, 16, 16], "steps": 40, "observe_every": 10,
+            "tips": {"max_tips": 256, "max_segments": 65536}}"#,
+    );
+    let out = dir.join("a").display().to_string();
+    let o = petri(&[
+        "run",
+        &cfg,
+        "--steps",
+        "20",
+        "--out",
+        &out,
+        "--checkpoint-every",
+        "20",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("step 20:"),
+        "{}",
+        text(&o)
+    );
+    for f in [
+        "manifest.json",
+        "observables.csv",
+        "fields_0000020.vti",
+        "vessels.vtp",
+        "vessels.png",
+        "checkpoint.petri",
+    ] {
+        assert!(dir.join("a").join(f).exists(), "missing {f}");
+    }
+    let ck = dir.join("a/checkpoint.petri").display().to_string();
+    let out2 = dir.join("b").display().to_string();
+    let o = petri(&["run", "--resume", &ck, "--steps", "20", "--out", &out2]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("step 40:"),
+        "{}",
+        text(&o)
+    );
+}
+
+fn assert_refused(o: &Output, needles: &[&str]) {
+    let t = text(o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(!t.contains("panicked"), "{t}");
+    for n in needles {
+        assert!(t.contains(n), "expected {n:?} in: {t}");
+    }
+}
+
+#[test]
+fn bad_input_is_refused_with_the_field_named() {
+    let dir = scratch("bad");
+    let cfg = write_config(&dir, r#"{"model": "angiogenesis", "chi0": -0.4}"#);
+    assert_refused(
+        &petri(&["run", &cfg, "--out", &dir.display().to_string()]),
+        &["chi0", "-0.4", ">= 0"],
+    );
+    let cfg = write_config(&dir, r#"{"model": "angiogenesis", "colour": "red"}"#);
+    assert_refused(&petri(&["run", &cfg]), &["unknown field", "colour"]);
+    let cfg = write_config(
+        &dir,
+        r#"{"model": "angiogenesis", "grid": [16, 16, 16], "dt": 10.0}"#,
+    );
+    assert_refused(&petri(&["run", &cfg]), &["dt", "at most"]);
+    let cfg = write_config(&dir, r#"{"model": "gliding"}"#);
+    assert_refused(&petri(&["run", &cfg]), &["gliding", "models: angiogenesis"]);
+    assert_refused(
+        &petri(&["run", "no/such/file.json"]),
+        &["no/such/file.json"],
+    );
+    assert_refused(
+        &petri(&["run", "assets/angiogenesis.json", "--backend", "glide"]),
+        &["glide", "vulkan"],
+    );
+    assert_refused(
+        &petri(&[
+            "run",
+            "assets/angiogenesis.json",
+            "--adapter",
+            "no-such-gpu",
+        ]),
+        &["no GPU adapter", "no-such-gpu"],
+    );
+    assert_refused(
+        &petri(&["bench", "angiogenesis", "--sizes", "12q"]),
+        &["12q"],
+    );
+}
+
+#[test]
+fn workgroup_beyond_the_device_is_refused() {
+    assert_refused(
+        &petri(&[
+            "run",
+            "assets/angiogenesis.json",
+            "--steps",
+            "1",
+            "--workgroup",
+            "1024,2,1",
+        ]),
+        &["max_compute_invocations_per_workgroup", "2048"],
+    );
+}
