@@ -50,17 +50,6 @@ fn neighbour(i: u32, d: u32) -> u32 {
     }
 }
 
-// Field value at the neighbour in direction d, the site's own value outside the grid (no-flux).
-fn c_at(i: u32, d: u32) -> f32 {
-    let j = neighbour(i, d);
-    return c_in[select(j, i, j == FREE)];
-}
-
-fn f_at(i: u32, d: u32) -> f32 {
-    let j = neighbour(i, d);
-    return f_in[select(j, i, j == FREE)];
-}
-
 @compute @workgroup_size(WG)
 fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
@@ -106,15 +95,15 @@ fn move_tip(t: u32) -> u32 {
     }
     var wish = 0u;
     let s = tip.site;
-    let st = Stencil(
-        c_in[s], c_at(s, 1u), c_at(s, 2u), c_at(s, 3u), c_at(s, 4u), c_at(s, 5u), c_at(s, 6u),
-        f_in[s], f_at(s, 1u), f_at(s, 2u), f_at(s, 3u), f_at(s, 4u), f_at(s, 5u), f_at(s, 6u),
-    );
-    // Clipped weights, none through the walls; the draw renormalises over their sum.
+    // c and f stencils (neighbours outside the grid replaced by the site: no-flux) and the
+    // clipped weights, none through the walls; the draw renormalises over their sum.
     let q = site_coords(p, s);
-    let lo = vec3<bool>(q.x > 0u, q.y > 0u, q.z > 0u);
-    let hi = vec3<bool>(q.x + 1u < p.nx, q.y + 1u < p.ny, q.z + 1u < p.nz);
-    let w = clip_moves(p, coefficients(p, st), lo, hi);
+    let nb = neighbours(p, q.x, q.y, q.z);
+    let st = Stencil(
+        c_in[s], c_in[nb.xm], c_in[nb.xp], c_in[nb.ym], c_in[nb.yp], c_in[nb.zm], c_in[nb.zp],
+        f_in[s], f_in[nb.xm], f_in[nb.xp], f_in[nb.ym], f_in[nb.yp], f_in[nb.zm], f_in[nb.zp],
+    );
+    let w = clip_moves(p, coefficients(p, st), nb.lo, nb.hi);
     let total = weight_sum(w);
     let prob = array<f32, 7>(w.w0, w.wxm, w.wxp, w.wym, w.wyp, w.wzm, w.wzp);
     let rnd = rng_u32x4(step_seed(), step_info.step, t, 1u);

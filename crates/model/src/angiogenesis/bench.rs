@@ -117,18 +117,21 @@ pub fn bench_size(
     } else {
         (wall_s, wall_s)
     };
-    let state = sim.read_state(ctx)?;
-    let obs = super::sim::Observables::of_state(&state, sim.k, sim.h());
+    let obs = sim.observe(ctx)?;
     let cells = cfg.cells() as u64;
     let per_s = cells as f64 * steps / fields_s;
-    let (cpu_ms, cpu_threads) = if cfg.cells() <= opts.cpu_max_cells && opts.cpu_steps > 0 {
-        (
-            Some(cpu_field_ms(&cfg, sim.k, &state, opts.cpu_steps)),
-            rayon::current_num_threads(),
-        )
+    // The CPU reference times the same state; read it back only when it runs.
+    let cpu_ms = if cfg.cells() <= opts.cpu_max_cells && opts.cpu_steps > 0 {
+        Some(cpu_field_ms(
+            &cfg,
+            sim.k,
+            &sim.read_state(ctx)?,
+            opts.cpu_steps,
+        ))
     } else {
-        (None, rayon::current_num_threads())
+        None
     };
+    let cpu_threads = rayon::current_num_threads();
     let fields_ms = fields_s * 1e3 / steps;
     Ok(BenchRow {
         grid,

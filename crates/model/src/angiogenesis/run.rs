@@ -68,8 +68,7 @@ pub fn run_sim(
     let end = first_step + steps;
     let mut outputs = vec!["observables.csv".to_string()];
     let mut csv = ObservablesCsv::create(&dir.join("observables.csv"))?;
-    let initial = sim.read_state(ctx)?;
-    let mut last = Observables::of_state(&initial, sim.k, sim.h());
+    let mut last = sim.observe(ctx)?;
     csv.write(&last)?;
     let t0 = Instant::now();
     let mut output_s = 0.0;

@@ -93,14 +93,6 @@ impl Observables {
         Self::new(step, k, h, [f(0), f(1), f(2)], c)
     }
 
-    /// Observables of a CPU-side state (reference runs, resumed checkpoints).
-    pub fn of_state(s: &AngioState, k: f64, h: f64) -> Self {
-        let sum = |v: &[f32]| petri_scheduler::cpu_reduce(ReduceOp::Sum, v);
-        Self::new(s.step, k, h, [sum(&s.n), sum(&s.f), sum(&s.c)], |c| {
-            s.counter(c)
-        })
-    }
-
     fn new(step: u64, k: f64, h: f64, totals: [f32; 3], c: impl Fn(Counter) -> u32) -> Self {
         let sprouts = c(Counter::Tips);
         Self {
@@ -226,13 +218,9 @@ impl AngioSim {
         );
 
         if cfg.tips.enabled {
-            let tip_pass = |label, bindings, workgroups| PassDesc {
+            let tip_pass = |label, shader, bindings, workgroups| PassDesc {
                 label,
-                shader: match label {
-                    "tips_move" => "angiogenesis/tips_move.wgsl",
-                    "tips_scan" => "angiogenesis/tips_scan.wgsl",
-                    _ => "angiogenesis/tips_spawn.wgsl",
-                },
+                shader,
                 entry: "main",
                 bindings,
                 workgroups: [workgroups, 1, 1],
@@ -243,6 +231,7 @@ impl AngioSim {
                 ctx,
                 tip_pass(
                     "tips_move",
+                    "angiogenesis/tips_move.wgsl",
                     vec![
                         Binding::uniform("params"),
                         Binding::current("c"),
@@ -260,6 +249,7 @@ impl AngioSim {
                 ctx,
                 tip_pass(
                     "tips_scan",
+                    "angiogenesis/tips_scan.wgsl",
                     vec![
                         Binding::uniform("params"),
                         Binding::read_write("branch"),
@@ -272,6 +262,7 @@ impl AngioSim {
                 ctx,
                 tip_pass(
                     "tips_spawn",
+                    "angiogenesis/tips_spawn.wgsl",
                     vec![
                         Binding::uniform("params"),
                         Binding::read_write("tips"),
@@ -392,6 +383,19 @@ impl AngioSim {
         Ok(self.decode(ready))
     }
 
+    /// The observables of the current state, read back now through the same GPU reductions as
+    /// during a run (no full-state readback). Waits for the GPU; observations still in flight are
+    /// waited for and dropped, so call it between runs.
+    pub fn observe(&mut self, ctx: &GpuContext) -> Result<Observables> {
+        let mut all = self.advance_observed(ctx, 0)?;
+        all.extend(self.finish(ctx)?);
+        all.pop().ok_or_else(|| {
+            ModelError::Engine(petri_engine::EngineError::Readback(
+                "no observables arrived".into(),
+            ))
+        })
+    }
+
     /// Waits for all queued observables.
     pub fn finish(&mut self, ctx: &GpuContext) -> Result<Vec<Observables>> {
         let ready = self.ring.finish(ctx)?;
@@ -450,8 +454,6 @@ pub fn check_limits(ctx: &GpuContext, cfg: &AngioConfig) -> Result<()> {
         "the vessel segments (tips.max_segments)",
         cfg.tips.max_segments as u64 * 16,
     )?;
-    let groups = (cfg.grid[1].div_ceil(1)).max(cfg.grid[2]);
-    ctx.check_workgroups("the field update", groups)?;
     Ok(())
 }
 
