@@ -4,5 +4,6 @@
 
 pub mod angiogenesis;
 pub mod error;
+pub mod network;
 
 pub use error::ModelError;
