@@ -10,6 +10,8 @@ use petri_model::angiogenesis::{
 };
 use std::path::PathBuf;
 
+mod rdme;
+
 #[derive(Parser)]
 #[command(
     name = "petri",
@@ -22,17 +24,17 @@ struct Cli {
 }
 
 #[derive(Args, Clone)]
-struct GpuArgs {
+pub(crate) struct GpuArgs {
     /// Backend: vulkan, metal, dx12, gl or all [env: PETRI_BACKEND]
     #[arg(long)]
-    backend: Option<String>,
+    pub(crate) backend: Option<String>,
     /// Use the adapter whose name contains this text, e.g. "H200" or "llvmpipe" [env: PETRI_ADAPTER]
     #[arg(long)]
-    adapter: Option<String>,
+    pub(crate) adapter: Option<String>,
 }
 
 impl GpuArgs {
-    fn context(&self) -> Result<GpuContext> {
+    pub(crate) fn context(&self) -> Result<GpuContext> {
         let request =
             DeviceRequest::from_env().with_overrides(self.backend.clone(), self.adapter.clone());
         let ctx = GpuContext::new(&request)?;
@@ -59,7 +61,7 @@ enum Command {
 
 #[derive(Args)]
 struct RunArgs {
-    /// Model config, e.g. assets/angiogenesis.json
+    /// Model config, e.g. assets/angiogenesis.json or assets/min-system.json
     #[arg(required_unless_present = "resume")]
     config: Option<PathBuf>,
     /// Steps to run (default: the config's "steps")
@@ -71,9 +73,14 @@ struct RunArgs {
     /// Write a checkpoint (OUT/checkpoint.petri) every N steps and at the end, to resume from
     #[arg(long, value_name = "N")]
     checkpoint_every: Option<u64>,
-    /// Continue from a checkpoint written by --checkpoint (the config file is then not read)
-    #[arg(long, conflicts_with = "config")]
+    /// Continue from a checkpoint written by --checkpoint-every. angiogenesis: give no config
+    /// (the checkpoint holds it); rdme: give the run's config too (the checkpoint holds a hash)
+    #[arg(long)]
     resume: Option<PathBuf>,
+    /// rdme: devices to split the lattice over along z (adapters in turn, several per adapter
+    /// when there are fewer)
+    #[arg(long, default_value_t = 1)]
+    devices: usize,
     /// Workgroup size of the field update, e.g. 64,4,1 (results do not depend on it)
     #[arg(long, value_parser = parse_triple)]
     workgroup: Option<[u32; 3]>,
@@ -82,38 +89,49 @@ struct RunArgs {
 }
 
 #[derive(Args)]
-struct BenchArgs {
-    /// Model to benchmark (angiogenesis)
-    model: String,
-    /// Grid sizes: N for N^3, or NXxNYxNZ
-    #[arg(long, value_delimiter = ',', default_values_t = ["128".to_string(), "256".into(), "400x400x140".into(), "512".into()])]
-    sizes: Vec<String>,
+pub(crate) struct BenchArgs {
+    /// Model to benchmark: angiogenesis or rdme
+    pub(crate) model: String,
+    /// Grid sizes: N for N^3, or NXxNYxNZ [default: angiogenesis 128,256,400x400x140,512;
+    /// rdme 64,128,256,256x256x1024]
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) sizes: Vec<String>,
+    /// rdme: devices for the multi-device comparison (adapters in turn, several per adapter
+    /// when there are fewer)
+    #[arg(long, default_value_t = 1)]
+    pub(crate) devices: usize,
+    /// rdme: lattice of the multi-device comparison
+    #[arg(long, default_value = "256x256x1024")]
+    pub(crate) large: String,
+    /// rdme: mean particles per site of the uniform lattices, for the particle-count scaling
+    #[arg(long, value_delimiter = ',', default_values_t = [0.1, 0.5, 1.0, 2.0, 4.0])]
+    pub(crate) densities: Vec<f64>,
     /// Timed steps per size
     #[arg(long, default_value_t = 1000)]
-    steps: u32,
+    pub(crate) steps: u32,
     /// Largest grid (cells) on which the multithreaded CPU reference is timed
     #[arg(long, default_value_t = 256 * 256 * 256)]
-    cpu_max_cells: usize,
+    pub(crate) cpu_max_cells: usize,
     /// CPU reference steps timed per size
     #[arg(long, default_value_t = 5)]
-    cpu_steps: u32,
+    pub(crate) cpu_steps: u32,
     /// Benchmark the continuous model alone (no tip cells)
     #[arg(long)]
-    no_tips: bool,
+    pub(crate) no_tips: bool,
     /// Workgroup size of the field update
     #[arg(long, value_parser = parse_triple)]
-    workgroup: Option<[u32; 3]>,
-    /// Config to take parameters from
-    #[arg(long, default_value = "assets/angiogenesis.json")]
-    config: PathBuf,
+    pub(crate) workgroup: Option<[u32; 3]>,
+    /// Config to take parameters from [default: assets/angiogenesis.json, assets/min-system.json]
+    #[arg(long)]
+    pub(crate) config: Option<PathBuf>,
     /// Also write the rows as JSON here
     #[arg(long)]
-    json: Option<PathBuf>,
+    pub(crate) json: Option<PathBuf>,
     #[command(flatten)]
-    gpu: GpuArgs,
+    pub(crate) gpu: GpuArgs,
 }
 
-fn parse_triple(s: &str) -> std::result::Result<[u32; 3], String> {
+pub(crate) fn parse_triple(s: &str) -> std::result::Result<[u32; 3], String> {
     let v: Vec<u32> = s
         .split(',')
         .map(|p| p.trim().parse::<u32>().map_err(|e| format!("{p:?}: {e}")))
@@ -134,26 +152,56 @@ fn sim_options(workgroup: Option<[u32; 3]>) -> SimOptions {
     o
 }
 
-/// Reads a config and checks which model it is for.
-fn load_config(path: &PathBuf) -> Result<AngioConfig> {
+/// Reads a config file: its text and the model it is for.
+fn read_config(path: &PathBuf) -> Result<(String, &'static str)> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let value: serde_json::Value = serde_json::from_str(&text)
         .with_context(|| format!("{} is not valid JSON", path.display()))?;
-    match value.get("model").and_then(|m| m.as_str()) {
-        Some("angiogenesis") => Ok(AngioConfig::from_json(&text, &path.display().to_string())?),
+    let model = match value.get("model").and_then(|m| m.as_str()) {
+        Some("angiogenesis") => "angiogenesis",
+        Some("rdme") => "rdme",
         Some(other) => bail!(
-            "{}: model {other:?} is not available; models: angiogenesis",
+            "{}: model {other:?} is not available; models: angiogenesis, rdme",
             path.display()
         ),
         None => bail!(
-            "{}: the config needs a \"model\" field; models: angiogenesis",
+            "{}: the config needs a \"model\" field; models: angiogenesis, rdme",
+            path.display()
+        ),
+    };
+    Ok((text, model))
+}
+
+/// Reads an angiogenesis config.
+fn load_config(path: &PathBuf) -> Result<AngioConfig> {
+    match read_config(path)? {
+        (text, "angiogenesis") => Ok(AngioConfig::from_json(&text, &path.display().to_string())?),
+        (_, model) => bail!(
+            "{} is for model {model}; an angiogenesis config is needed here",
             path.display()
         ),
     }
 }
 
 fn run(args: RunArgs) -> Result<()> {
+    match (&args.config, &args.resume) {
+        (Some(config), _) if read_config(config)?.1 == "rdme" => return rdme::run(args),
+        (Some(config), Some(_)) => bail!(
+            "--resume continues an angiogenesis run from the checkpoint alone; leave out the \
+             config {}",
+            config.display()
+        ),
+        (None, Some(ck)) if rdme::is_checkpoint(ck) => bail!(
+            "{} is an rdme checkpoint: give the run's config too (petri run CONFIG --resume {})",
+            ck.display(),
+            ck.display()
+        ),
+        _ => {}
+    }
+    if args.devices != 1 {
+        bail!("angiogenesis runs on one device; --devices is for rdme");
+    }
     let ctx = args.gpu.context()?;
     let opts = RunOptions {
         steps: args.steps,
@@ -221,15 +269,23 @@ fn run(args: RunArgs) -> Result<()> {
     Ok(())
 }
 
-fn bench_cmd(args: BenchArgs) -> Result<()> {
-    if args.model != "angiogenesis" {
-        bail!(
-            "no benchmark for model {:?}; models: angiogenesis",
-            args.model
-        );
+fn bench_cmd(mut args: BenchArgs) -> Result<()> {
+    match args.model.as_str() {
+        "angiogenesis" => {}
+        "rdme" => return rdme::bench(args),
+        other => bail!("no benchmark for model {other:?}; models: angiogenesis, rdme"),
+    }
+    if args.sizes.is_empty() {
+        args.sizes = ["128", "256", "400x400x140", "512"]
+            .map(String::from)
+            .to_vec();
     }
     let ctx = args.gpu.context()?;
-    let base = load_config(&args.config)?;
+    let config = args
+        .config
+        .clone()
+        .unwrap_or_else(|| "assets/angiogenesis.json".into());
+    let base = load_config(&config)?;
     let sizes = args
         .sizes
         .iter()

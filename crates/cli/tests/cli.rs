@@ -137,6 +137,134 @@ fn bad_input_is_refused_with_the_field_named() {
         &petri(&["bench", "angiogenesis", "--sizes", "12q"]),
         &["12q"],
     );
+    assert_refused(
+        &petri(&["run", "assets/angiogenesis.json", "--resume", "ck.petri"]),
+        &["--resume", "leave out the config"],
+    );
+}
+
+/// A small cell for the rdme model: a capsule with a membrane shell in a 16 x 16 x 32 lattice,
+/// A turning into B on the membrane and back in the cytoplasm.
+const RDME_CONFIG: &str = r#"{
+    "model": "rdme",
+    "lattice": {"shape": [16, 16, 32], "spacing_m": 1.6e-8},
+    "tau_s": 1e-5, "steps": 100, "seed": 5,
+    "site_types": ["extracellular", "cytoplasm", "membrane"],
+    "geometry": [{"capsule": {"center_m": [1.28e-7, 1.28e-7, 2.56e-7], "length_m": 4.8e-7,
+        "radius_m": 1.12e-7, "site_type": "cytoplasm",
+        "shell": {"thickness_m": 1.6e-8, "site_type": "membrane"}}}],
+    "species": ["A", "B"],
+    "diffusion": [{"species": ["A", "B"], "from": ["cytoplasm", "membrane"],
+        "to": ["cytoplasm", "membrane"], "d_m2_per_s": 2.5e-12}],
+    "reactions": [
+        {"reactants": ["A"], "products": ["B"], "rate": 200.0, "units": "1/s", "site_types": ["membrane"]},
+        {"reactants": ["B"], "products": ["A"], "rate": 100.0, "units": "1/s", "site_types": ["cytoplasm"]}
+    ],
+    "initial": [{"species": "A", "count": 500, "site_types": ["cytoplasm"]}],
+    "output": {"observe_every": 10, "kymograph_species": "B", "snapshot_species": ["A", "B"],
+        "snapshot_every": 20}
+}"#;
+
+#[test]
+fn rdme_run_writes_outputs_and_resumes() {
+    let dir = scratch("rdme");
+    let cfg = write_config(&dir, RDME_CONFIG);
+    let out = dir.join("a").display().to_string();
+    let o = petri(&[
+        "run",
+        &cfg,
+        "--steps",
+        "40",
+        "--out",
+        &out,
+        "--checkpoint-every",
+        "20",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("step 40 (t = 0.0004 s): A "),
+        "{}",
+        text(&o)
+    );
+    for f in [
+        "manifest.json",
+        "observables.csv",
+        "kymograph.csv",
+        "kymograph.png",
+        "analysis.json",
+        "lattice_000000020.vti",
+        "lattice_000000040.vti",
+        "checkpoint.petri",
+    ] {
+        assert!(dir.join("a").join(f).exists(), "missing {f}");
+    }
+    let csv = std::fs::read_to_string(dir.join("a/observables.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 5, "{csv}");
+
+    // Resuming needs the config as well; on two devices the run carries on the same.
+    let ck = dir.join("a/checkpoint.petri").display().to_string();
+    let out2 = dir.join("b").display().to_string();
+    let o = petri(&[
+        "run",
+        &cfg,
+        "--resume",
+        &ck,
+        "--steps",
+        "20",
+        "--out",
+        &out2,
+        "--devices",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("step 60 "),
+        "{}",
+        text(&o)
+    );
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("b/manifest.json")).unwrap()).unwrap();
+    assert_eq!(
+        (m["first_step"].as_u64(), m["last_step"].as_u64()),
+        (Some(40), Some(60))
+    );
+    assert_eq!(m["devices"].as_array().unwrap().len(), 2);
+    assert_refused(
+        &petri(&["run", "--resume", &ck]),
+        &["rdme checkpoint", "config too"],
+    );
+}
+
+#[test]
+fn bad_rdme_config_is_refused_with_the_field_named() {
+    let dir = scratch("rdme_bad");
+    let out = dir.join("out").display().to_string();
+    // q = D tau / lambda^2 = 9.8 > 0.5.
+    let cfg = write_config(&dir, &RDME_CONFIG.replace("2.5e-12", "2.5e-10"));
+    assert_refused(
+        &petri(&["run", &cfg, "--out", &out]),
+        &["diffusion[0].d_m2_per_s", "must be <= 0.5"],
+    );
+    let cfg = write_config(
+        &dir,
+        &RDME_CONFIG.replace(r#""products": ["B"]"#, r#""products": ["C"]"#),
+    );
+    assert_refused(
+        &petri(&["run", &cfg, "--out", &out]),
+        &["reactions[0].products", "C", "one of the species"],
+    );
+    let cfg = write_config(
+        &dir,
+        &RDME_CONFIG.replace(r#""seed": 5"#, r#""seed": 5, "colour": 1"#),
+    );
+    assert_refused(
+        &petri(&["run", &cfg, "--out", &out]),
+        &["unknown field", "colour"],
+    );
+    assert!(
+        !dir.join("out").exists(),
+        "nothing is written for a refused config"
+    );
 }
 
 #[test]

@@ -229,6 +229,7 @@ pub fn list_adapters(backend: Option<&str>) -> Result<Vec<AdapterSummary>> {
 }
 
 /// A device and queue with what Petri knows about them.
+#[derive(Clone)]
 pub struct GpuContext {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
@@ -254,6 +255,38 @@ impl GpuContext {
             .ok_or_else(|| EngineError::NoAdapter {
                 filter: request.describe(),
             })?;
+        Self::open(request, &adapter)
+    }
+
+    /// `count` devices for a multi-device run: every adapter matching the request on the best
+    /// adapter's backend and device type, in enumeration order; with fewer adapters than
+    /// `count`, further devices are opened on the same adapters in turn (several devices on one
+    /// GPU, which is how multi-device runs are tested on one software adapter).
+    pub fn new_many(request: &DeviceRequest, count: usize) -> Result<Vec<Self>> {
+        let mut adapters = Vec::new();
+        if request.backend.is_none() {
+            adapters = matching_adapters(request, wgpu::Backends::PRIMARY)?;
+        }
+        if adapters.is_empty() {
+            adapters = matching_adapters(request, request.backends()?)?;
+        }
+        let best = adapters.first().ok_or_else(|| EngineError::NoAdapter {
+            filter: request.describe(),
+        })?;
+        let (backend, kind) = (best.get_info().backend, best.get_info().device_type);
+        adapters.retain(|a| a.get_info().backend == backend && a.get_info().device_type == kind);
+        if adapters.len() < count {
+            log::info!(
+                "{count} devices asked for, {} adapters match: opening several devices per adapter",
+                adapters.len()
+            );
+        }
+        (0..count)
+            .map(|k| Self::open(request, &adapters[k % adapters.len()]))
+            .collect()
+    }
+
+    fn open(request: &DeviceRequest, adapter: &wgpu::Adapter) -> Result<Self> {
         let info = adapter.get_info();
         let downlevel = adapter.get_downlevel_capabilities();
         if !downlevel

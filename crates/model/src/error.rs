@@ -18,6 +18,8 @@ pub enum ModelError {
     },
     #[error("the run went non-finite (NaN or infinity) in {what} between step {after} and step {at}; stopped at step {at}")]
     NonFinite { what: String, after: u64, at: u64 },
+    #[error("overflow: {message}")]
+    Overflow { message: String },
     #[error("checkpoint {path}: {message}")]
     Checkpoint { path: String, message: String },
     #[error(transparent)]

@@ -5,5 +5,6 @@
 pub mod angiogenesis;
 pub mod error;
 pub mod network;
+pub mod rdme;
 
 pub use error::ModelError;

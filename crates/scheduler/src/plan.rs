@@ -248,6 +248,29 @@ impl StepPlan {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("steps"),
             });
+        if profiler.is_none() {
+            // One compute pass for the whole batch: wgpu still orders the dispatches (each is
+            // its own usage scope, with barriers between), and recording costs far less than a
+            // pass per dispatch, which matters when a step takes microseconds.
+            let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("steps"),
+                timestamp_writes: None,
+            });
+            for i in 0..steps as u64 {
+                let parity = ((self.step + i) % 2) as usize;
+                let offset = (i * self.stride) as u32;
+                for pass in &self.passes {
+                    cpass.set_pipeline(&pass.pipeline);
+                    cpass.set_bind_group(0, &self.step_group, &[offset]);
+                    cpass.set_bind_group(1, &pass.groups[parity], &[]);
+                    let [x, y, z] = pass.workgroups;
+                    cpass.dispatch_workgroups(x, y, z);
+                }
+            }
+            drop(cpass);
+            self.step += steps as u64;
+            return encoder;
+        }
         for i in 0..steps as u64 {
             let parity = ((self.step + i) % 2) as usize;
             let offset = (i * self.stride) as u32;

@@ -1,0 +1,245 @@
+//! `petri run` of an rdme config (progress bar, summary), and `petri bench rdme`, which prints
+//! Markdown tables (docs/BENCHMARKS.md takes them as they are).
+
+use crate::{BenchArgs, RunArgs};
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use petri_engine::{DeviceRequest, GpuContext};
+use petri_model::angiogenesis::bench::parse_size;
+use petri_model::rdme::bench::{bench_devices, bench_model, uniform_model};
+use petri_model::rdme::run::RunOptions;
+use petri_model::rdme::{checkpoint, RdmeConfig, SimOptions};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Whether `path` starts like an rdme checkpoint.
+pub fn is_checkpoint(path: &Path) -> bool {
+    let mut magic = [0u8; 8];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok_and(|()| &magic == checkpoint::MAGIC)
+}
+
+pub fn run(args: RunArgs) -> Result<()> {
+    let config = args
+        .config
+        .clone()
+        .expect("dispatched on the config's model");
+    let cfg = RdmeConfig::load(&config)?;
+    let base = config.parent().map(Path::to_path_buf).unwrap_or_default();
+    let model = cfg.resolve(&base)?;
+    for w in &model.warnings {
+        eprintln!("warning: {w}");
+    }
+    let mut sim = SimOptions::default();
+    if let Some([x, y, z]) = args.workgroup {
+        if z != 1 {
+            bail!("--workgroup {x},{y},{z}: rdme workgroups are two-dimensional, give X,Y,1");
+        }
+        sim.workgroup = [x, y];
+    }
+    let contexts = if args.devices == 1 {
+        vec![args.gpu.context()?]
+    } else {
+        let request = DeviceRequest::from_env()
+            .with_overrides(args.gpu.backend.clone(), args.gpu.adapter.clone());
+        let contexts = GpuContext::new_many(&request, args.devices)?;
+        for (k, c) in contexts.iter().enumerate() {
+            eprintln!(
+                "device {k}: {} ({}, {})",
+                c.adapter.name, c.adapter.backend, c.adapter.device_type
+            );
+        }
+        contexts
+    };
+    let opts = RunOptions {
+        steps: args.steps,
+        out_dir: args.out.clone(),
+        sim,
+        checkpoint_every: args.checkpoint_every,
+        resume: args.resume.clone(),
+    };
+    let total = opts.steps.unwrap_or(cfg.steps);
+    let [nx, ny, nz] = cfg.lattice.shape;
+    eprintln!(
+        "lattice {nx}x{ny}x{nz} at {:.3e} m, tau = {:.3e} s, {total} steps ({:.3e} s simulated) on {} device(s)",
+        cfg.lattice.spacing_m,
+        cfg.tau_s,
+        total as f64 * cfg.tau_s,
+        args.devices
+    );
+    if let Some(path) = &args.resume {
+        eprintln!("resuming from {}", path.display());
+    }
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} steps  {per_sec}  eta {eta}  {msg}")
+            .expect("valid template"),
+    );
+    // The first observation is the starting state, at the resumed step when resuming.
+    let mut first = None;
+    let kymo = match &cfg.output.kymograph_species {
+        Some(k) => Some((k, cfg.species_id("output.kymograph_species", k)? as usize)),
+        None => None,
+    };
+    let manifest = petri_model::rdme::run::run(contexts, &model, &opts, |o| {
+        let first = *first.get_or_insert(o.step);
+        bar.set_position(o.step - first);
+        let mut msg = format!("t = {:.3} s", o.time_s);
+        if let Some((name, id)) = kymo {
+            msg += &format!(", {name} {}", o.species_total(id));
+        }
+        bar.set_message(msg);
+    })?;
+    bar.finish();
+
+    let totals: Vec<String> = cfg
+        .species
+        .iter()
+        .map(|s| format!("{s} {}", manifest.final_totals[s]))
+        .collect();
+    println!(
+        "step {} (t = {:.4} s): {}; overflow moved {}",
+        manifest.last_step,
+        manifest.last_step as f64 * cfg.tau_s,
+        totals.join(", "),
+        manifest.overflow_moved
+    );
+    println!(
+        "{:.1} steps/s, {:.3e} simulated s per wall hour over {:.2} s; outputs in {}: {}",
+        manifest.timings.steps_per_s,
+        manifest.timings.simulated_s_per_wall_hour,
+        manifest.timings.run_s,
+        args.out.display(),
+        manifest.outputs.join(", ")
+    );
+    if let (Some(a), Some(name)) = (&manifest.analysis, &cfg.output.kymograph_species) {
+        let show =
+            |v: Option<f64>, unit: &str| v.map_or("none".into(), |x| format!("{x:.3}{unit}"));
+        println!(
+            "{name}: pole correlation {}, period {}, lowest at mid-cell: {}",
+            show(a.pole_correlation, ""),
+            show(a.period_s, " s"),
+            if a.lowest_at_mid_cell { "yes" } else { "no" }
+        );
+    }
+    Ok(())
+}
+
+pub fn bench(args: BenchArgs) -> Result<()> {
+    let ctx = args.gpu.context()?;
+    if !ctx.has_timestamps() {
+        eprintln!("note: this adapter has no timestamp queries; only wall-clock times are shown");
+    }
+    let config = args
+        .config
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("assets/min-system.json"));
+    let cfg = RdmeConfig::load(&config)?;
+    let base = config.parent().map(|p| p.to_path_buf()).unwrap_or_default();
+    let min = cfg.resolve(&base)?;
+    let sizes: Vec<[u32; 3]> = if args.sizes.is_empty() {
+        vec![[64; 3], [128; 3], [256; 3], [256, 256, 1024]]
+    } else {
+        args.sizes
+            .iter()
+            .map(|s| parse_size(s).with_context(|| format!("size {s:?}: expected N or NXxNYxNZ")))
+            .collect::<Result<_>>()?
+    };
+    let steps = args.steps as u64;
+    let cpu_steps = args.cpu_steps as u64;
+    let cpu_max = args.cpu_max_cells as u64;
+    println!("| case | lattice | sites | particles | steps | GPU us/step | wall us/step | site updates/s | simulated s per wall hour | CPU us/step | GPU/CPU |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut rows = Vec::new();
+    let print = |r: &petri_model::rdme::bench::BenchRow| {
+        println!(
+            "| {} | {}x{}x{} | {} | {} | {} | {} | {:.1} | {:.3e} | {:.0} | {} | {} |",
+            r.label,
+            r.shape[0],
+            r.shape[1],
+            r.shape[2],
+            r.sites,
+            r.particles,
+            r.steps,
+            r.gpu_us_per_step
+                .map(|g| format!("{g:.1}"))
+                .unwrap_or("-".into()),
+            r.wall_us_per_step,
+            r.site_updates_per_s,
+            r.simulated_s_per_wall_hour,
+            r.cpu_us_per_step
+                .map(|c| format!("{c:.0}"))
+                .unwrap_or("-".into()),
+            r.speedup_vs_cpu
+                .map(|s| format!("{s:.0}x"))
+                .unwrap_or("-".into()),
+        )
+    };
+    let r = bench_model(&ctx, "Min system", &min, steps, cpu_steps)?;
+    print(&r);
+    let passes: Vec<String> = r
+        .pass_us
+        .iter()
+        .map(|(k, us)| format!("{k} {us:.1}"))
+        .collect();
+    eprintln!("Min system, GPU us/step by pass: {}", passes.join(", "));
+    rows.push(r);
+    for &shape in &sizes {
+        let sites: u64 = shape.iter().map(|&n| n as u64).product();
+        let model = uniform_model(shape, 0.5, 1)?;
+        let cpu = if sites <= cpu_max { cpu_steps } else { 0 };
+        let r = bench_model(&ctx, "uniform, 0.5 per site", &model, steps, cpu)?;
+        print(&r);
+        rows.push(r);
+    }
+    let shape = sizes[sizes.len().min(2) - 1];
+    for &d in &args.densities {
+        let model = uniform_model(shape, d, 1)?;
+        let r = bench_model(&ctx, &format!("uniform, {d} per site"), &model, steps, 0)?;
+        print(&r);
+        rows.push(r);
+    }
+    let mut device_rows = Vec::new();
+    if args.devices > 1 {
+        let large = parse_size(&args.large).context("--large: expected N or NXxNYxNZ")?;
+        let request = DeviceRequest::from_env()
+            .with_overrides(args.gpu.backend.clone(), args.gpu.adapter.clone());
+        let contexts = GpuContext::new_many(&request, args.devices)?;
+        for (k, c) in contexts.iter().enumerate() {
+            eprintln!("device {k}: {} ({})", c.adapter.name, c.adapter.backend);
+        }
+        let model = uniform_model(large, 0.5, 1)?;
+        println!();
+        println!("| devices | lattice | steps | wall ms/step | speedup | parallel efficiency | planes per device | rebalances | identical to 1 device |");
+        println!("|---|---|---|---|---|---|---|---|---|");
+        for r in bench_devices(&contexts, &model, steps.min(500))? {
+            println!(
+                "| {} | {}x{}x{} | {} | {:.3} | {:.2}x | {:.0}% | {:?} | {} | {} |",
+                r.devices,
+                r.shape[0],
+                r.shape[1],
+                r.shape[2],
+                r.steps,
+                r.wall_ms_per_step,
+                r.speedup,
+                100.0 * r.parallel_efficiency,
+                r.final_split,
+                r.rebalances,
+                if r.identical_to_one_device {
+                    "yes"
+                } else {
+                    "NO"
+                }
+            );
+            device_rows.push(r);
+        }
+    }
+    if let Some(path) = args.json {
+        petri_output::write_json_pretty(
+            &path,
+            &serde_json::json!({ "rows": rows, "devices": device_rows }),
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,300 @@
+//! Analysis of a kymograph (counts of one species along z over time) for the Min oscillation:
+//! pole-to-pole switching shows as anti-correlated counts in the two end thirds of the cell, a
+//! period in the autocorrelation of their difference, and a time-averaged profile that is lowest
+//! at mid-cell (Hallock 2014, Fange & Elf 2006).
+
+use serde::Serialize;
+
+/// One kymograph row: the time in seconds and the counts in each z plane.
+pub type KymographRow = (f64, Vec<u64>);
+
+#[derive(Clone, Debug, Serialize)]
+pub struct OscillationReport {
+    /// Rows in the kymograph.
+    pub samples: usize,
+    /// Seconds discarded at the start (the transient) before the correlation, the period and
+    /// the profile; 0 when the skip would leave fewer than `MIN_SAMPLES` rows.
+    pub skip_s: f64,
+    /// Rows used after the skip.
+    pub samples_used: usize,
+    /// First and last z plane that ever held a particle (None: the kymograph is empty).
+    pub occupied_planes: Option<[usize; 2]>,
+    /// Planes in each pole third: the left pole is the first `pole_planes` occupied planes, the
+    /// right pole the last ones.
+    pub pole_planes: usize,
+    /// Pearson correlation of the left and right pole counts (None: either is constant).
+    pub pole_correlation: Option<f64>,
+    /// The poles are anti-correlated (negative correlation).
+    pub anti_phase: bool,
+    /// Period of the left - right difference from its autocorrelation (None: no peak).
+    pub period_s: Option<f64>,
+    /// Counts per z plane averaged over the rows used.
+    pub profile: Vec<f64>,
+    /// Plane of the profile minimum over the occupied range (first one on ties).
+    pub profile_min_plane: Option<usize>,
+    /// The profile minimum lies in the middle third of the occupied range.
+    pub lowest_at_mid_cell: bool,
+    /// Polar asymmetry |L - R| / (L + R) at each row (0 when both poles are empty).
+    pub time_s: Vec<f64>,
+    pub asymmetry: Vec<f64>,
+    pub mean_asymmetry: f64,
+}
+
+/// Fewest rows worth a correlation or an autocorrelation.
+pub const MIN_SAMPLES: usize = 4;
+
+/// Analyses `rows` (time-ordered, equal lengths), discarding the first `skip_s` seconds (from
+/// the first row's time) for the correlation, the period and the profile.
+pub fn analyze(rows: &[KymographRow], skip_s: f64) -> OscillationReport {
+    let planes = rows.first().map_or(0, |r| r.1.len());
+    let occupied: Vec<usize> = (0..planes)
+        .filter(|&z| rows.iter().any(|r| r.1.get(z).copied().unwrap_or(0) > 0))
+        .collect();
+    let occupied_planes = occupied.first().zip(occupied.last()).map(|(&a, &b)| [a, b]);
+    let span = occupied_planes.map_or(0, |[a, b]| b - a + 1);
+    let pole_planes = (span / 3).max(1).min(span);
+
+    // Pole signals over every row.
+    let (left, right): (Vec<f64>, Vec<f64>) = rows
+        .iter()
+        .map(|(_, counts)| match occupied_planes {
+            Some([a, b]) => (
+                sum(&counts[a..a + pole_planes]),
+                sum(&counts[b + 1 - pole_planes..=b]),
+            ),
+            None => (0.0, 0.0),
+        })
+        .unzip();
+    let asymmetry: Vec<f64> = left
+        .iter()
+        .zip(&right)
+        .map(|(l, r)| {
+            if l + r > 0.0 {
+                (l - r).abs() / (l + r)
+            } else {
+                0.0
+            }
+        })
+        .collect();
+
+    // Skip the transient unless that leaves too little.
+    let t0 = rows.first().map_or(0.0, |r| r.0);
+    let mut from = rows
+        .iter()
+        .position(|r| r.0 - t0 >= skip_s)
+        .unwrap_or(rows.len());
+    if rows.len() - from < MIN_SAMPLES {
+        from = 0;
+    }
+    let used = &rows[from..];
+    let (l, r) = (&left[from..], &right[from..]);
+
+    let pole_correlation = pearson(l, r);
+    let diff: Vec<f64> = l.iter().zip(r).map(|(a, b)| a - b).collect();
+    let period_s = first_period_lag(&diff).map(|lag| lag * median_spacing(used));
+
+    let mut profile = vec![0.0; planes];
+    for (_, counts) in used {
+        for (p, &c) in profile.iter_mut().zip(counts) {
+            *p += c as f64 / used.len() as f64;
+        }
+    }
+    let profile_min_plane = occupied_planes.map(|[a, b]| {
+        (a..=b).fold(
+            a,
+            |best, z| if profile[z] < profile[best] { z } else { best },
+        )
+    });
+    let lowest_at_mid_cell = match (occupied_planes, profile_min_plane) {
+        (Some([a, b]), Some(z)) => span >= 3 && z >= a + pole_planes && z + pole_planes <= b,
+        _ => false,
+    };
+    let mean_asymmetry = if asymmetry.is_empty() {
+        0.0
+    } else {
+        asymmetry.iter().sum::<f64>() / asymmetry.len() as f64
+    };
+    OscillationReport {
+        samples: rows.len(),
+        skip_s: used.first().map_or(0.0, |r| r.0 - t0),
+        samples_used: used.len(),
+        occupied_planes,
+        pole_planes,
+        anti_phase: pole_correlation.is_some_and(|c| c < 0.0),
+        pole_correlation,
+        period_s,
+        profile,
+        profile_min_plane,
+        lowest_at_mid_cell,
+        time_s: rows.iter().map(|r| r.0).collect(),
+        asymmetry,
+        mean_asymmetry,
+    }
+}
+
+fn sum(counts: &[u64]) -> f64 {
+    counts.iter().sum::<u64>() as f64
+}
+
+fn mean(x: &[f64]) -> f64 {
+    x.iter().sum::<f64>() / x.len() as f64
+}
+
+/// Pearson correlation; None with too few samples or a constant signal.
+pub fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
+    if x.len() != y.len() || x.len() < MIN_SAMPLES {
+        return None;
+    }
+    let (mx, my) = (mean(x), mean(y));
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in x.iter().zip(y) {
+        sxy += (a - mx) * (b - my);
+        sxx += (a - mx) * (a - mx);
+        syy += (b - my) * (b - my);
+    }
+    (sxx > 0.0 && syy > 0.0).then(|| sxy / (sxx * syy).sqrt())
+}
+
+/// The lag (in samples, refined between samples by a parabola) of the first local maximum of
+/// the autocorrelation after its first zero crossing. The peak must stand above 3 / sqrt(n),
+/// about three standard deviations of the autocorrelation of white noise, so that noise
+/// alone does not give a period.
+pub fn first_period_lag(x: &[f64]) -> Option<f64> {
+    let n = x.len();
+    if n < MIN_SAMPLES {
+        return None;
+    }
+    let m = mean(x);
+    let d: Vec<f64> = x.iter().map(|v| v - m).collect();
+    let var: f64 = d.iter().map(|v| v * v).sum();
+    if var <= 0.0 {
+        return None;
+    }
+    // The biased estimate (divided by the lag-0 sum) tapers with the lag, which keeps long
+    // lags, averaged over few pairs, from showing spurious peaks.
+    let max_lag = n / 2;
+    let ac: Vec<f64> = (0..=max_lag)
+        .map(|k| {
+            d[..n - k]
+                .iter()
+                .zip(&d[k..])
+                .map(|(a, b)| a * b)
+                .sum::<f64>()
+                / var
+        })
+        .collect();
+    let zero = ac.iter().position(|&a| a <= 0.0)?;
+    let peak = (zero.max(1)..max_lag).find(|&k| ac[k] > ac[k - 1] && ac[k] >= ac[k + 1])?;
+    if ac[peak] < 3.0 / (n as f64).sqrt() {
+        return None;
+    }
+    let (a, b, c) = (ac[peak - 1], ac[peak], ac[peak + 1]);
+    let curvature = a - 2.0 * b + c;
+    let shift = if curvature < 0.0 {
+        0.5 * (a - c) / curvature
+    } else {
+        0.0
+    };
+    Some(peak as f64 + shift)
+}
+
+/// The median time between rows (observations are evenly spaced except perhaps at the ends).
+fn median_spacing(rows: &[KymographRow]) -> f64 {
+    let mut dt: Vec<f64> = rows.windows(2).map(|w| w[1].0 - w[0].0).collect();
+    if dt.is_empty() {
+        return 0.0;
+    }
+    dt.sort_by(f64::total_cmp);
+    dt[dt.len() / 2]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Counts along 32 planes, empty in the first and last two (as the membrane caps of a
+    /// cell), switching between the poles with period `period_s`, sampled every `dt_s`.
+    fn pole_to_pole(period_s: f64, dt_s: f64, samples: usize) -> Vec<KymographRow> {
+        (0..samples)
+            .map(|i| {
+                let t = i as f64 * dt_s;
+                let phase = (2.0 * std::f64::consts::PI * t / period_s).cos();
+                let counts = (0..32)
+                    .map(|z| {
+                        if !(2..30).contains(&z) {
+                            return 0;
+                        }
+                        // x: -1 at the left pole, +1 at the right; nothing at mid-cell.
+                        let x = (z as f64 - 15.5) / 13.5;
+                        (100.0 * x * x * (1.0 + x * phase)).round() as u64
+                    })
+                    .collect();
+                (t, counts)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_pole_to_pole_pattern_gives_its_period_anti_phase_and_a_mid_cell_minimum() {
+        for period in [40.0, 63.0] {
+            let r = analyze(&pole_to_pole(period, 0.5, 800), 20.0);
+            assert_eq!(r.occupied_planes, Some([2, 29]));
+            assert_eq!(r.pole_planes, 9);
+            assert!(
+                r.pole_correlation.unwrap() < -0.5,
+                "{:?}",
+                r.pole_correlation
+            );
+            assert!(r.anti_phase);
+            let p = r.period_s.unwrap();
+            assert!(
+                (p - period).abs() < 0.05 * period,
+                "period {p}, expected {period}"
+            );
+            assert!(r.lowest_at_mid_cell, "{:?}", r.profile);
+            assert_eq!(r.samples_used, 760);
+            assert!(r.mean_asymmetry > 0.3, "{}", r.mean_asymmetry);
+        }
+    }
+
+    #[test]
+    fn a_constant_uniform_pattern_has_no_period() {
+        let rows: Vec<KymographRow> = (0..200).map(|i| (i as f64 * 0.5, vec![5; 32])).collect();
+        let r = analyze(&rows, 10.0);
+        assert_eq!(r.period_s, None);
+        assert_eq!(r.pole_correlation, None);
+        assert!(!r.anti_phase);
+        assert!(!r.lowest_at_mid_cell);
+        assert_eq!(r.mean_asymmetry, 0.0);
+    }
+
+    #[test]
+    fn noise_without_an_oscillation_has_no_period() {
+        // A fixed linear congruential sequence: uniform counts with independent noise.
+        let mut state = 12345u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % 7
+        };
+        let rows: Vec<KymographRow> = (0..400)
+            .map(|i| (i as f64, (0..30).map(|_| 3 + next()).collect()))
+            .collect();
+        let r = analyze(&rows, 0.0);
+        assert_eq!(r.period_s, None);
+        assert!(r.pole_correlation.unwrap().abs() < 0.3);
+    }
+
+    #[test]
+    fn empty_and_short_kymographs_give_an_empty_report() {
+        let r = analyze(&[], 1.0);
+        assert_eq!((r.samples, r.occupied_planes, r.period_s), (0, None, None));
+        let r = analyze(&[(0.0, vec![0, 0, 0]), (1.0, vec![0, 0, 0])], 0.0);
+        assert_eq!(r.occupied_planes, None);
+        assert!(!r.lowest_at_mid_cell);
+        let r = analyze(&[(0.0, vec![0, 4, 0]), (1.0, vec![0, 2, 0])], 0.0);
+        assert_eq!((r.occupied_planes, r.pole_planes), (Some([1, 1]), 1));
+        assert_eq!(r.asymmetry, vec![0.0, 0.0]);
+    }
+}

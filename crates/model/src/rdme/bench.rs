@@ -1,0 +1,214 @@
+//! `petri bench rdme`: lattice site updates per second and simulated seconds per wall hour, on
+//! the Min system and on uniform benchmark lattices of growing size and particle count, the CPU
+//! reference in the same run, and one device against several on a large lattice.
+
+use super::config::{RdmeConfig, RdmeModel};
+use super::cpu::CpuReference;
+use super::lattice::initial_lattice;
+use super::sim::{RdmeSim, SimOptions};
+use crate::error::Result;
+use petri_engine::{GpuContext, Profiler};
+use serde::Serialize;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchRow {
+    pub label: String,
+    pub shape: [u32; 3],
+    pub sites: u64,
+    pub particles: u64,
+    pub steps: u64,
+    /// GPU time per step from timestamp queries (None without them).
+    pub gpu_us_per_step: Option<f64>,
+    /// GPU time per step of each pass (timestamps).
+    pub pass_us: Vec<(String, f64)>,
+    /// Wall-clock time per step with many steps per submission.
+    pub wall_us_per_step: f64,
+    pub site_updates_per_s: f64,
+    pub simulated_s_per_wall_hour: f64,
+    pub cpu_us_per_step: Option<f64>,
+    pub speedup_vs_cpu: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DeviceRow {
+    pub devices: usize,
+    pub shape: [u32; 3],
+    pub steps: u64,
+    pub wall_ms_per_step: f64,
+    pub speedup: f64,
+    pub parallel_efficiency: f64,
+    pub final_split: Vec<u32>,
+    pub rebalances: u64,
+    pub identical_to_one_device: bool,
+}
+
+/// A uniform box in the style of the Lattice Microbes benchmarks: one site type, A + B <-> C
+/// with fast diffusion, `per_site` particles per site on average (A, B, C in equal thirds).
+pub fn uniform_model(shape: [u32; 3], per_site: f64, seed: u64) -> Result<RdmeModel> {
+    let sites: f64 = shape.iter().map(|&n| n as f64).product();
+    let each = (sites * per_site / 3.0).round() as u64;
+    let json = serde_json::json!({
+        "model": "rdme",
+        "lattice": { "shape": shape, "spacing_m": 3.2e-8 },
+        "tau_s": 5e-5,
+        "steps": 1000,
+        "seed": seed,
+        "site_types": ["cytoplasm"],
+        "species": ["A", "B", "C"],
+        "diffusion": [{ "species": ["A", "B", "C"], "from": ["cytoplasm"], "to": ["cytoplasm"], "d_m2_per_s": 2.5e-12 }],
+        "reactions": [
+            { "reactants": ["A", "B"], "products": ["C"], "rate": 1e7, "units": "1/(M s)" },
+            { "reactants": ["C"], "products": ["A", "B"], "rate": 1.0, "units": "1/s" }
+        ],
+        "initial": [
+            { "species": "A", "count": each }, { "species": "B", "count": each }, { "species": "C", "count": each }
+        ]
+    });
+    let cfg: RdmeConfig = serde_json::from_value(json).expect("well-formed benchmark config");
+    cfg.resolve(Path::new("."))
+}
+
+/// Runs until `warm_up` of wall time has passed (clocks ramp up), returns steps done.
+fn warm_up(sim: &mut RdmeSim, warm_up: Duration) -> Result<u64> {
+    let t0 = Instant::now();
+    let mut n = 0;
+    while t0.elapsed() < warm_up {
+        sim.advance(64)?;
+        sim.wait()?;
+        n += 64;
+    }
+    Ok(n)
+}
+
+/// Times `steps` steps of `model` on one device, and `cpu_steps` of the CPU reference.
+pub fn bench_model(
+    ctx: &GpuContext,
+    label: &str,
+    model: &RdmeModel,
+    steps: u64,
+    cpu_steps: u64,
+) -> Result<BenchRow> {
+    let lattice = initial_lattice(model)?;
+    let particles = lattice.species_totals(model.n_species_ids()).iter().sum();
+    let options = SimOptions {
+        max_steps_per_batch: 1024,
+        ..SimOptions::default()
+    };
+    let mut sim = RdmeSim::new(vec![ctx.clone()], model, &lattice, 0, &options)?;
+    warm_up(&mut sim, Duration::from_millis(500))?;
+
+    // Wall clock over many steps per submission.
+    let t0 = Instant::now();
+    sim.advance(steps)?;
+    sim.wait()?;
+    let wall = t0.elapsed().as_secs_f64() / steps as f64;
+
+    // GPU time from timestamps, in batches that fit the query set.
+    let mut gpu = None;
+    let mut pass_us = Vec::new();
+    if ctx.has_timestamps() {
+        let passes = sim.slabs[0].plan.pass_count() as u32;
+        let batch = (2000 / passes)
+            .min(options.max_steps_per_batch)
+            .min(steps as u32)
+            .max(1);
+        let mut profiler = Profiler::new(ctx, batch * passes);
+        let mut busy = 0.0;
+        let mut by_pass = petri_engine::PassTimes::default();
+        let mut done = 0u64;
+        while done < steps {
+            let n = batch.min((steps - done) as u32);
+            sim.advance_profiled(n, &mut profiler)?;
+            let t = profiler.collect(ctx)?;
+            busy += t.busy_ns();
+            by_pass.add(&t);
+            done += n as u64;
+        }
+        gpu = Some(busy / 1e3 / steps as f64);
+        pass_us = by_pass
+            .by_label
+            .iter()
+            .map(|(k, (_, ns))| (k.clone(), ns / 1e3 / steps as f64))
+            .collect();
+    }
+
+    let mut cpu_us = None;
+    if cpu_steps > 0 {
+        let mut cpu = CpuReference::new(model, lattice);
+        let t0 = Instant::now();
+        cpu.run(cpu_steps);
+        cpu_us = Some(t0.elapsed().as_secs_f64() * 1e6 / cpu_steps as f64);
+    }
+    let sites = model.config.sites();
+    let per_step_s = wall;
+    Ok(BenchRow {
+        label: label.to_string(),
+        shape: model.config.lattice.shape,
+        sites,
+        particles,
+        steps,
+        gpu_us_per_step: gpu,
+        pass_us,
+        wall_us_per_step: wall * 1e6,
+        site_updates_per_s: sites as f64 / per_step_s,
+        simulated_s_per_wall_hour: model.config.tau_s / per_step_s * 3600.0,
+        speedup_vs_cpu: cpu_us.map(|c| c / (wall * 1e6)),
+        cpu_us_per_step: cpu_us,
+    })
+}
+
+/// Runs `steps` steps of `model` on 1 device and on all of `contexts` (load balancing on),
+/// comparing wall time per step and the final lattices.
+pub fn bench_devices(
+    contexts: &[GpuContext],
+    model: &RdmeModel,
+    steps: u64,
+) -> Result<Vec<DeviceRow>> {
+    let lattice = initial_lattice(model)?;
+    let mut rows = Vec::new();
+    let mut reference = None;
+    let mut one_device_ms = 0.0;
+    let mut counts = vec![1];
+    if contexts.len() > 1 {
+        counts.push(contexts.len());
+    }
+    for &k in &counts {
+        let options = SimOptions {
+            balance_every: 50,
+            ..SimOptions::default()
+        };
+        let mut sim = RdmeSim::new(contexts[..k].to_vec(), model, &lattice, 0, &options)?;
+        // Warm-up steps also let the balancer settle; the timed run starts from a fresh copy of
+        // the same lattice so every device count computes the same steps.
+        warm_up(&mut sim, Duration::from_millis(500))?;
+        let split = sim.split();
+        let options = SimOptions {
+            split: Some(split),
+            ..options
+        };
+        let mut sim = RdmeSim::new(contexts[..k].to_vec(), model, &lattice, 0, &options)?;
+        let t0 = Instant::now();
+        sim.advance(steps)?;
+        sim.wait()?;
+        let ms = t0.elapsed().as_secs_f64() * 1e3 / steps as f64;
+        let lat = sim.read_lattice()?;
+        if k == 1 {
+            one_device_ms = ms;
+            reference = Some(lat.clone());
+        }
+        rows.push(DeviceRow {
+            devices: k,
+            shape: model.config.lattice.shape,
+            steps,
+            wall_ms_per_step: ms,
+            speedup: one_device_ms / ms,
+            parallel_efficiency: one_device_ms / ms / k as f64,
+            final_split: sim.split(),
+            rebalances: sim.rebalances,
+            identical_to_one_device: reference.as_ref() == Some(&lat),
+        });
+    }
+    Ok(rows)
+}

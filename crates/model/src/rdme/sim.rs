@@ -1,0 +1,377 @@
+//! The RDME simulation on one or more devices: the lattice split into z-slabs, one per device,
+//! stepped together with halo planes exchanged through host memory after every step, and
+//! dynamic load balancing that moves slab boundaries toward the faster device.
+//!
+//! Random numbers are keyed by global site, step and substep, and overflow is resolved within a
+//! z plane, so the lattice after any number of steps is bitwise the same on 1 or N devices and
+//! for any split.
+
+use super::config::RdmeModel;
+use super::lattice::Lattice;
+use super::slab::Slab;
+use crate::error::{ModelError, Result};
+use petri_engine::{GpuContext, Profiler};
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Debug)]
+pub struct SimOptions {
+    /// Workgroup size (x, y) of the lattice passes.
+    pub workgroup: [u32; 2],
+    /// Steps recorded in one submission on a single device.
+    pub max_steps_per_batch: u32,
+    /// Overflow list entries per device per step.
+    pub overflow_capacity: u32,
+    /// Steps between load-balancing decisions on several devices; 0: never rebalance.
+    pub balance_every: u64,
+    /// Smallest relative imbalance of step times that moves a boundary.
+    pub balance_threshold: f64,
+    /// Initial planes per device (None: equal split).
+    pub split: Option<Vec<u32>>,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        Self {
+            workgroup: [64, 4],
+            max_steps_per_batch: 256,
+            overflow_capacity: 4096,
+            balance_every: 200,
+            balance_threshold: 0.05,
+            split: None,
+        }
+    }
+}
+
+/// Counts at one moment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Observables {
+    pub step: u64,
+    pub time_s: f64,
+    /// [type][species id] particle counts.
+    pub by_type: Vec<Vec<u64>>,
+    /// [z plane][species id] particle counts.
+    pub by_plane: Vec<Vec<u64>>,
+    /// Overflow particles moved to another site so far.
+    pub overflow_moved: u64,
+}
+
+impl Observables {
+    pub fn species_total(&self, id: usize) -> u64 {
+        self.by_type.iter().map(|t| t[id]).sum()
+    }
+}
+
+pub struct RdmeSim {
+    pub model: RdmeModel,
+    pub slabs: Vec<Slab>,
+    pub step: u64,
+    options: SimOptions,
+    contexts: Vec<GpuContext>,
+    /// Wall time per device since the last balancing decision (multi-device only).
+    busy: Vec<Duration>,
+    steps_since_balance: u64,
+    /// Boundary moves made by the load balancer so far.
+    pub rebalances: u64,
+    /// Overflow moves counted by slabs since replaced (their counters start at zero).
+    moved_before: u64,
+}
+
+impl RdmeSim {
+    /// A simulation of `lattice` at `step` over the given devices (one slab each).
+    pub fn new(
+        contexts: Vec<GpuContext>,
+        model: &RdmeModel,
+        lattice: &Lattice,
+        step: u64,
+        options: &SimOptions,
+    ) -> Result<Self> {
+        let nz = lattice.shape[2];
+        if contexts.is_empty() {
+            return Err(ModelError::Invalid {
+                field: "devices".into(),
+                value: "0".into(),
+                allowed: "at least one device".into(),
+            });
+        }
+        if contexts.len() as u32 > nz {
+            return Err(crate::error::invalid(
+                "devices",
+                contexts.len(),
+                format!("at most lattice.shape.z = {nz} devices (one z plane each at least)"),
+            ));
+        }
+        let split = match &options.split {
+            Some(s) => {
+                if s.len() != contexts.len() || s.iter().sum::<u32>() != nz || s.contains(&0) {
+                    return Err(crate::error::invalid(
+                        "split",
+                        format!("{s:?}"),
+                        format!("{} positive plane counts summing to {nz}", contexts.len()),
+                    ));
+                }
+                s.clone()
+            }
+            None => equal_split(nz, contexts.len()),
+        };
+        let mut sim = Self {
+            model: model.clone(),
+            slabs: Vec::new(),
+            step,
+            options: options.clone(),
+            busy: vec![Duration::ZERO; contexts.len()],
+            contexts,
+            steps_since_balance: 0,
+            rebalances: 0,
+            moved_before: 0,
+        };
+        sim.build_slabs(lattice, &split)?;
+        Ok(sim)
+    }
+
+    fn build_slabs(&mut self, lattice: &Lattice, split: &[u32]) -> Result<()> {
+        let mut slabs = Vec::new();
+        let mut z = 0;
+        for (ctx, &planes) in self.contexts.iter().zip(split) {
+            slabs.push(Slab::new(
+                ctx.clone(),
+                &self.model,
+                lattice,
+                (z, z + planes),
+                self.step,
+                self.options.workgroup,
+                self.options.overflow_capacity,
+                self.options.max_steps_per_batch,
+            )?);
+            z += planes;
+        }
+        self.slabs = slabs;
+        Ok(())
+    }
+
+    pub fn split(&self) -> Vec<u32> {
+        self.slabs.iter().map(|s| s.owned_planes()).collect()
+    }
+
+    pub fn time_s(&self) -> f64 {
+        self.step as f64 * self.model.config.tau_s
+    }
+
+    /// Advances `steps` steps. Stops with an error if particles could not be placed.
+    pub fn advance(&mut self, steps: u64) -> Result<()> {
+        let start = self.step;
+        if self.slabs.len() == 1 {
+            let slab = &mut self.slabs[0];
+            let mut left = steps;
+            while left > 0 {
+                let n = left.min(slab.plan.max_steps_per_batch as u64) as u32;
+                let enc = slab.encode(n, None, false);
+                slab.ctx.queue.submit([enc.finish()]);
+                left -= n as u64;
+            }
+            self.step += steps;
+        } else {
+            for _ in 0..steps {
+                self.step_devices()?;
+            }
+        }
+        self.check_overflow(start)
+    }
+
+    /// One step on every device, then the halo exchange and, now and then, load balancing.
+    fn step_devices(&mut self) -> Result<()> {
+        use rayon::prelude::*;
+        let results: Vec<Result<(Duration, Option<(Vec<u32>, Vec<u32>)>)>> = self
+            .slabs
+            .par_iter_mut()
+            .map(|slab| {
+                let t0 = Instant::now();
+                let enc = slab.encode(1, None, true);
+                slab.ctx.queue.submit([enc.finish()]);
+                let halos = slab.halo_planes()?;
+                Ok((t0.elapsed(), halos))
+            })
+            .collect();
+        let mut halos = Vec::new();
+        for (k, r) in results.into_iter().enumerate() {
+            let (dt, h) = r?;
+            self.busy[k] += dt;
+            halos.push(h);
+        }
+        for k in 0..self.slabs.len() {
+            let Some((first, last)) = &halos[k] else {
+                continue;
+            };
+            if k > 0 {
+                self.slabs[k - 1].write_halo(self.slabs[k].own.0, first);
+            }
+            if k + 1 < self.slabs.len() {
+                self.slabs[k + 1].write_halo(self.slabs[k].own.1 - 1, last);
+            }
+        }
+        self.step += 1;
+        self.steps_since_balance += 1;
+        if self.options.balance_every > 0 && self.steps_since_balance >= self.options.balance_every
+        {
+            self.balance()?;
+        }
+        Ok(())
+    }
+
+    /// Moves slab boundaries so that each device gets planes in proportion to its measured
+    /// speed (planes per second of step time), when the slowest and fastest differ by more than
+    /// the threshold.
+    fn balance(&mut self) -> Result<()> {
+        let times: Vec<f64> = self.busy.iter().map(|d| d.as_secs_f64()).collect();
+        self.busy.iter_mut().for_each(|d| *d = Duration::ZERO);
+        self.steps_since_balance = 0;
+        let (lo, hi) = times
+            .iter()
+            .fold((f64::MAX, 0f64), |(lo, hi), &t| (lo.min(t), hi.max(t)));
+        if lo <= 0.0 || hi / lo - 1.0 < self.options.balance_threshold {
+            return Ok(());
+        }
+        let split = self.split();
+        let speed: Vec<f64> = split
+            .iter()
+            .zip(&times)
+            .map(|(&p, &t)| p as f64 / t)
+            .collect();
+        let new = proportional_split(self.model.config.lattice.shape[2], &speed);
+        if new == split {
+            return Ok(());
+        }
+        log::info!(
+            "rdme load balance at step {}: planes {split:?} -> {new:?} (step times {times:?})",
+            self.step
+        );
+        self.rebalance(&new)
+    }
+
+    /// Rebuilds the slabs with the given planes per device.
+    pub fn rebalance(&mut self, split: &[u32]) -> Result<()> {
+        let lattice = self.read_lattice()?;
+        for slab in &self.slabs {
+            self.moved_before += slab.overflow_counts()?[2] as u64;
+        }
+        self.build_slabs(&lattice, split)?;
+        self.rebalances += 1;
+        Ok(())
+    }
+
+    fn check_overflow(&self, start: u64) -> Result<()> {
+        for (k, slab) in self.slabs.iter().enumerate() {
+            let [lost, unresolved, _] = slab.overflow_counts()?;
+            if lost > 0 || unresolved > 0 {
+                return Err(ModelError::Overflow {
+                    message: format!(
+                        "between step {start} and step {}: device {k} lost {lost} particles past \
+                         the overflow list capacity of {} and found no room for {unresolved} in \
+                         their z plane; use a finer lattice or fewer particles",
+                        self.step, self.options.overflow_capacity
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts by type and plane, summed over devices.
+    pub fn observe(&self) -> Result<Observables> {
+        let nt = self.model.n_types();
+        let ns = self.model.n_species_ids();
+        let nz = self.model.config.lattice.shape[2] as usize;
+        let mut by_type = vec![vec![0u64; ns]; nt];
+        let mut by_plane = vec![vec![0u64; ns]; nz];
+        let mut moved = self.moved_before;
+        for slab in &self.slabs {
+            let c = slab.counts()?;
+            for t in 0..nt {
+                for s in 0..ns {
+                    by_type[t][s] += c[t * ns + s] as u64;
+                }
+            }
+            for z in 0..nz {
+                for s in 0..ns {
+                    by_plane[z][s] += c[nt * ns + z * ns + s] as u64;
+                }
+            }
+            moved += slab.overflow_counts()?[2] as u64;
+        }
+        Ok(Observables {
+            step: self.step,
+            time_s: self.time_s(),
+            by_type,
+            by_plane,
+            overflow_moved: moved,
+        })
+    }
+
+    /// The whole lattice, assembled from the owned planes of every device.
+    pub fn read_lattice(&self) -> Result<Lattice> {
+        let cfg = &self.model.config;
+        let types = super::geometry::site_types(cfg);
+        let mut lat = Lattice::empty(cfg.lattice.shape, types);
+        for slab in &self.slabs {
+            let words = slab.read_owned()?;
+            let planes = slab.owned_planes();
+            let mut part = lat.slab(slab.own.0, slab.own.1);
+            debug_assert_eq!(part.words.len(), words.len());
+            part.words = words;
+            lat.put_slab(slab.own.0, &part);
+            let _ = planes;
+        }
+        lat.clear_unused_words();
+        Ok(lat)
+    }
+
+    /// Records `steps` steps (single device) with per-pass timestamps.
+    pub fn advance_profiled(&mut self, steps: u32, profiler: &mut Profiler) -> Result<()> {
+        let start = self.step;
+        let slab = &mut self.slabs[0];
+        let mut enc = slab.encode(steps, Some(profiler), false);
+        profiler.resolve(&mut enc);
+        slab.ctx.queue.submit([enc.finish()]);
+        self.step += steps as u64;
+        self.check_overflow(start)
+    }
+
+    /// Waits until every device has finished its work.
+    pub fn wait(&self) -> Result<()> {
+        for s in &self.slabs {
+            s.ctx.wait()?;
+        }
+        Ok(())
+    }
+}
+
+/// `n` planes over `k` devices as evenly as possible (the first ones get the remainder).
+pub fn equal_split(n: u32, k: usize) -> Vec<u32> {
+    let k = k as u32;
+    (0..k).map(|i| n / k + u32::from(i < n % k)).collect()
+}
+
+/// Planes in proportion to `speed`, at least one each, summing to `n`.
+pub fn proportional_split(n: u32, speed: &[f64]) -> Vec<u32> {
+    let total: f64 = speed.iter().sum();
+    let mut out: Vec<u32> = speed
+        .iter()
+        .map(|s| ((s / total) * n as f64).floor().max(1.0) as u32)
+        .collect();
+    // Hand out (or take back) the rounding remainder, fastest first.
+    let mut order: Vec<usize> = (0..speed.len()).collect();
+    order.sort_by(|&a, &b| speed[b].total_cmp(&speed[a]));
+    let mut sum: i64 = out.iter().map(|&p| p as i64).sum();
+    let mut k = 0;
+    while sum != n as i64 {
+        let i = order[k % order.len()];
+        if sum < n as i64 {
+            out[i] += 1;
+            sum += 1;
+        } else if out[i] > 1 {
+            out[i] -= 1;
+            sum -= 1;
+        }
+        k += 1;
+    }
+    out
+}

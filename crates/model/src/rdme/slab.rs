@@ -1,0 +1,343 @@
+//! One device's part of the lattice: a z-slab with its halo planes, its buffers and its step
+//! plan (x, y, z sweeps, reactions, overflow resolution).
+//!
+//! Buffers: `a` holds the state between steps, `b` the intermediate sweeps: x a->b, y b->a,
+//! z a->b (owned planes), reactions b->a (owned planes), resolve in a. The halo planes of `a`
+//! are refreshed from the neighbours after each step (sim.rs).
+
+use super::config::RdmeModel;
+use super::lattice::Lattice;
+use crate::error::Result;
+use petri_engine::kernel::{self, Access};
+use petri_engine::{buffers, GpuContext, Profiler};
+use petri_scheduler::{Binding, PassDesc, StepPlan};
+
+/// The `Lattice` uniform of `shaders/rdme/common.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct LatticeUniforms {
+    pub nx: u32,
+    pub ny: u32,
+    pub planes: u32,
+    pub sites: u32,
+    pub z_base: u32,
+    pub nz: u32,
+    pub own_begin: u32,
+    pub own_end: u32,
+    pub n_types: u32,
+    pub n_species: u32,
+    pub n_reactions: u32,
+    pub overflow_capacity: u32,
+    pub zeroth_order: u32,
+    pub _pad: [u32; 3],
+}
+
+/// Overflow header words (`shaders/rdme/common.wgsl`).
+pub const OVERFLOW_HEADER: usize = 4;
+
+pub struct Slab {
+    pub ctx: GpuContext,
+    /// Global planes this device owns, [begin, end).
+    pub own: (u32, u32),
+    /// Global plane of local plane 0.
+    pub base: u32,
+    pub uniforms: LatticeUniforms,
+    pub plan: StepPlan,
+    a: wgpu::Buffer,
+    overflow: wgpu::Buffer,
+    counts: wgpu::Buffer,
+    counts_len: usize,
+    observe: wgpu::ComputePipeline,
+    observe_group: wgpu::BindGroup,
+    workgroups_all: [u32; 3],
+    workgroups_own: [u32; 3],
+    /// Owned boundary planes are copied here after each step for the neighbours' halos.
+    halo_stage: Option<wgpu::Buffer>,
+}
+
+/// Words of one plane, in bytes.
+fn plane_bytes(u: &LatticeUniforms) -> u64 {
+    (u.nx * u.ny) as u64 * 4
+}
+
+impl Slab {
+    /// Builds the slab owning global planes `own` of `lattice` (which holds the whole lattice).
+    pub fn new(
+        ctx: GpuContext,
+        model: &RdmeModel,
+        lattice: &Lattice,
+        own: (u32, u32),
+        step: u64,
+        workgroup: [u32; 2],
+        overflow_capacity: u32,
+        max_steps_per_batch: u32,
+    ) -> Result<Self> {
+        let [nx, ny, nz] = lattice.shape;
+        let base = own.0.saturating_sub(1);
+        let end = (own.1 + 1).min(nz);
+        let local = lattice.slab(base, end);
+        let planes = end - base;
+        let sites = local.sites() as u32;
+        let uniforms = LatticeUniforms {
+            nx,
+            ny,
+            planes,
+            sites,
+            z_base: base,
+            nz,
+            own_begin: own.0 - base,
+            own_end: own.1 - base,
+            n_types: model.n_types() as u32,
+            n_species: model.n_species_ids() as u32,
+            n_reactions: model.reactions.len() as u32,
+            overflow_capacity,
+            zeroth_order: model.reactions.iter().filter(|r| r.order == 0).count() as u32,
+            _pad: [0; 3],
+        };
+        let [wx, wy] = workgroup;
+        ctx.check_workgroup_size("rdme passes", [wx, wy, 1])?;
+        let u = buffers::uniform_from(&ctx, "rdme lattice", &uniforms);
+        let a = buffers::storage_from(&ctx, "rdme particles a", &local.words)?;
+        let b = buffers::storage_zeroed(&ctx, "rdme particles b", 16 * sites as u64)?;
+        let types = buffers::storage_from(&ctx, "rdme site types", &local.packed_types())?;
+        let hop = buffers::storage_from(&ctx, "rdme hop probabilities", &model.hop)?;
+        // A binding needs one whole element even when there are no reactions.
+        let mut table = model.reactions.clone();
+        if table.is_empty() {
+            table.push(bytemuck::Zeroable::zeroed());
+        }
+        let reactions = buffers::storage_from(&ctx, "rdme reactions", &table)?;
+        let overflow = buffers::storage_zeroed(
+            &ctx,
+            "rdme overflow",
+            4 * (OVERFLOW_HEADER as u64 + 2 * overflow_capacity as u64),
+        )?;
+        let counts_len = model.n_species_ids() * (model.n_types() + nz as usize);
+        let counts = buffers::storage_zeroed(&ctx, "rdme counts", 4 * counts_len as u64)?;
+
+        let mut plan = StepPlan::new(&ctx, model.config.seed, max_steps_per_batch);
+        plan.step = step;
+        for (name, buf) in [
+            ("lattice", u),
+            ("a", a.clone()),
+            ("b", b),
+            ("types", types.clone()),
+            ("hop", hop),
+            ("reactions", reactions),
+            ("overflow", overflow.clone()),
+        ] {
+            plan.add_buffer(name, buf);
+        }
+        let gx = nx.div_ceil(wx);
+        let gy = ny.div_ceil(wy);
+        let workgroups_all = [gx, gy, planes];
+        let workgroups_own = [gx, gy, own.1 - own.0];
+        let wg = vec![("WX", wx as f64), ("WY", wy as f64)];
+        for (label, axis, from, to, groups) in [
+            ("diffuse x", 0, "a", "b", workgroups_all),
+            ("diffuse y", 1, "b", "a", workgroups_all),
+            ("diffuse z", 2, "a", "b", workgroups_own),
+        ] {
+            let mut constants = wg.clone();
+            constants.push(("AXIS", axis as f64));
+            plan.add_pass(
+                &ctx,
+                PassDesc {
+                    label,
+                    shader: "rdme/diffuse.wgsl",
+                    entry: "diffuse",
+                    bindings: vec![
+                        Binding::uniform("lattice"),
+                        Binding::read(from),
+                        Binding::read_write(to),
+                        Binding::read("types"),
+                        Binding::read("hop"),
+                        Binding::read_write("overflow"),
+                    ],
+                    workgroups: groups,
+                    constants,
+                },
+            )?;
+        }
+        plan.add_pass(
+            &ctx,
+            PassDesc {
+                label: "react",
+                shader: "rdme/react.wgsl",
+                entry: "react",
+                bindings: vec![
+                    Binding::uniform("lattice"),
+                    Binding::read("b"),
+                    Binding::read_write("a"),
+                    Binding::read("types"),
+                    Binding::read("reactions"),
+                    Binding::read_write("overflow"),
+                ],
+                workgroups: workgroups_own,
+                constants: wg.clone(),
+            },
+        )?;
+        plan.add_pass(
+            &ctx,
+            PassDesc {
+                label: "resolve overflow",
+                shader: "rdme/resolve.wgsl",
+                entry: "resolve",
+                bindings: vec![
+                    Binding::uniform("lattice"),
+                    Binding::read_write("a"),
+                    Binding::read("types"),
+                    Binding::read_write("overflow"),
+                ],
+                workgroups: [1, 1, 1],
+                constants: vec![],
+            },
+        )?;
+
+        let layout = kernel::bind_group_layout(
+            &ctx,
+            "rdme observe",
+            &[
+                Access::Uniform,
+                Access::ReadOnly,
+                Access::ReadOnly,
+                Access::ReadWrite,
+            ],
+        );
+        let observe =
+            kernel::compute_pipeline(&ctx, "rdme/observe.wgsl", "observe", &[&layout], &wg)?;
+        let observe_group = kernel::bind_group(
+            &ctx,
+            "rdme observe",
+            &layout,
+            &[plan.buffer("lattice"), &a, &types, &counts],
+        );
+        let halo_stage = (base < own.0 || end > own.1)
+            .then(|| buffers::staging(&ctx, "rdme halo out", 8 * plane_bytes(&uniforms)));
+        Ok(Self {
+            ctx,
+            own,
+            base,
+            uniforms,
+            plan,
+            a,
+            overflow,
+            counts,
+            counts_len,
+            observe,
+            observe_group,
+            workgroups_all,
+            workgroups_own,
+            halo_stage,
+        })
+    }
+
+    pub fn owned_planes(&self) -> u32 {
+        self.own.1 - self.own.0
+    }
+
+    /// Records `steps` steps; with `halo_out`, also copies the owned boundary planes to the
+    /// halo staging buffer (one step at a time in multi-device runs).
+    pub fn encode(
+        &mut self,
+        steps: u32,
+        profiler: Option<&mut Profiler>,
+        halo_out: bool,
+    ) -> wgpu::CommandEncoder {
+        let mut encoder = self.plan.encode(&self.ctx, steps, profiler);
+        if halo_out {
+            if let Some(stage) = &self.halo_stage {
+                let u = &self.uniforms;
+                let pb = plane_bytes(u);
+                for (k, plane) in [self.own.0, self.own.1 - 1].into_iter().enumerate() {
+                    let local = (plane - self.base) as u64;
+                    for w in 0..4u64 {
+                        let src = (w * u.sites as u64 + local * (u.nx * u.ny) as u64) * 4;
+                        encoder.copy_buffer_to_buffer(
+                            &self.a,
+                            src,
+                            stage,
+                            (4 * k as u64 + w) * pb,
+                            pb,
+                        );
+                    }
+                }
+            }
+        }
+        encoder
+    }
+
+    /// Maps the halo staging buffer (after the step's submission has finished): the words of
+    /// the first and of the last owned plane, four word planes each.
+    pub fn halo_planes(&self) -> Result<Option<(Vec<u32>, Vec<u32>)>> {
+        let Some(stage) = &self.halo_stage else {
+            return Ok(None);
+        };
+        let words: Vec<u32> = buffers::map_and_read(&self.ctx, stage)?;
+        let half = words.len() / 2;
+        Ok(Some((words[..half].to_vec(), words[half..].to_vec())))
+    }
+
+    /// Writes a neighbour's boundary plane (four word planes) into local plane `global_plane`.
+    pub fn write_halo(&self, global_plane: u32, words: &[u32]) {
+        let u = &self.uniforms;
+        let plane_sites = (u.nx * u.ny) as usize;
+        let local = (global_plane - self.base) as u64;
+        for w in 0..4 {
+            let dst = (w as u64 * u.sites as u64 + local * plane_sites as u64) * 4;
+            self.ctx.queue.write_buffer(
+                &self.a,
+                dst,
+                bytemuck::cast_slice(&words[w * plane_sites..(w + 1) * plane_sites]),
+            );
+        }
+    }
+
+    /// The overflow counters: (lost, unresolved, moved) so far.
+    pub fn overflow_counts(&self) -> Result<[u32; 3]> {
+        let stage = buffers::staging(&self.ctx, "rdme overflow header", 16);
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&self.overflow, 0, &stage, 0, 16);
+        self.ctx.queue.submit([enc.finish()]);
+        let h: Vec<u32> = buffers::map_and_read(&self.ctx, &stage)?;
+        Ok([h[1], h[2], h[3]])
+    }
+
+    /// Particle counts by (type, species id), then by (global plane, species id), over the
+    /// owned planes.
+    pub fn counts(&self) -> Result<Vec<u32>> {
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        enc.clear_buffer(&self.counts, 0, None);
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&self.observe);
+            pass.set_bind_group(0, &self.observe_group, &[]);
+            let [x, y, z] = self.workgroups_own;
+            pass.dispatch_workgroups(x, y, z);
+        }
+        let stage = buffers::staging(&self.ctx, "rdme counts", 4 * self.counts_len as u64);
+        enc.copy_buffer_to_buffer(&self.counts, 0, &stage, 0, 4 * self.counts_len as u64);
+        self.ctx.queue.submit([enc.finish()]);
+        Ok(buffers::map_and_read(&self.ctx, &stage)?)
+    }
+
+    /// The owned planes' particle words, four word planes of `owned_planes * nx * ny` words.
+    pub fn read_owned(&self) -> Result<Vec<u32>> {
+        let u = &self.uniforms;
+        let plane_sites = (u.nx * u.ny) as u64;
+        let n = self.owned_planes() as u64 * plane_sites;
+        let stage = buffers::staging(&self.ctx, "rdme lattice", 16 * n);
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        let local = (self.own.0 - self.base) as u64;
+        for w in 0..4 {
+            let src = (w * u.sites as u64 + local * plane_sites) * 4;
+            enc.copy_buffer_to_buffer(&self.a, src, &stage, w * n * 4, n * 4);
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        Ok(buffers::map_and_read(&self.ctx, &stage)?)
+    }
+
+    pub fn workgroups(&self) -> ([u32; 3], [u32; 3]) {
+        (self.workgroups_all, self.workgroups_own)
+    }
+}

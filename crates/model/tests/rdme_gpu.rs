@@ -1,0 +1,151 @@
+//! RDME on the GPU against the CPU reference, and on one device against several.
+
+use petri_engine::testing::test_context;
+use petri_model::rdme::cpu::CpuReference;
+use petri_model::rdme::lattice::initial_lattice;
+use petri_model::rdme::{Lattice, RdmeConfig, RdmeModel, RdmeSim, SimOptions};
+use std::path::Path;
+
+/// A 12 x 10 x 14 lattice with a membrane-shelled sphere and a box, three species, every
+/// reaction order, walls, and a crowded corner that overflows.
+fn busy_model() -> RdmeModel {
+    let json = serde_json::json!({
+        "model": "rdme",
+        "lattice": { "shape": [12, 10, 14], "spacing_m": 1e-8 },
+        "tau_s": 1e-4,
+        "steps": 10,
+        "seed": 7,
+        "site_types": ["outside", "inside", "membrane", "crowd"],
+        "geometry": [
+            { "sphere": { "center_m": [6e-8, 5e-8, 7e-8], "radius_m": 4.5e-8, "site_type": "inside",
+                          "shell": { "thickness_m": 1.2e-8, "site_type": "membrane" } } },
+            { "box": { "min_m": [0.0, 0.0, 0.0], "max_m": [3e-8, 3e-8, 3e-8], "site_type": "crowd" } }
+        ],
+        "species": ["A", "B", "C"],
+        "diffusion": [
+            { "species": ["A", "B", "C"], "from": ["inside", "membrane"], "to": ["inside", "membrane"], "d_m2_per_s": 3e-13 },
+            { "species": ["A"], "from": ["outside"], "to": ["outside"], "d_m2_per_s": 5e-13 },
+            { "species": ["A", "C"], "from": ["crowd"], "to": ["crowd"], "d_m2_per_s": 4e-13 },
+            { "species": ["A"], "from": ["outside"], "to": ["crowd"], "d_m2_per_s": 2e-13 }
+        ],
+        "reactions": [
+            { "reactants": [], "products": ["A"], "rate": 20.0, "units": "1/s", "site_types": ["inside"] },
+            { "reactants": ["A"], "products": ["B"], "rate": 300.0, "units": "1/s" },
+            { "reactants": ["A", "B"], "products": ["C"], "rate": 1e9, "units": "1/(M s)", "site_types": ["inside", "membrane"] },
+            { "reactants": ["A", "A"], "products": ["C", "C", "A"], "rate": 5e8, "units": "1/(M s)", "site_types": ["inside", "membrane"] },
+            { "reactants": ["C"], "products": ["A", "B"], "rate": 200.0, "units": "1/s", "site_types": ["membrane"] }
+        ],
+        "initial": [
+            { "species": "A", "count": 400, "site_types": ["inside", "membrane"] },
+            { "species": "B", "count": 200, "site_types": ["inside"] },
+            { "species": "A", "count": 300, "site_types": ["outside"] },
+            { "species": "A", "count": 280, "site_types": ["crowd"] },
+            { "species": "C", "count": 40, "site_types": ["crowd"] }
+        ]
+    });
+    let cfg: RdmeConfig = serde_json::from_value(json).unwrap();
+    cfg.resolve(Path::new(".")).unwrap()
+}
+
+fn first_difference(a: &Lattice, b: &Lattice) -> Option<String> {
+    (0..a.sites())
+        .find(|&i| a.site(i) != b.site(i))
+        .map(|i| format!("site {i}: {:?} vs {:?}", a.particles(i), b.particles(i)))
+}
+
+#[test]
+fn gpu_steps_match_the_cpu_reference_exactly() {
+    let model = busy_model();
+    let lat0 = initial_lattice(&model).unwrap();
+    let ctx = test_context();
+    let mut sim = RdmeSim::new(vec![ctx], &model, &lat0, 0, &SimOptions::default()).unwrap();
+    let mut cpu = CpuReference::new(&model, lat0.clone());
+    for steps in [1u64, 1, 3, 5] {
+        sim.advance(steps).unwrap();
+        cpu.run(steps);
+        let gpu = sim.read_lattice().unwrap();
+        assert_eq!(
+            first_difference(&gpu, &cpu.lattice),
+            None,
+            "after step {}",
+            sim.step
+        );
+    }
+    let obs = sim.observe().unwrap();
+    assert_eq!(obs.overflow_moved, cpu.counts.moved);
+    assert!(cpu.counts.moved > 0, "the crowded corner should overflow");
+    // Counts by plane and by type agree with the lattice.
+    let totals = cpu.lattice.species_totals(model.n_species_ids());
+    for s in 1..model.n_species_ids() {
+        assert_eq!(obs.species_total(s), totals[s]);
+        assert_eq!(obs.by_plane.iter().map(|p| p[s]).sum::<u64>(), totals[s]);
+    }
+}
+
+#[test]
+fn one_two_and_three_devices_give_bitwise_identical_lattices() {
+    let model = busy_model();
+    let lat0 = initial_lattice(&model).unwrap();
+    let ctx = test_context();
+    let mut one =
+        RdmeSim::new(vec![ctx.clone()], &model, &lat0, 0, &SimOptions::default()).unwrap();
+    one.advance(12).unwrap();
+    let reference = one.read_lattice().unwrap();
+
+    let two_devices = vec![test_context(), test_context()];
+    let mut two = RdmeSim::new(two_devices, &model, &lat0, 0, &SimOptions::default()).unwrap();
+    two.advance(12).unwrap();
+    assert_eq!(
+        first_difference(&two.read_lattice().unwrap(), &reference),
+        None
+    );
+
+    // Uneven split, rebalanced by hand mid-run and by the balancer every 3 steps.
+    let options = SimOptions {
+        split: Some(vec![2, 9, 3]),
+        balance_every: 3,
+        balance_threshold: 0.0,
+        ..SimOptions::default()
+    };
+    let mut three = RdmeSim::new(
+        vec![ctx.clone(), ctx.clone(), ctx],
+        &model,
+        &lat0,
+        0,
+        &options,
+    )
+    .unwrap();
+    three.advance(5).unwrap();
+    three.rebalance(&[6, 1, 7]).unwrap();
+    three.advance(7).unwrap();
+    assert_eq!(
+        first_difference(&three.read_lattice().unwrap(), &reference),
+        None
+    );
+    assert_eq!(three.observe().unwrap(), one.observe().unwrap());
+}
+
+#[test]
+fn the_min_asset_resolves_with_its_documented_numbers() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/min-system.json");
+    let cfg = RdmeConfig::load(Path::new(path)).unwrap();
+    let model = cfg.resolve(Path::new(path).parent().unwrap()).unwrap();
+    assert!(model.warnings.is_empty(), "{:?}", model.warnings);
+    let c_tau: Vec<f32> = model.reactions.iter().map(|r| r.c_tau).collect();
+    // sigma_d / lambda tau, 9e6 / (N_A lambda^3) tau, 5.56e7 / (N_A lambda^3) tau, 0.7 tau, 0.5 tau.
+    let expect = [1.5625e-5, 0.072974, 0.450820, 1.4e-5, 1e-5];
+    for (c, e) in c_tau.iter().zip(expect) {
+        assert!(((*c as f64) - e).abs() < 1e-4 * e, "{c_tau:?}");
+    }
+    assert!((model.hop_q(1, 2, 1) - 0.1953125).abs() < 1e-7);
+    let lat = initial_lattice(&model).unwrap();
+    let membrane = lat.types.iter().filter(|&&t| t == 2).count();
+    let cytoplasm = lat.types.iter().filter(|&&t| t == 1).count();
+    // A 4 um x 1 um capsule has 3.14 um^3 (1.2e6 sites of 16 nm) and 12.6 um^2 of surface.
+    assert!(
+        (600_000..800_000).contains(&(membrane + cytoplasm)),
+        "{membrane} + {cytoplasm}"
+    );
+    assert!((35_000..60_000).contains(&membrane), "{membrane}");
+    assert_eq!(lat.species_totals(6)[1..], [1758, 1758, 914, 0, 0]);
+}

@@ -1,0 +1,70 @@
+// MPD-RDME lattice layout shared by the RDME passes (crates/model/src/rdme).
+// A site holds up to 16 particles as one-byte species ids (0 = empty) packed from slot 0 in four
+// u32 words; the lattice stores the words as four planes (word w of site i at w * sites + i) so
+// neighbouring threads read neighbouring words. Site types are one byte each, four per u32.
+// Word w > 0 of a site means something only when slot 4w - 1 (the top byte of word w - 1) is
+// occupied: passes read and write only the words in use, so a sparse lattice costs 4 B per site
+// per pass instead of 16, and a stale word behind a short site is never read.
+// A device holds a z-slab: planes [0, planes) of the local buffers are global planes
+// [z_base, z_base + planes); it owns (updates in the z sweep and the reactions) the local planes
+// [own_begin, own_end); the planes around them are halos copied from the neighbouring device.
+
+struct Lattice {
+    nx: u32,
+    ny: u32,
+    planes: u32,
+    sites: u32,
+    z_base: u32,
+    nz: u32,
+    own_begin: u32,
+    own_end: u32,
+    n_types: u32,
+    n_species: u32,
+    n_reactions: u32,
+    overflow_capacity: u32,
+    // Number of zeroth-order reactions (which fire in empty sites).
+    zeroth_order: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+const CAPACITY: u32 = 16u;
+
+// Overflow list header (array<atomic<u32>>): entries this step, entries lost because the list
+// was full, particles with no site of their type with room in their plane, particles moved so far.
+const OVERFLOW_COUNT: u32 = 0u;
+const OVERFLOW_LOST: u32 = 1u;
+const OVERFLOW_UNRESOLVED: u32 = 2u;
+const OVERFLOW_MOVED: u32 = 3u;
+const OVERFLOW_HEADER: u32 = 4u;
+
+// The four random streams of a step: x, y, z sweeps use 4 * axis + word, reactions 12.
+const STREAM_REACTION: u32 = 12u;
+
+// Words a reader looks at for `n` particles: those holding particles, plus the next one (which
+// must then read as empty) when the last word is full.
+fn words_in_use(n: u32) -> u32 {
+    return min(4u, n / 4u + 1u);
+}
+
+fn species_at(words: vec4<u32>, j: u32) -> u32 {
+    return (words[j >> 2u] >> ((j & 3u) * 8u)) & 0xFFu;
+}
+
+// Particles in a site: slots are packed from 0, so count the non-zero bytes.
+fn particle_count(words: vec4<u32>) -> u32 {
+    var n = 0u;
+    for (var w = 0u; w < 4u; w++) {
+        let v = words[w];
+        n += select(0u, 1u, (v & 0xFFu) != 0u) + select(0u, 1u, (v & 0xFF00u) != 0u)
+            + select(0u, 1u, (v & 0xFF0000u) != 0u) + select(0u, 1u, (v & 0xFF000000u) != 0u);
+    }
+    return n;
+}
+
+// Tag of an overflow entry: which substep produced it and the arrival number at the site, so
+// entries sort into one order on every device.
+fn overflow_tag(substep: u32, arrival: u32, species: u32) -> u32 {
+    return (substep << 16u) | (arrival << 8u) | species;
+}

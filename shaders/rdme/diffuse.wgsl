@@ -1,0 +1,155 @@
+// One MPD diffusion sweep along AXIS (0 = x, 1 = y, 2 = z), gathered per destination site.
+// Each particle in a site with type t hops + with probability q(t, t+, species) (u < q+) and -
+// with probability q(t, t-, species) (u >= 1 - q-), from one uniform u keyed by (seed, step,
+// 4 * AXIS + slot / 4, global site) so the source and both neighbours draw the same decision.
+// q = 0 (a wall, or no neighbour at the lattice edge) never hops. Arrivals are packed in the
+// order: from the - neighbour, stayers, from the + neighbour; past 16 they go to the overflow
+// list. The x and y sweeps cover every local plane (halos included, redundantly with the
+// neighbouring device); the z sweep covers the owned planes.
+//!include common/step.wgsl
+//!include common/rng.wgsl
+//!include rdme/common.wgsl
+
+override AXIS: u32 = 0u;
+override WX: u32 = 64u;
+override WY: u32 = 4u;
+
+@group(1) @binding(0) var<uniform> lat: Lattice;
+@group(1) @binding(1) var<storage, read> src: array<u32>;
+@group(1) @binding(2) var<storage, read_write> dst: array<u32>;
+@group(1) @binding(3) var<storage, read> types: array<u32>;
+@group(1) @binding(4) var<storage, read> hop: array<f32>;
+@group(1) @binding(5) var<storage, read_write> overflow: array<atomic<u32>>;
+
+fn load_site(i: u32) -> vec4<u32> {
+    var w = vec4<u32>(src[i], 0u, 0u, 0u);
+    if (w.x >> 24u) != 0u {
+        w.y = src[lat.sites + i];
+        if (w.y >> 24u) != 0u {
+            w.z = src[2u * lat.sites + i];
+            if (w.z >> 24u) != 0u {
+                w.w = src[3u * lat.sites + i];
+            }
+        }
+    }
+    return w;
+}
+
+fn site_type(i: u32) -> u32 {
+    return (types[i >> 2u] >> ((i & 3u) * 8u)) & 0xFFu;
+}
+
+fn hop_q(from_type: u32, to_type: u32, species: u32) -> f32 {
+    return hop[(from_type * lat.n_types + to_type) * lat.n_species + species];
+}
+
+// The destination site being assembled.
+var<private> out_words: vec4<u32>;
+var<private> out_count: u32;
+
+fn arrive(global_site: u32, species: u32) {
+    if out_count < CAPACITY {
+        out_words[out_count >> 2u] |= species << ((out_count & 3u) * 8u);
+    } else {
+        let k = atomicAdd(&overflow[OVERFLOW_COUNT], 1u);
+        if k < lat.overflow_capacity {
+            atomicStore(&overflow[OVERFLOW_HEADER + 2u * k], global_site);
+            atomicStore(&overflow[OVERFLOW_HEADER + 2u * k + 1u], overflow_tag(AXIS, out_count, species));
+        } else {
+            atomicAdd(&overflow[OVERFLOW_LOST], 1u);
+        }
+    }
+    out_count += 1u;
+}
+
+// Particles of site `i` (global index `g`, type `t`) whose draw u satisfies
+// lo <= u < hi arrive at the destination; the bounds come from the q of the move.
+// `dir` picks the move: +1 (u < q_to), 0 (stay), -1 (u >= 1 - q_to).
+fn gather_from(i: u32, g: u32, t: u32, t_dest: u32, t_minus: u32, t_plus: u32, dir: i32, dest: u32) {
+    let words = load_site(i);
+    for (var w = 0u; w < 4u; w++) {
+        let word = words[w];
+        if word == 0u {
+            break;
+        }
+        let r = rng_u32x4(step_seed(), step_info.step, g, 4u * AXIS + w);
+        for (var b = 0u; b < 4u; b++) {
+            let sp = (word >> (8u * b)) & 0xFFu;
+            if sp == 0u {
+                break;
+            }
+            let u = rng_unit(r[b]);
+            var moves = false;
+            if dir > 0 {
+                moves = u < hop_q(t, t_dest, sp);
+            } else if dir < 0 {
+                moves = u >= 1.0 - hop_q(t, t_dest, sp);
+            } else {
+                let q_plus = select(0.0, hop_q(t, t_plus, sp), t_plus != 0xFFFFFFFFu);
+                let q_minus = select(0.0, hop_q(t, t_minus, sp), t_minus != 0xFFFFFFFFu);
+                moves = !(u < q_plus) && !(u >= 1.0 - q_minus);
+            }
+            if moves {
+                arrive(dest, sp);
+            }
+        }
+    }
+}
+
+@compute @workgroup_size(WX, WY, 1)
+fn diffuse(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var plane = gid.z;
+    var plane_end = lat.planes;
+    if AXIS == 2u {
+        plane = lat.own_begin + gid.z;
+        plane_end = lat.own_end;
+    }
+    if gid.x >= lat.nx || gid.y >= lat.ny || plane >= plane_end {
+        return;
+    }
+    let i = gid.x + lat.nx * (gid.y + lat.ny * plane);
+    let g = gid.x + lat.nx * (gid.y + lat.ny * (lat.z_base + plane));
+    var c = gid.x;
+    var n = lat.nx;
+    var stride = 1u;
+    if AXIS == 1u {
+        c = gid.y;
+        n = lat.ny;
+        stride = lat.nx;
+    } else if AXIS == 2u {
+        c = lat.z_base + plane;
+        n = lat.nz;
+        stride = lat.nx * lat.ny;
+    }
+    // Most sites of a sparse lattice and their neighbours are empty: nothing arrives.
+    let has_minus = c > 0u;
+    let has_plus = c + 1u < n;
+    let near = src[i] | select(0u, src[i - stride], has_minus) | select(0u, src[i + stride], has_plus);
+    if near == 0u {
+        dst[i] = 0u;
+        return;
+    }
+    let none = 0xFFFFFFFFu;
+    let t = site_type(i);
+    var t_minus = none;
+    var t_plus = none;
+    if has_minus {
+        t_minus = site_type(i - stride);
+    }
+    if has_plus {
+        t_plus = site_type(i + stride);
+    }
+    out_words = vec4<u32>(0u);
+    out_count = 0u;
+    if t_minus != none {
+        gather_from(i - stride, g - stride, t_minus, t, none, none, 1, g);
+    }
+    gather_from(i, g, t, t, t_minus, t_plus, 0, g);
+    if t_plus != none {
+        gather_from(i + stride, g + stride, t_plus, t, none, none, -1, g);
+    }
+    let used = words_in_use(min(out_count, CAPACITY));
+    for (var w = 0u; w < used; w++) {
+        dst[w * lat.sites + i] = out_words[w];
+    }
+}
