@@ -40,6 +40,7 @@ pub struct DeviceRow {
     pub speedup: f64,
     pub parallel_efficiency: f64,
     pub final_split: Vec<u32>,
+    /// Boundary moves the balancer made during the warm-up.
     pub rebalances: u64,
     pub identical_to_one_device: bool,
 }
@@ -184,8 +185,12 @@ pub fn bench_devices(
         // the same lattice so every device count computes the same steps.
         warm_up(&mut sim, Duration::from_millis(500))?;
         let split = sim.split();
+        let rebalances = sim.rebalances;
+        // The timed run keeps the balancer's split: a boundary move rebuilds the slabs from a
+        // full lattice readback, which would dominate a short timed run.
         let options = SimOptions {
             split: Some(split),
+            balance_every: 0,
             ..options
         };
         let mut sim = RdmeSim::new(contexts[..k].to_vec(), model, &lattice, 0, &options)?;
@@ -206,7 +211,7 @@ pub fn bench_devices(
             speedup: one_device_ms / ms,
             parallel_efficiency: one_device_ms / ms / k as f64,
             final_split: sim.split(),
-            rebalances: sim.rebalances,
+            rebalances,
             identical_to_one_device: reference.as_ref() == Some(&lat),
         });
     }
