@@ -149,3 +149,38 @@ fn the_min_asset_resolves_with_its_documented_numbers() {
     assert!((35_000..60_000).contains(&membrane), "{membrane}");
     assert_eq!(lat.species_totals(6)[1..], [1758, 1758, 914, 0, 0]);
 }
+
+#[test]
+fn reactions_can_come_from_an_sbml_file() {
+    // DSMTS 00001 (birth-death: X -> 2X at 0.1, X -> 0 at 0.11, first order, so the
+    // compartment volume does not change the per-site constants).
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/dsmts/00001/00001-sbml-l3v1.xml"
+    );
+    assert!(
+        Path::new(file).exists(),
+        "the DSMTS corpus is missing at {file}"
+    );
+    let json = serde_json::json!({
+        "model": "rdme", "lattice": { "shape": [4, 4, 4], "spacing_m": 1e-8 },
+        "tau_s": 1e-3, "steps": 1, "seed": 1, "site_types": ["space"], "species": ["X"],
+        "reactions_sbml": { "file": file, "compartment_volume_l": 6.4e-20 }
+    });
+    let cfg: RdmeConfig = serde_json::from_value(json.clone()).unwrap();
+    let model = cfg.resolve(Path::new(".")).unwrap();
+    assert_eq!(model.reaction_names, ["Birth", "Death"]);
+    let [birth, death] = [model.reactions[0], model.reactions[1]];
+    assert_eq!(
+        (birth.order, birth.reactant_a, birth.products),
+        (1, 1, 1 | 1 << 8)
+    );
+    assert_eq!((death.order, death.reactant_a, death.products), (1, 1, 0));
+    assert!((birth.c_tau - 1e-4).abs() < 1e-10 && (death.c_tau - 1.1e-4).abs() < 1e-10);
+    // A species the lattice does not declare is refused, naming it.
+    let mut bad = json;
+    bad["species"] = serde_json::json!(["Y"]);
+    let cfg: RdmeConfig = serde_json::from_value(bad).unwrap();
+    let err = cfg.resolve(Path::new(".")).unwrap_err().to_string();
+    assert!(err.contains("reactions_sbml") && err.contains("X"), "{err}");
+}
