@@ -24,6 +24,16 @@ fn constant_sets(module: &naga::Module) -> Vec<Vec<(&'static str, f64)>> {
         sets.push(vec![("WG", 64.0)]);
         sets.push(vec![("WG", 256.0)]);
     }
+    // The RDME sweeps: one pipeline per axis.
+    if names.contains(&"AXIS") {
+        for axis in [1.0, 2.0] {
+            sets.push(vec![("WX", 64.0), ("WY", 4.0), ("AXIS", axis)]);
+        }
+    }
+    // 2D workgroups (the RDME passes) declare no WZ.
+    for set in &mut sets {
+        set.retain(|(name, _)| names.contains(name));
+    }
     sets
 }
 
