@@ -9,35 +9,19 @@
 //!include common/step.wgsl
 //!include common/rng.wgsl
 //!include rdme/common.wgsl
+//!include rdme/particles.wgsl
+//!include rdme/overflow.wgsl
 
 override AXIS: u32 = 0u;
 override WX: u32 = 64u;
 override WY: u32 = 4u;
 
 @group(1) @binding(0) var<uniform> lat: Lattice;
-@group(1) @binding(1) var<storage, read> src: array<u32>;
+@group(1) @binding(1) var<storage, read> particles: array<u32>;
 @group(1) @binding(2) var<storage, read_write> dst: array<u32>;
 @group(1) @binding(3) var<storage, read> types: array<u32>;
 @group(1) @binding(4) var<storage, read> hop: array<f32>;
 @group(1) @binding(5) var<storage, read_write> overflow: array<atomic<u32>>;
-
-fn load_site(i: u32) -> vec4<u32> {
-    var w = vec4<u32>(src[i], 0u, 0u, 0u);
-    if (w.x >> 24u) != 0u {
-        w.y = src[lat.sites + i];
-        if (w.y >> 24u) != 0u {
-            w.z = src[2u * lat.sites + i];
-            if (w.z >> 24u) != 0u {
-                w.w = src[3u * lat.sites + i];
-            }
-        }
-    }
-    return w;
-}
-
-fn site_type(i: u32) -> u32 {
-    return (types[i >> 2u] >> ((i & 3u) * 8u)) & 0xFFu;
-}
 
 fn hop_q(from_type: u32, to_type: u32, species: u32) -> f32 {
     return hop[(from_type * lat.n_types + to_type) * lat.n_species + species];
@@ -51,13 +35,7 @@ fn arrive(global_site: u32, species: u32) {
     if out_count < CAPACITY {
         out_words[out_count >> 2u] |= species << ((out_count & 3u) * 8u);
     } else {
-        let k = atomicAdd(&overflow[OVERFLOW_COUNT], 1u);
-        if k < lat.overflow_capacity {
-            atomicStore(&overflow[OVERFLOW_HEADER + 2u * k], global_site);
-            atomicStore(&overflow[OVERFLOW_HEADER + 2u * k + 1u], overflow_tag(AXIS, out_count, species));
-        } else {
-            atomicAdd(&overflow[OVERFLOW_LOST], 1u);
-        }
+        push_overflow(global_site, overflow_tag(AXIS, out_count, species));
     }
     out_count += 1u;
 }
@@ -124,7 +102,7 @@ fn diffuse(@builtin(global_invocation_id) gid: vec3<u32>) {
     // Most sites of a sparse lattice and their neighbours are empty: nothing arrives.
     let has_minus = c > 0u;
     let has_plus = c + 1u < n;
-    let near = src[i] | select(0u, src[i - stride], has_minus) | select(0u, src[i + stride], has_plus);
+    let near = particles[i] | select(0u, particles[i - stride], has_minus) | select(0u, particles[i + stride], has_plus);
     if near == 0u {
         dst[i] = 0u;
         return;

@@ -1,12 +1,13 @@
 // Observables, one thread per owned site: particle counts per (site type, species) and per
 // (global z plane, species), by integer atomics (order-free, so deterministic).
 //!include rdme/common.wgsl
+//!include rdme/particles.wgsl
 
 override WX: u32 = 64u;
 override WY: u32 = 4u;
 
 @group(0) @binding(0) var<uniform> lat: Lattice;
-@group(0) @binding(1) var<storage, read> state: array<u32>;
+@group(0) @binding(1) var<storage, read> particles: array<u32>;
 @group(0) @binding(2) var<storage, read> types: array<u32>;
 // [n_types * n_species] counts by type, then [nz * n_species] counts by plane.
 @group(0) @binding(3) var<storage, read_write> counts: array<atomic<u32>>;
@@ -18,20 +19,11 @@ fn observe(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let i = gid.x + lat.nx * (gid.y + lat.ny * plane);
-    var words = vec4<u32>(state[i], 0u, 0u, 0u);
+    let words = load_site(i);
     if words.x == 0u {
         return;
     }
-    if (words.x >> 24u) != 0u {
-        words.y = state[lat.sites + i];
-        if (words.y >> 24u) != 0u {
-            words.z = state[2u * lat.sites + i];
-            if (words.z >> 24u) != 0u {
-                words.w = state[3u * lat.sites + i];
-            }
-        }
-    }
-    let t = (types[i >> 2u] >> ((i & 3u) * 8u)) & 0xFFu;
+    let t = site_type(i);
     let z = lat.z_base + plane;
     let by_plane = lat.n_types * lat.n_species;
     for (var j = 0u; j < CAPACITY; j++) {

@@ -3,10 +3,12 @@
 // c n_A (n_A - 1) / 2, all with tau folded into c), then at most one reaction with probability
 // 1 - exp(-a tau) (u1), chosen by u2 a tau over the cumulative propensities. Reactants are
 // removed (first occurrence), products appended; products past 16 go to the overflow list.
-// Reads the lattice after the z sweep (src) and writes the step's result (dst).
+// Reads the lattice after the z sweep (particles) and writes the step's result (dst).
 //!include common/step.wgsl
 //!include common/rng.wgsl
 //!include rdme/common.wgsl
+//!include rdme/particles.wgsl
+//!include rdme/overflow.wgsl
 
 override WX: u32 = 64u;
 override WY: u32 = 4u;
@@ -23,7 +25,7 @@ struct Reaction {
 }
 
 @group(1) @binding(0) var<uniform> lat: Lattice;
-@group(1) @binding(1) var<storage, read> src: array<u32>;
+@group(1) @binding(1) var<storage, read> particles: array<u32>;
 @group(1) @binding(2) var<storage, read_write> dst: array<u32>;
 @group(1) @binding(3) var<storage, read> types: array<u32>;
 @group(1) @binding(4) var<storage, read> reactions: array<Reaction>;
@@ -91,22 +93,13 @@ fn react(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let i = gid.x + lat.nx * (gid.y + lat.ny * plane);
     let g = gid.x + lat.nx * (gid.y + lat.ny * (lat.z_base + plane));
-    var words = vec4<u32>(src[i], 0u, 0u, 0u);
-    if (words.x >> 24u) != 0u {
-        words.y = src[lat.sites + i];
-        if (words.y >> 24u) != 0u {
-            words.z = src[2u * lat.sites + i];
-            if (words.z >> 24u) != 0u {
-                words.w = src[3u * lat.sites + i];
-            }
-        }
-    }
+    var words = load_site(i);
     // An empty site changes only through zeroth-order reactions.
     if words.x == 0u && lat.zeroth_order == 0u {
         dst[i] = 0u;
         return;
     }
-    let t = (types[i >> 2u] >> ((i & 3u) * 8u)) & 0xFFu;
+    let t = site_type(i);
     let bit = 1u << t;
 
     var total = 0.0;
@@ -156,13 +149,7 @@ fn react(@builtin(global_invocation_id) gid: vec3<u32>) {
                 if n < CAPACITY {
                     words[n >> 2u] |= sp << ((n & 3u) * 8u);
                 } else {
-                    let k = atomicAdd(&overflow[OVERFLOW_COUNT], 1u);
-                    if k < lat.overflow_capacity {
-                        atomicStore(&overflow[OVERFLOW_HEADER + 2u * k], g);
-                        atomicStore(&overflow[OVERFLOW_HEADER + 2u * k + 1u], overflow_tag(3u, n, sp));
-                    } else {
-                        atomicAdd(&overflow[OVERFLOW_LOST], 1u);
-                    }
+                    push_overflow(g, overflow_tag(3u, n, sp));
                 }
                 n += 1u;
             }

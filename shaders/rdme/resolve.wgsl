@@ -7,29 +7,12 @@
 // counted as unresolved and the run stops (crates/model/src/rdme/sim.rs).
 //!include common/step.wgsl
 //!include rdme/common.wgsl
+//!include rdme/particles.wgsl
 
 @group(1) @binding(0) var<uniform> lat: Lattice;
-@group(1) @binding(1) var<storage, read_write> state: array<u32>;
+@group(1) @binding(1) var<storage, read_write> particles: array<u32>;
 @group(1) @binding(2) var<storage, read> types: array<u32>;
 @group(1) @binding(3) var<storage, read_write> overflow: array<atomic<u32>>;
-
-fn site_type(i: u32) -> u32 {
-    return (types[i >> 2u] >> ((i & 3u) * 8u)) & 0xFFu;
-}
-
-fn site_words(i: u32) -> vec4<u32> {
-    var w = vec4<u32>(state[i], 0u, 0u, 0u);
-    if (w.x >> 24u) != 0u {
-        w.y = state[lat.sites + i];
-        if (w.y >> 24u) != 0u {
-            w.z = state[2u * lat.sites + i];
-            if (w.z >> 24u) != 0u {
-                w.w = state[3u * lat.sites + i];
-            }
-        }
-    }
-    return w;
-}
 
 fn entry_less(a_site: u32, a_tag: u32, b_site: u32, b_tag: u32) -> bool {
     return a_site < b_site || (a_site == b_site && (a_tag & 0xFFFFFF00u) < (b_tag & 0xFFFFFF00u));
@@ -91,7 +74,7 @@ fn resolve() {
                     if x >= 0 && x < i32(lat.nx) {
                         let i = base + u32(x) + lat.nx * u32(y);
                         let d2 = dx * dx + dy * dy;
-                        if site_type(i) == t && particle_count(site_words(i)) < CAPACITY {
+                        if site_type(i) == t && particle_count(load_site(i)) < CAPACITY {
                             if d2 < best_d2 || (d2 == best_d2 && i < best) {
                                 best = i;
                                 best_d2 = d2;
@@ -110,14 +93,14 @@ fn resolve() {
             atomicAdd(&overflow[OVERFLOW_UNRESOLVED], 1u);
             continue;
         }
-        let m = particle_count(site_words(best));
+        let m = particle_count(load_site(best));
         let w = (m >> 2u) * lat.sites + best;
         // A particle opening a new word overwrites whatever stale word was there.
         let bits = species << ((m & 3u) * 8u);
-        state[w] = select(state[w] | bits, bits, (m & 3u) == 0u);
+        particles[w] = select(particles[w] | bits, bits, (m & 3u) == 0u);
         // Filling a word's top slot makes readers look at the next word: it must be empty.
         if (m & 3u) == 3u && m + 1u < CAPACITY {
-            state[w + lat.sites] = 0u;
+            particles[w + lat.sites] = 0u;
         }
         atomicAdd(&overflow[OVERFLOW_MOVED], 1u);
     }

@@ -186,6 +186,25 @@ fn backend_rank(b: wgpu::Backend) -> u8 {
     }
 }
 
+/// The adapters a request may use, best first; never empty. Without a backend named, Vulkan,
+/// Metal and DX12 are looked at first and GL only when they have nothing: probing GL through
+/// EGL is slow and noisy on headless Linux.
+fn candidate_adapters(request: &DeviceRequest) -> Result<Vec<wgpu::Adapter>> {
+    let mut adapters = Vec::new();
+    if request.backend.is_none() {
+        adapters = matching_adapters(request, wgpu::Backends::PRIMARY)?;
+    }
+    if adapters.is_empty() {
+        adapters = matching_adapters(request, request.backends()?)?;
+    }
+    if adapters.is_empty() {
+        return Err(EngineError::NoAdapter {
+            filter: request.describe(),
+        });
+    }
+    Ok(adapters)
+}
+
 /// Adapters of `backends` that match the request's name filter, best first.
 fn matching_adapters(
     request: &DeviceRequest,
@@ -240,22 +259,8 @@ impl GpuContext {
     /// Picks an adapter as the module doc says and opens a device with the adapter's own limits
     /// (so that large grids fit) and timestamp queries when the adapter has them.
     pub fn new(request: &DeviceRequest) -> Result<Self> {
-        // Without a backend named, look at Vulkan/Metal/DX12 first and fall back to GL only when
-        // they have nothing: probing GL through EGL is slow and noisy on headless Linux.
-        let mut adapters = Vec::new();
-        if request.backend.is_none() {
-            adapters = matching_adapters(request, wgpu::Backends::PRIMARY)?;
-        }
-        if adapters.is_empty() {
-            adapters = matching_adapters(request, request.backends()?)?;
-        }
-        let adapter = adapters
-            .into_iter()
-            .next()
-            .ok_or_else(|| EngineError::NoAdapter {
-                filter: request.describe(),
-            })?;
-        Self::open(request, &adapter)
+        let adapters = candidate_adapters(request)?;
+        Self::open(request, &adapters[0])
     }
 
     /// `count` devices for a multi-device run: every adapter matching the request on the best
@@ -263,17 +268,9 @@ impl GpuContext {
     /// `count`, further devices are opened on the same adapters in turn (several devices on one
     /// GPU, which is how multi-device runs are tested on one software adapter).
     pub fn new_many(request: &DeviceRequest, count: usize) -> Result<Vec<Self>> {
-        let mut adapters = Vec::new();
-        if request.backend.is_none() {
-            adapters = matching_adapters(request, wgpu::Backends::PRIMARY)?;
-        }
-        if adapters.is_empty() {
-            adapters = matching_adapters(request, request.backends()?)?;
-        }
-        let best = adapters.first().ok_or_else(|| EngineError::NoAdapter {
-            filter: request.describe(),
-        })?;
-        let (backend, kind) = (best.get_info().backend, best.get_info().device_type);
+        let mut adapters = candidate_adapters(request)?;
+        let best = adapters[0].get_info();
+        let (backend, kind) = (best.backend, best.device_type);
         adapters.retain(|a| a.get_info().backend == backend && a.get_info().device_type == kind);
         if adapters.len() < count {
             log::info!(

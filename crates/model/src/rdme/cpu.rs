@@ -2,6 +2,9 @@
 //! whole lattice: same random numbers, same arrival order, same f32 arithmetic. The tests
 //! compare the GPU lattice with it site by site.
 
+// The comparisons are written as the shaders write them (`!(u < q)`), so both round alike.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
 use super::config::{RdmeModel, SiteReaction, SITE_CAPACITY};
 use super::lattice::{count, pack, unpack, Lattice};
 use petri_engine::rng;
@@ -198,10 +201,11 @@ impl<'a> CpuReference<'a> {
                 for x in 0..nx as i64 {
                     let i = base + (x + nx as i64 * y) as usize;
                     let d2 = (x - x0).pow(2) + (y - y0).pow(2);
-                    if lat.types[i] == t && count(lat.site(i)) < SITE_CAPACITY {
-                        if best.is_none_or(|b| (d2, i) < b_key(b)) {
-                            best = Some((d2, i));
-                        }
+                    if lat.types[i] == t
+                        && count(lat.site(i)) < SITE_CAPACITY
+                        && best.is_none_or(|b| (d2, i) < b)
+                    {
+                        best = Some((d2, i));
                     }
                 }
             }
@@ -214,10 +218,6 @@ impl<'a> CpuReference<'a> {
             }
         }
     }
-}
-
-fn b_key(b: (i64, usize)) -> (i64, usize) {
-    b
 }
 
 fn count_species(words: [u32; 4], species: u32) -> u32 {

@@ -2,6 +2,9 @@
 //! the sites whose centres fall inside it. A sphere or capsule can also carry a shell: sites
 //! inside the shape within `shell_m` of its surface get `shell_type` (a membrane).
 
+// `!(a < b)` also refuses NaN.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
 use super::config::RdmeConfig;
 use crate::error::{invalid, Result};
 use serde::{Deserialize, Serialize};

@@ -105,14 +105,14 @@ impl Lattice {
         out
     }
 
-    /// Copies the planes of `slab` into planes [z0, z0 + slab planes).
-    pub fn put_slab(&mut self, z0: u32, slab: &Lattice) {
-        let p = self.plane_sites();
-        let a = z0 as usize * p;
-        let n = slab.sites();
+    /// Copies the particle words of consecutive planes starting at `z0` (four word planes of
+    /// `words.len() / 4` sites, as `slab` lays them out).
+    pub fn put_slab_words(&mut self, z0: u32, words: &[u32]) {
+        let a = z0 as usize * self.plane_sites();
+        let n = words.len() / 4;
         let s = self.sites();
         for w in 0..4 {
-            self.words[w * s + a..w * s + a + n].copy_from_slice(&slab.words[w * n..(w + 1) * n]);
+            self.words[w * s + a..w * s + a + n].copy_from_slice(&words[w * n..(w + 1) * n]);
         }
     }
 

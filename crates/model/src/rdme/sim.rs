@@ -13,6 +13,9 @@ use crate::error::{ModelError, Result};
 use petri_engine::{GpuContext, Profiler};
 use std::time::{Duration, Instant};
 
+/// A slab's first and last owned planes, read back for the neighbours' halos.
+type HaloPlanes = (Vec<u32>, Vec<u32>);
+
 #[derive(Clone, Debug)]
 pub struct SimOptions {
     /// Workgroup size (x, y) of the lattice passes.
@@ -74,6 +77,8 @@ pub struct RdmeSim {
     pub rebalances: u64,
     /// Overflow moves counted by slabs since replaced (their counters start at zero).
     moved_before: u64,
+    /// Site types of the whole lattice (fixed; kept to assemble read-backs).
+    types: Vec<u8>,
 }
 
 impl RdmeSim {
@@ -123,6 +128,7 @@ impl RdmeSim {
             steps_since_balance: 0,
             rebalances: 0,
             moved_before: 0,
+            types: lattice.types.clone(),
         };
         sim.build_slabs(lattice, &split)?;
         Ok(sim)
@@ -138,9 +144,7 @@ impl RdmeSim {
                 lattice,
                 (z, z + planes),
                 self.step,
-                self.options.workgroup,
-                self.options.overflow_capacity,
-                self.options.max_steps_per_batch,
+                &self.options,
             )?);
             z += planes;
         }
@@ -180,7 +184,7 @@ impl RdmeSim {
     /// One step on every device, then the halo exchange and, now and then, load balancing.
     fn step_devices(&mut self) -> Result<()> {
         use rayon::prelude::*;
-        let results: Vec<Result<(Duration, Option<(Vec<u32>, Vec<u32>)>)>> = self
+        let results: Vec<Result<(Duration, Option<HaloPlanes>)>> = self
             .slabs
             .par_iter_mut()
             .map(|slab| {
@@ -197,8 +201,8 @@ impl RdmeSim {
             self.busy[k] += dt;
             halos.push(h);
         }
-        for k in 0..self.slabs.len() {
-            let Some((first, last)) = &halos[k] else {
+        for (k, planes) in halos.iter().enumerate() {
+            let Some((first, last)) = planes else {
                 continue;
             };
             if k > 0 {
@@ -308,17 +312,9 @@ impl RdmeSim {
 
     /// The whole lattice, assembled from the owned planes of every device.
     pub fn read_lattice(&self) -> Result<Lattice> {
-        let cfg = &self.model.config;
-        let types = super::geometry::site_types(cfg);
-        let mut lat = Lattice::empty(cfg.lattice.shape, types);
+        let mut lat = Lattice::empty(self.model.config.lattice.shape, self.types.clone());
         for slab in &self.slabs {
-            let words = slab.read_owned()?;
-            let planes = slab.owned_planes();
-            let mut part = lat.slab(slab.own.0, slab.own.1);
-            debug_assert_eq!(part.words.len(), words.len());
-            part.words = words;
-            lat.put_slab(slab.own.0, &part);
-            let _ = planes;
+            lat.put_slab_words(slab.own.0, &slab.read_owned()?);
         }
         lat.clear_unused_words();
         Ok(lat)

@@ -7,6 +7,7 @@
 
 use super::config::RdmeModel;
 use super::lattice::Lattice;
+use super::sim::SimOptions;
 use crate::error::Result;
 use petri_engine::kernel::{self, Access};
 use petri_engine::{buffers, GpuContext, Profiler};
@@ -68,10 +69,14 @@ impl Slab {
         lattice: &Lattice,
         own: (u32, u32),
         step: u64,
-        workgroup: [u32; 2],
-        overflow_capacity: u32,
-        max_steps_per_batch: u32,
+        options: &SimOptions,
     ) -> Result<Self> {
+        let SimOptions {
+            workgroup,
+            overflow_capacity,
+            max_steps_per_batch,
+            ..
+        } = *options;
         let [nx, ny, nz] = lattice.shape;
         let base = own.0.saturating_sub(1);
         let end = (own.1 + 1).min(nz);
