@@ -8,6 +8,10 @@
 // A device holds a z-slab: planes [0, planes) of the local buffers are global planes
 // [z_base, z_base + planes); it owns (updates in the z sweep and the reactions) the local planes
 // [own_begin, own_end); the planes around them are halos copied from the neighbouring device.
+// Halos are `halo_depth` planes deep and refreshed every `halo_depth` steps: in between, the
+// device steps its halo planes too (the same random numbers as their owner, so the same result)
+// on a region that shrinks by one plane per step on each side with a neighbour, because the
+// outermost plane's own outer neighbour is not here (rdme/region.wgsl).
 
 struct Lattice {
     nx: u32,
@@ -24,9 +28,11 @@ struct Lattice {
     overflow_capacity: u32,
     // Number of zeroth-order reactions (which fire in empty sites).
     zeroth_order: u32,
+    // Planes of halo on each side with a neighbour (1 on a single device) and the step at which
+    // the halos were last refreshed (low 32 bits).
+    halo_depth: u32,
+    halo_start: u32,
     _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
 }
 
 const CAPACITY: u32 = 16u;

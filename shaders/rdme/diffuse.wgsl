@@ -4,12 +4,13 @@
 // 4 * AXIS + slot / 4, global site) so the source and both neighbours draw the same decision.
 // q = 0 (a wall, or no neighbour at the lattice edge) never hops. Arrivals are packed in the
 // order: from the - neighbour, stayers, from the + neighbour; past 16 they go to the overflow
-// list. The x and y sweeps cover every local plane (halos included, redundantly with the
-// neighbouring device); the z sweep covers the owned planes.
+// list. Each sweep covers its `step_region` of the local planes (halos included, redundantly
+// with the neighbouring device).
 //!include common/step.wgsl
 //!include common/rng.wgsl
 //!include rdme/common.wgsl
 //!include rdme/particles.wgsl
+//!include rdme/region.wgsl
 //!include rdme/overflow.wgsl
 
 override AXIS: u32 = 0u;
@@ -76,13 +77,9 @@ fn gather_from(i: u32, g: u32, t: u32, t_dest: u32, t_minus: u32, t_plus: u32, d
 
 @compute @workgroup_size(WX, WY, 1)
 fn diffuse(@builtin(global_invocation_id) gid: vec3<u32>) {
-    var plane = gid.z;
-    var plane_end = lat.planes;
-    if AXIS == 2u {
-        plane = lat.own_begin + gid.z;
-        plane_end = lat.own_end;
-    }
-    if gid.x >= lat.nx || gid.y >= lat.ny || plane >= plane_end {
+    let plane = gid.z;
+    let region = step_region(step_info.step, select(0u, 1u, AXIS == 2u));
+    if gid.x >= lat.nx || gid.y >= lat.ny || plane < region.x || plane >= region.y {
         return;
     }
     let i = gid.x + lat.nx * (gid.y + lat.ny * plane);

@@ -8,6 +8,7 @@
 //!include common/rng.wgsl
 //!include rdme/common.wgsl
 //!include rdme/particles.wgsl
+//!include rdme/region.wgsl
 //!include rdme/overflow.wgsl
 
 override WX: u32 = 64u;
@@ -87,8 +88,9 @@ fn remove_one(words: vec4<u32>, species: u32) -> vec4<u32> {
 
 @compute @workgroup_size(WX, WY, 1)
 fn react(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let plane = lat.own_begin + gid.z;
-    if gid.x >= lat.nx || gid.y >= lat.ny || plane >= lat.own_end {
+    let plane = gid.z;
+    let region = step_region(step_info.step, 1u);
+    if gid.x >= lat.nx || gid.y >= lat.ny || plane < region.x || plane >= region.y {
         return;
     }
     let i = gid.x + lat.nx * (gid.y + lat.ny * plane);

@@ -2,12 +2,15 @@
 // step (from any sweep or the reactions) are sorted by (global site, substep, arrival) so every
 // device sees them in one order, then each goes to the nearest site of the same type with room
 // in the same z plane (Euclidean distance, ties to the lower index). Staying in the plane keeps
-// the result independent of how the lattice is split into z-slabs. Entries in planes this device
-// does not own are left to their owner. A particle with no room anywhere in its plane is
+// the result independent of how the lattice is split into z-slabs. Entries in the halo planes
+// this step updates are placed too (the halo must evolve as on its owner) but only the owned
+// planes' moves are counted; entries outside that region are dropped (those planes are stale
+// and refreshed from the owner before they are read again). A particle with no room anywhere in its plane is
 // counted as unresolved and the run stops (crates/model/src/rdme/sim.rs).
 //!include common/step.wgsl
 //!include rdme/common.wgsl
 //!include rdme/particles.wgsl
+//!include rdme/region.wgsl
 
 @group(1) @binding(0) var<uniform> lat: Lattice;
 @group(1) @binding(1) var<storage, read_write> particles: array<u32>;
@@ -47,9 +50,11 @@ fn resolve() {
         let g = atomicLoad(&overflow[OVERFLOW_HEADER + 2u * k]);
         let species = atomicLoad(&overflow[OVERFLOW_HEADER + 2u * k + 1u]) & 0xFFu;
         let z = g / plane_sites;
-        if z < lat.z_base + lat.own_begin || z >= lat.z_base + lat.own_end {
+        let region = step_region(step_info.step, 1u);
+        if z < lat.z_base + region.x || z >= lat.z_base + region.y {
             continue;
         }
+        let owned = z >= lat.z_base + lat.own_begin && z < lat.z_base + lat.own_end;
         let base = (z - lat.z_base) * plane_sites;
         let x0 = i32(g % lat.nx);
         let y0 = i32((g / lat.nx) % lat.ny);
@@ -90,7 +95,9 @@ fn resolve() {
             }
         }
         if best == 0xFFFFFFFFu {
-            atomicAdd(&overflow[OVERFLOW_UNRESOLVED], 1u);
+            if owned {
+                atomicAdd(&overflow[OVERFLOW_UNRESOLVED], 1u);
+            }
             continue;
         }
         let m = particle_count(load_site(best));
@@ -102,7 +109,9 @@ fn resolve() {
         if (m & 3u) == 3u && m + 1u < CAPACITY {
             particles[w + lat.sites] = 0u;
         }
-        atomicAdd(&overflow[OVERFLOW_MOVED], 1u);
+        if owned {
+            atomicAdd(&overflow[OVERFLOW_MOVED], 1u);
+        }
     }
     atomicStore(&overflow[OVERFLOW_COUNT], 0u);
 }

@@ -100,6 +100,15 @@ pub(crate) struct BenchArgs {
     /// when there are fewer)
     #[arg(long, default_value_t = 1)]
     pub(crate) devices: usize,
+    /// rdme: only the multi-device comparison (skip the single-device tables)
+    #[arg(long)]
+    pub(crate) scaling_only: bool,
+    /// rdme: halo planes per side, i.e. steps between halo exchanges, on several devices
+    #[arg(long, default_value_t = 8)]
+    pub(crate) halo_depth: u32,
+    /// rdme: steps between load-balancing decisions on several devices (0: never)
+    #[arg(long, default_value_t = 200)]
+    pub(crate) balance_every: u64,
     /// rdme: lattice of the multi-device comparison
     #[arg(long, default_value = "256x256x1024")]
     pub(crate) large: String,

@@ -176,29 +176,31 @@ pub fn bench(args: BenchArgs) -> Result<()> {
                 .unwrap_or("-".into()),
         )
     };
-    let r = bench_model(&ctx, "Min system", &min, steps, cpu_steps)?;
-    print(&r);
-    let passes: Vec<String> = r
-        .pass_us
-        .iter()
-        .map(|(k, us)| format!("{k} {us:.1}"))
-        .collect();
-    eprintln!("Min system, GPU us/step by pass: {}", passes.join(", "));
-    rows.push(r);
-    for &shape in &sizes {
-        let sites: u64 = shape.iter().map(|&n| n as u64).product();
-        let model = uniform_model(shape, 0.5, 1)?;
-        let cpu = if sites <= cpu_max { cpu_steps } else { 0 };
-        let r = bench_model(&ctx, "uniform, 0.5 per site", &model, steps, cpu)?;
+    if !args.scaling_only {
+        let r = bench_model(&ctx, "Min system", &min, steps, cpu_steps)?;
         print(&r);
+        let passes: Vec<String> = r
+            .pass_us
+            .iter()
+            .map(|(k, us)| format!("{k} {us:.1}"))
+            .collect();
+        eprintln!("Min system, GPU us/step by pass: {}", passes.join(", "));
         rows.push(r);
-    }
-    let shape = sizes[sizes.len().min(2) - 1];
-    for &d in &args.densities {
-        let model = uniform_model(shape, d, 1)?;
-        let r = bench_model(&ctx, &format!("uniform, {d} per site"), &model, steps, 0)?;
-        print(&r);
-        rows.push(r);
+        for &shape in &sizes {
+            let sites: u64 = shape.iter().map(|&n| n as u64).product();
+            let model = uniform_model(shape, 0.5, 1)?;
+            let cpu = if sites <= cpu_max { cpu_steps } else { 0 };
+            let r = bench_model(&ctx, "uniform, 0.5 per site", &model, steps, cpu)?;
+            print(&r);
+            rows.push(r);
+        }
+        let shape = sizes[sizes.len().min(2) - 1];
+        for &d in &args.densities {
+            let model = uniform_model(shape, d, 1)?;
+            let r = bench_model(&ctx, &format!("uniform, {d} per site"), &model, steps, 0)?;
+            print(&r);
+            rows.push(r);
+        }
     }
     let mut device_rows = Vec::new();
     if args.devices > 1 {
@@ -209,30 +211,41 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         for (k, c) in contexts.iter().enumerate() {
             eprintln!("device {k}: {} ({})", c.adapter.name, c.adapter.backend);
         }
-        let model = uniform_model(large, 0.5, 1)?;
+        let options = SimOptions {
+            halo_depth: args.halo_depth,
+            balance_every: args.balance_every,
+            ..SimOptions::default()
+        };
+        let large_model = uniform_model(large, 0.5, 1)?;
         println!();
-        println!("| devices | lattice | steps | wall ms/step | speedup | parallel efficiency | planes per device | rebalances | identical to 1 device |");
-        println!("|---|---|---|---|---|---|---|---|---|");
-        for r in bench_devices(&contexts, &model, steps.min(500))? {
-            println!(
-                "| {} | {}x{}x{} | {} | {:.3} | {:.2}x | {:.0}% | {:?} | {} | {} |",
-                r.devices,
-                r.shape[0],
-                r.shape[1],
-                r.shape[2],
-                r.steps,
-                r.wall_ms_per_step,
-                r.speedup,
-                100.0 * r.parallel_efficiency,
-                r.final_split,
-                r.rebalances,
-                if r.identical_to_one_device {
-                    "yes"
-                } else {
-                    "NO"
-                }
-            );
-            device_rows.push(r);
+        println!("| case | devices | lattice | steps | wall ms/step | speedup | parallel efficiency | planes per device | halo depth | rebalances | identical to 1 device |");
+        println!("|---|---|---|---|---|---|---|---|---|---|---|");
+        for (label, model, n) in [
+            ("uniform, 0.5 per site", &large_model, steps.min(500)),
+            ("Min system", &min, steps),
+        ] {
+            for r in bench_devices(&contexts, model, n, &options)? {
+                println!(
+                    "| {label} | {} | {}x{}x{} | {} | {:.3} | {:.2}x | {:.0}% | {:?} | {} | {} | {} |",
+                    r.devices,
+                    r.shape[0],
+                    r.shape[1],
+                    r.shape[2],
+                    r.steps,
+                    r.wall_ms_per_step,
+                    r.speedup,
+                    100.0 * r.parallel_efficiency,
+                    r.final_split,
+                    r.halo_depth,
+                    r.rebalances,
+                    if r.identical_to_one_device {
+                        "yes"
+                    } else {
+                        "NO"
+                    }
+                );
+                device_rows.push(r);
+            }
         }
     }
     if let Some(path) = args.json {

@@ -100,11 +100,14 @@ fn one_two_and_three_devices_give_bitwise_identical_lattices() {
         None
     );
 
-    // Uneven split, rebalanced by hand mid-run and by the balancer every 3 steps.
+    // Two devices exchange 7-plane halos every 7 steps (12 = 7 + 5: a short last batch).
+    // Uneven split (halos 2 deep), rebalanced by hand mid-run (halos 1 deep) and by the balancer
+    // every 3 steps.
     let options = SimOptions {
         split: Some(vec![2, 9, 3]),
         balance_every: 3,
         balance_threshold: 0.0,
+        move_cost: Some(std::time::Duration::ZERO),
         ..SimOptions::default()
     };
     let mut three = RdmeSim::new(

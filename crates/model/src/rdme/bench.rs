@@ -40,7 +40,9 @@ pub struct DeviceRow {
     pub speedup: f64,
     pub parallel_efficiency: f64,
     pub final_split: Vec<u32>,
-    /// Boundary moves the balancer made during the warm-up.
+    /// Steps between halo exchanges.
+    pub halo_depth: u32,
+    /// Boundary moves the balancer made during the timed run.
     pub rebalances: u64,
     pub identical_to_one_device: bool,
 }
@@ -160,40 +162,32 @@ pub fn bench_model(
     })
 }
 
-/// Runs `steps` steps of `model` on 1 device and on all of `contexts` (load balancing on),
-/// comparing wall time per step and the final lattices.
+/// Device counts of a scaling run on `n` devices: 1, 2, 4, ... and `n` itself.
+pub fn device_counts(n: usize) -> Vec<usize> {
+    let mut counts: Vec<usize> = (0..).map(|p| 1 << p).take_while(|&k| k < n).collect();
+    counts.push(n.max(1));
+    counts
+}
+
+/// Runs `steps` steps of `model` on 1, 2, 4, ... and all of `contexts` with load balancing on,
+/// comparing wall time per step and the final lattices. Each count first runs a warm-up on a
+/// copy (clocks ramp up, pipelines compile), then the timed run from the initial lattice and an
+/// equal split, the balancer deciding as in any run.
 pub fn bench_devices(
     contexts: &[GpuContext],
     model: &RdmeModel,
     steps: u64,
+    options: &SimOptions,
 ) -> Result<Vec<DeviceRow>> {
     let lattice = initial_lattice(model)?;
     let mut rows = Vec::new();
     let mut reference = None;
     let mut one_device_ms = 0.0;
-    let mut counts = vec![1];
-    if contexts.len() > 1 {
-        counts.push(contexts.len());
-    }
-    for &k in &counts {
-        let options = SimOptions {
-            balance_every: 50,
-            ..SimOptions::default()
-        };
-        let mut sim = RdmeSim::new(contexts[..k].to_vec(), model, &lattice, 0, &options)?;
-        // Warm-up steps also let the balancer settle; the timed run starts from a fresh copy of
-        // the same lattice so every device count computes the same steps.
+    for k in device_counts(contexts.len()) {
+        let mut sim = RdmeSim::new(contexts[..k].to_vec(), model, &lattice, 0, options)?;
         warm_up(&mut sim, Duration::from_millis(500))?;
-        let split = sim.split();
-        let rebalances = sim.rebalances;
-        // The timed run keeps the balancer's split: a boundary move rebuilds the slabs from a
-        // full lattice readback, which would dominate a short timed run.
-        let options = SimOptions {
-            split: Some(split),
-            balance_every: 0,
-            ..options
-        };
-        let mut sim = RdmeSim::new(contexts[..k].to_vec(), model, &lattice, 0, &options)?;
+        drop(sim);
+        let mut sim = RdmeSim::new(contexts[..k].to_vec(), model, &lattice, 0, options)?;
         let t0 = Instant::now();
         sim.advance(steps)?;
         sim.wait()?;
@@ -211,7 +205,8 @@ pub fn bench_devices(
             speedup: one_device_ms / ms,
             parallel_efficiency: one_device_ms / ms / k as f64,
             final_split: sim.split(),
-            rebalances,
+            halo_depth: sim.halo_depth(),
+            rebalances: sim.rebalances,
             identical_to_one_device: reference.as_ref() == Some(&lat),
         });
     }

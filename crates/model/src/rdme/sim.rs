@@ -1,6 +1,9 @@
 //! The RDME simulation on one or more devices: the lattice split into z-slabs, one per device,
-//! stepped together with halo planes exchanged through host memory after every step, and
-//! dynamic load balancing that moves slab boundaries toward the faster device.
+//! stepped together with halos `halo_depth` planes deep exchanged through host memory every
+//! `halo_depth` steps (each device steps its halo planes in between, see
+//! `shaders/rdme/region.wgsl`: one host round trip per `halo_depth` steps instead of per step),
+//! and dynamic load balancing that moves slab boundaries toward the faster device when that
+//! saves more time than the move costs.
 //!
 //! Random numbers are keyed by global site, step and substep, and overflow is resolved within a
 //! z plane, so the lattice after any number of steps is bitwise the same on 1 or N devices and
@@ -8,13 +11,10 @@
 
 use super::config::RdmeModel;
 use super::lattice::Lattice;
-use super::slab::Slab;
+use super::slab::{HaloPlanes, Slab};
 use crate::error::{ModelError, Result};
 use petri_engine::{GpuContext, Profiler};
 use std::time::{Duration, Instant};
-
-/// A slab's first and last owned planes, read back for the neighbours' halos.
-type HaloPlanes = (Vec<u32>, Vec<u32>);
 
 #[derive(Clone, Debug)]
 pub struct SimOptions {
@@ -24,10 +24,15 @@ pub struct SimOptions {
     pub max_steps_per_batch: u32,
     /// Overflow list entries per device per step.
     pub overflow_capacity: u32,
+    /// Halo planes on each side of a slab, and so the most steps between halo exchanges, on
+    /// several devices (capped by the smallest slab).
+    pub halo_depth: u32,
     /// Steps between load-balancing decisions on several devices; 0: never rebalance.
     pub balance_every: u64,
     /// Smallest relative imbalance of step times that moves a boundary.
     pub balance_threshold: f64,
+    /// Time a boundary move must save to be made; None: what the last rebuild cost (measured).
+    pub move_cost: Option<Duration>,
     /// Initial planes per device (None: equal split).
     pub split: Option<Vec<u32>>,
 }
@@ -38,8 +43,10 @@ impl Default for SimOptions {
             workgroup: [64, 4],
             max_steps_per_batch: 256,
             overflow_capacity: 4096,
+            halo_depth: 8,
             balance_every: 200,
             balance_threshold: 0.05,
+            move_cost: None,
             split: None,
         }
     }
@@ -75,6 +82,10 @@ pub struct RdmeSim {
     steps_since_balance: u64,
     /// Boundary moves made by the load balancer so far.
     pub rebalances: u64,
+    /// Wall time of the last slab rebuild (the price of a boundary move).
+    rebuild_cost: Duration,
+    /// Steps left in the current `advance` call: the horizon over which a move must pay off.
+    steps_left: u64,
     /// Overflow moves counted by slabs since replaced (their counters start at zero).
     moved_before: u64,
     /// Site types of the whole lattice (fixed; kept to assemble read-backs).
@@ -127,14 +138,28 @@ impl RdmeSim {
             contexts,
             steps_since_balance: 0,
             rebalances: 0,
+            rebuild_cost: Duration::ZERO,
+            steps_left: 0,
             moved_before: 0,
             types: lattice.types.clone(),
         };
+        let t0 = Instant::now();
         sim.build_slabs(lattice, &split)?;
+        // A move also reads the lattice back: about as long again as the upload.
+        sim.rebuild_cost = 2 * t0.elapsed();
         Ok(sim)
     }
 
     fn build_slabs(&mut self, lattice: &Lattice, split: &[u32]) -> Result<()> {
+        // A neighbour's halo must come from one slab: no deeper than the smallest slab.
+        let depth = match split.len() {
+            1 => 1,
+            _ => self
+                .options
+                .halo_depth
+                .min(*split.iter().min().unwrap_or(&1))
+                .max(1),
+        };
         let mut slabs = Vec::new();
         let mut z = 0;
         for (ctx, &planes) in self.contexts.iter().zip(split) {
@@ -143,6 +168,7 @@ impl RdmeSim {
                 &self.model,
                 lattice,
                 (z, z + planes),
+                depth,
                 self.step,
                 &self.options,
             )?);
@@ -150,6 +176,11 @@ impl RdmeSim {
         }
         self.slabs = slabs;
         Ok(())
+    }
+
+    /// Steps between halo exchanges (1 on a single device).
+    pub fn halo_depth(&self) -> u32 {
+        self.slabs[0].halo_depth()
     }
 
     pub fn split(&self) -> Vec<u32> {
@@ -174,22 +205,27 @@ impl RdmeSim {
             }
             self.step += steps;
         } else {
-            for _ in 0..steps {
-                self.step_devices()?;
+            let mut left = steps;
+            while left > 0 {
+                let n = left.min(self.halo_depth() as u64) as u32;
+                self.steps_left = left;
+                self.step_devices(n)?;
+                left -= n as u64;
             }
         }
         self.check_overflow(start)
     }
 
-    /// One step on every device, then the halo exchange and, now and then, load balancing.
-    fn step_devices(&mut self) -> Result<()> {
+    /// `steps` (at most the halo depth) steps on every device, then the halo exchange and, now
+    /// and then, load balancing.
+    fn step_devices(&mut self, steps: u32) -> Result<()> {
         use rayon::prelude::*;
         let results: Vec<Result<(Duration, Option<HaloPlanes>)>> = self
             .slabs
             .par_iter_mut()
             .map(|slab| {
                 let t0 = Instant::now();
-                let enc = slab.encode(1, None, true);
+                let enc = slab.encode(steps, None, true);
                 slab.ctx.queue.submit([enc.finish()]);
                 let halos = slab.halo_planes()?;
                 Ok((t0.elapsed(), halos))
@@ -201,19 +237,25 @@ impl RdmeSim {
             self.busy[k] += dt;
             halos.push(h);
         }
-        for (k, planes) in halos.iter().enumerate() {
-            let Some((first, last)) = planes else {
-                continue;
-            };
+        self.step += steps as u64;
+        let depth = self.halo_depth();
+        let step = self.step;
+        let n = self.slabs.len();
+        // Slab k's halos: the last planes of slab k - 1 below, the first of slab k + 1 above.
+        self.slabs.par_iter_mut().enumerate().for_each(|(k, slab)| {
             if k > 0 {
-                self.slabs[k - 1].write_halo(self.slabs[k].own.0, first);
+                if let Some((_, last)) = &halos[k - 1] {
+                    slab.write_halo(slab.own.0 - depth, last);
+                }
             }
-            if k + 1 < self.slabs.len() {
-                self.slabs[k + 1].write_halo(self.slabs[k].own.1 - 1, last);
+            if k + 1 < n {
+                if let Some((first, _)) = &halos[k + 1] {
+                    slab.write_halo(slab.own.1, first);
+                }
             }
-        }
-        self.step += 1;
-        self.steps_since_balance += 1;
+            slab.set_halo_start(step);
+        });
+        self.steps_since_balance += steps as u64;
         if self.options.balance_every > 0 && self.steps_since_balance >= self.options.balance_every
         {
             self.balance()?;
@@ -223,8 +265,10 @@ impl RdmeSim {
 
     /// Moves slab boundaries so that each device gets planes in proportion to its measured
     /// speed (planes per second of step time), when the slowest and fastest differ by more than
-    /// the threshold.
+    /// the threshold and the time the new split would save over the rest of the current
+    /// `advance` call (at least one balancing interval) exceeds what the last rebuild cost.
     fn balance(&mut self) -> Result<()> {
+        let window = self.steps_since_balance.max(1);
         let times: Vec<f64> = self.busy.iter().map(|d| d.as_secs_f64()).collect();
         self.busy.iter_mut().for_each(|d| *d = Duration::ZERO);
         self.steps_since_balance = 0;
@@ -240,8 +284,24 @@ impl RdmeSim {
             .zip(&times)
             .map(|(&p, &t)| p as f64 / t)
             .collect();
-        let new = proportional_split(self.model.config.lattice.shape[2], &speed);
+        let nz = self.model.config.lattice.shape[2];
+        let new = proportional_split(nz, &speed);
         if new == split {
+            return Ok(());
+        }
+        // Devices run in parallel: a step lasts as long as the slowest; balanced, all take
+        // nz / (sum of speeds).
+        let balanced = nz as f64 / speed.iter().sum::<f64>();
+        let horizon = self.steps_left.max(self.options.balance_every) as f64 / window as f64;
+        let saving = (hi - balanced) * horizon;
+        let cost = self.options.move_cost.unwrap_or(self.rebuild_cost);
+        if saving <= cost.as_secs_f64() {
+            log::debug!(
+                "rdme load balance at step {}: keeping {split:?}; {new:?} would save {saving:.3} s, \
+                 a rebuild costs {:.3} s",
+                self.step,
+                cost.as_secs_f64()
+            );
             return Ok(());
         }
         log::info!(
@@ -253,12 +313,14 @@ impl RdmeSim {
 
     /// Rebuilds the slabs with the given planes per device.
     pub fn rebalance(&mut self, split: &[u32]) -> Result<()> {
+        let t0 = Instant::now();
         let lattice = self.read_lattice()?;
         for slab in &self.slabs {
             self.moved_before += slab.overflow_counts()?[2] as u64;
         }
         self.build_slabs(&lattice, split)?;
         self.rebalances += 1;
+        self.rebuild_cost = t0.elapsed();
         Ok(())
     }
 

@@ -2,8 +2,9 @@
 //! plan (x, y, z sweeps, reactions, overflow resolution).
 //!
 //! Buffers: `a` holds the state between steps, `b` the intermediate sweeps: x a->b, y b->a,
-//! z a->b (owned planes), reactions b->a (owned planes), resolve in a. The halo planes of `a`
-//! are refreshed from the neighbours after each step (sim.rs).
+//! z a->b, reactions b->a, resolve in a, each over the planes `shaders/rdme/region.wgsl` gives
+//! for the step. The halo planes of `a` (`halo_depth` deep) are refreshed from the neighbours
+//! every `halo_depth` steps or fewer (sim.rs); in between the slab steps them itself.
 
 use super::config::RdmeModel;
 use super::lattice::Lattice;
@@ -30,7 +31,11 @@ pub struct LatticeUniforms {
     pub n_reactions: u32,
     pub overflow_capacity: u32,
     pub zeroth_order: u32,
-    pub _pad: [u32; 3],
+    /// Planes of halo on each side with a neighbour; steps between halo refreshes at most.
+    pub halo_depth: u32,
+    /// Step (low 32 bits) at which the halos were last refreshed.
+    pub halo_start: u32,
+    pub _pad: u32,
 }
 
 /// Overflow header words (`shaders/rdme/common.wgsl`).
@@ -45,6 +50,7 @@ pub struct Slab {
     pub uniforms: LatticeUniforms,
     pub plan: StepPlan,
     a: wgpu::Buffer,
+    lattice_uniform: wgpu::Buffer,
     overflow: wgpu::Buffer,
     counts: wgpu::Buffer,
     counts_len: usize,
@@ -52,9 +58,13 @@ pub struct Slab {
     observe_group: wgpu::BindGroup,
     workgroups_all: [u32; 3],
     workgroups_own: [u32; 3],
-    /// Owned boundary planes are copied here after each step for the neighbours' halos.
+    /// The first and the last `halo_depth` owned planes are copied here for the neighbours'
+    /// halos.
     halo_stage: Option<wgpu::Buffer>,
 }
+
+/// A slab's first and last `halo_depth` owned planes, read back for the neighbours' halos.
+pub type HaloPlanes = (Vec<u32>, Vec<u32>);
 
 /// Words of one plane, in bytes.
 fn plane_bytes(u: &LatticeUniforms) -> u64 {
@@ -62,12 +72,14 @@ fn plane_bytes(u: &LatticeUniforms) -> u64 {
 }
 
 impl Slab {
-    /// Builds the slab owning global planes `own` of `lattice` (which holds the whole lattice).
+    /// Builds the slab owning global planes `own` of `lattice` (which holds the whole lattice),
+    /// with up to `halo_depth` halo planes on each side (fewer at the lattice's ends).
     pub fn new(
         ctx: GpuContext,
         model: &RdmeModel,
         lattice: &Lattice,
         own: (u32, u32),
+        halo_depth: u32,
         step: u64,
         options: &SimOptions,
     ) -> Result<Self> {
@@ -78,8 +90,9 @@ impl Slab {
             ..
         } = *options;
         let [nx, ny, nz] = lattice.shape;
-        let base = own.0.saturating_sub(1);
-        let end = (own.1 + 1).min(nz);
+        let halo_depth = halo_depth.max(1);
+        let base = own.0.saturating_sub(halo_depth);
+        let end = (own.1 + halo_depth).min(nz);
         let local = lattice.slab(base, end);
         let planes = end - base;
         let sites = local.sites() as u32;
@@ -97,7 +110,9 @@ impl Slab {
             n_reactions: model.reactions.len() as u32,
             overflow_capacity,
             zeroth_order: model.reactions.iter().filter(|r| r.order == 0).count() as u32,
-            _pad: [0; 3],
+            halo_depth,
+            halo_start: step as u32,
+            _pad: 0,
         };
         let [wx, wy] = workgroup;
         ctx.check_workgroup_size("rdme passes", [wx, wy, 1])?;
@@ -123,7 +138,7 @@ impl Slab {
         let mut plan = StepPlan::new(&ctx, model.config.seed, max_steps_per_batch);
         plan.step = step;
         for (name, buf) in [
-            ("lattice", u),
+            ("lattice", u.clone()),
             ("a", a.clone()),
             ("b", b),
             ("types", types.clone()),
@@ -135,13 +150,14 @@ impl Slab {
         }
         let gx = nx.div_ceil(wx);
         let gy = ny.div_ceil(wy);
+        // Every pass is dispatched over all local planes and skips those outside its region.
         let workgroups_all = [gx, gy, planes];
         let workgroups_own = [gx, gy, own.1 - own.0];
         let wg = vec![("WX", wx as f64), ("WY", wy as f64)];
         for (label, axis, from, to, groups) in [
             ("diffuse x", 0, "a", "b", workgroups_all),
             ("diffuse y", 1, "b", "a", workgroups_all),
-            ("diffuse z", 2, "a", "b", workgroups_own),
+            ("diffuse z", 2, "a", "b", workgroups_all),
         ] {
             let mut constants = wg.clone();
             constants.push(("AXIS", axis as f64));
@@ -178,7 +194,7 @@ impl Slab {
                     Binding::read("reactions"),
                     Binding::read_write("overflow"),
                 ],
-                workgroups: workgroups_own,
+                workgroups: workgroups_all,
                 constants: wg.clone(),
             },
         )?;
@@ -217,8 +233,13 @@ impl Slab {
             &layout,
             &[plan.buffer("lattice"), &a, &types, &counts],
         );
-        let halo_stage = (base < own.0 || end > own.1)
-            .then(|| buffers::staging(&ctx, "rdme halo out", 8 * plane_bytes(&uniforms)));
+        let halo_stage = (base < own.0 || end > own.1).then(|| {
+            buffers::staging(
+                &ctx,
+                "rdme halo out",
+                8 * halo_depth as u64 * plane_bytes(&uniforms),
+            )
+        });
         Ok(Self {
             ctx,
             own,
@@ -226,6 +247,7 @@ impl Slab {
             uniforms,
             plan,
             a,
+            lattice_uniform: u,
             overflow,
             counts,
             counts_len,
@@ -241,8 +263,8 @@ impl Slab {
         self.own.1 - self.own.0
     }
 
-    /// Records `steps` steps; with `halo_out`, also copies the owned boundary planes to the
-    /// halo staging buffer (one step at a time in multi-device runs).
+    /// Records `steps` steps; with `halo_out`, also copies the first and the last
+    /// `halo_depth` owned planes to the halo staging buffer for the neighbours.
     pub fn encode(
         &mut self,
         steps: u32,
@@ -253,18 +275,15 @@ impl Slab {
         if halo_out {
             if let Some(stage) = &self.halo_stage {
                 let u = &self.uniforms;
-                let pb = plane_bytes(u);
-                for (k, plane) in [self.own.0, self.own.1 - 1].into_iter().enumerate() {
+                let depth = u.halo_depth as u64;
+                let block = depth * plane_bytes(u);
+                let first = [self.own.0, self.own.1 - u.halo_depth];
+                for (k, plane) in first.into_iter().enumerate() {
                     let local = (plane - self.base) as u64;
                     for w in 0..4u64 {
                         let src = (w * u.sites as u64 + local * (u.nx * u.ny) as u64) * 4;
-                        encoder.copy_buffer_to_buffer(
-                            &self.a,
-                            src,
-                            stage,
-                            (4 * k as u64 + w) * pb,
-                            pb,
-                        );
+                        let dst = (4 * k as u64 + w) * block;
+                        encoder.copy_buffer_to_buffer(&self.a, src, stage, dst, block);
                     }
                 }
             }
@@ -272,30 +291,43 @@ impl Slab {
         encoder
     }
 
-    /// Maps the halo staging buffer (after the step's submission has finished): the words of
-    /// the first and of the last owned plane, four word planes each.
-    pub fn halo_planes(&self) -> Result<Option<(Vec<u32>, Vec<u32>)>> {
+    /// Maps the halo staging buffer (after the submission that filled it has finished): the
+    /// words of the first and of the last `halo_depth` owned planes, four word blocks each.
+    pub fn halo_planes(&self) -> Result<Option<HaloPlanes>> {
         let Some(stage) = &self.halo_stage else {
             return Ok(None);
         };
-        let words: Vec<u32> = buffers::map_and_read(&self.ctx, stage)?;
-        let half = words.len() / 2;
-        Ok(Some((words[..half].to_vec(), words[half..].to_vec())))
+        let mut words: Vec<u32> = buffers::map_and_read(&self.ctx, stage)?;
+        let last = words.split_off(words.len() / 2);
+        Ok(Some((words, last)))
     }
 
-    /// Writes a neighbour's boundary plane (four word planes) into local plane `global_plane`.
+    /// Writes `halo_depth` planes of a neighbour (four word blocks, as `halo_planes` gives them)
+    /// into the local planes from `global_plane` on.
     pub fn write_halo(&self, global_plane: u32, words: &[u32]) {
         let u = &self.uniforms;
-        let plane_sites = (u.nx * u.ny) as usize;
+        let block = u.halo_depth as usize * (u.nx * u.ny) as usize;
         let local = (global_plane - self.base) as u64;
         for w in 0..4 {
-            let dst = (w as u64 * u.sites as u64 + local * plane_sites as u64) * 4;
+            let dst = (w as u64 * u.sites as u64 + local * (u.nx * u.ny) as u64) * 4;
             self.ctx.queue.write_buffer(
                 &self.a,
                 dst,
-                bytemuck::cast_slice(&words[w * plane_sites..(w + 1) * plane_sites]),
+                bytemuck::cast_slice(&words[w * block..(w + 1) * block]),
             );
         }
+    }
+
+    /// Marks the halos as refreshed at `step`: the step regions start over from the full slab.
+    pub fn set_halo_start(&mut self, step: u64) {
+        self.uniforms.halo_start = step as u32;
+        self.ctx
+            .queue
+            .write_buffer(&self.lattice_uniform, 0, bytemuck::bytes_of(&self.uniforms));
+    }
+
+    pub fn halo_depth(&self) -> u32 {
+        self.uniforms.halo_depth
     }
 
     /// The overflow counters: (lost, unresolved, moved) so far.
