@@ -218,21 +218,24 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         };
         let large_model = uniform_model(large, 0.5, 1)?;
         println!();
-        println!("| case | devices | lattice | steps | wall ms/step | speedup | parallel efficiency | planes per device | halo depth | rebalances | identical to 1 device |");
-        println!("|---|---|---|---|---|---|---|---|---|---|---|");
+        println!("| case | devices | lattice | steps | wall ms/step | of which stepping / halo writes / balancing | speedup | parallel efficiency | planes per device | halo depth | rebalances | identical to 1 device |");
+        println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (label, model, n) in [
             ("uniform, 0.5 per site", &large_model, steps.min(500)),
             ("Min system", &min, steps),
         ] {
             for r in bench_devices(&contexts, model, n, &options)? {
                 println!(
-                    "| {label} | {} | {}x{}x{} | {} | {:.3} | {:.2}x | {:.0}% | {:?} | {} | {} | {} |",
+                    "| {label} | {} | {}x{}x{} | {} | {:.3} | {:.3} / {:.3} / {:.3} | {:.2}x | {:.0}% | {:?} | {} | {} | {} |",
                     r.devices,
                     r.shape[0],
                     r.shape[1],
                     r.shape[2],
                     r.steps,
                     r.wall_ms_per_step,
+                    r.stepping_ms_per_step,
+                    r.exchange_ms_per_step,
+                    r.balancing_ms_per_step,
                     r.speedup,
                     100.0 * r.parallel_efficiency,
                     r.final_split,

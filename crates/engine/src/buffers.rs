@@ -71,8 +71,9 @@ pub fn read_vec<T: bytemuck::Pod>(ctx: &GpuContext, buffer: &wgpu::Buffer) -> Re
     map_and_read(ctx, &stage)
 }
 
-/// Maps a staging buffer (blocking) and copies its contents out.
-pub fn map_and_read<T: bytemuck::Pod>(ctx: &GpuContext, stage: &wgpu::Buffer) -> Result<Vec<T>> {
+/// Maps a staging buffer for reading once the work queued so far has finished; the caller
+/// reads it with `get_mapped_range` and unmaps it (for reading without a copy).
+pub fn map_for_reading(ctx: &GpuContext, stage: &wgpu::Buffer) -> Result<()> {
     let (tx, rx) = std::sync::mpsc::channel();
     stage.map_async(wgpu::MapMode::Read, .., move |r| {
         let _ = tx.send(r);
@@ -81,6 +82,12 @@ pub fn map_and_read<T: bytemuck::Pod>(ctx: &GpuContext, stage: &wgpu::Buffer) ->
     rx.recv()
         .map_err(|e| EngineError::Readback(e.to_string()))?
         .map_err(|e| EngineError::Readback(e.to_string()))?;
+    Ok(())
+}
+
+/// Maps a staging buffer (blocking) and copies its contents out.
+pub fn map_and_read<T: bytemuck::Pod>(ctx: &GpuContext, stage: &wgpu::Buffer) -> Result<Vec<T>> {
+    map_for_reading(ctx, stage)?;
     let out = {
         let view = stage
             .get_mapped_range(..)

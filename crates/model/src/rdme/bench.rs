@@ -37,6 +37,11 @@ pub struct DeviceRow {
     pub shape: [u32; 3],
     pub steps: u64,
     pub wall_ms_per_step: f64,
+    /// Parts of the wall time (several devices): stepping until every device's boundary planes
+    /// are on the host, writing the halos, load balancing.
+    pub stepping_ms_per_step: f64,
+    pub exchange_ms_per_step: f64,
+    pub balancing_ms_per_step: f64,
     pub speedup: f64,
     pub parallel_efficiency: f64,
     pub final_split: Vec<u32>,
@@ -202,6 +207,9 @@ pub fn bench_devices(
             shape: model.config.lattice.shape,
             steps,
             wall_ms_per_step: ms,
+            stepping_ms_per_step: sim.timing.stepping.as_secs_f64() * 1e3 / steps as f64,
+            exchange_ms_per_step: sim.timing.exchanging.as_secs_f64() * 1e3 / steps as f64,
+            balancing_ms_per_step: sim.timing.balancing.as_secs_f64() * 1e3 / steps as f64,
             speedup: one_device_ms / ms,
             parallel_efficiency: one_device_ms / ms / k as f64,
             final_split: sim.split(),

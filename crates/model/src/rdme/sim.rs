@@ -11,7 +11,7 @@
 
 use super::config::RdmeModel;
 use super::lattice::Lattice;
-use super::slab::{HaloPlanes, Slab};
+use super::slab::Slab;
 use crate::error::{ModelError, Result};
 use petri_engine::{GpuContext, Profiler};
 use std::time::{Duration, Instant};
@@ -52,6 +52,16 @@ impl Default for SimOptions {
     }
 }
 
+/// Wall time of multi-device steps: stepping (submission until every device's boundary planes
+/// are mapped: the slowest device's compute and the copy to host), halo exchange (writes into
+/// the neighbours), and load balancing (decisions and slab rebuilds).
+#[derive(Clone, Debug, Default)]
+pub struct MultiDeviceTiming {
+    pub stepping: Duration,
+    pub exchanging: Duration,
+    pub balancing: Duration,
+}
+
 /// Counts at one moment.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Observables {
@@ -86,6 +96,8 @@ pub struct RdmeSim {
     rebuild_cost: Duration,
     /// Steps left in the current `advance` call: the horizon over which a move must pay off.
     steps_left: u64,
+    /// Where the wall time of multi-device steps went.
+    pub timing: MultiDeviceTiming,
     /// Overflow moves counted by slabs since replaced (their counters start at zero).
     moved_before: u64,
     /// Site types of the whole lattice (fixed; kept to assemble read-backs).
@@ -140,6 +152,7 @@ impl RdmeSim {
             rebalances: 0,
             rebuild_cost: Duration::ZERO,
             steps_left: 0,
+            timing: MultiDeviceTiming::default(),
             moved_before: 0,
             types: lattice.types.clone(),
         };
@@ -220,45 +233,40 @@ impl RdmeSim {
     /// and then, load balancing.
     fn step_devices(&mut self, steps: u32) -> Result<()> {
         use rayon::prelude::*;
-        let results: Vec<Result<(Duration, Option<HaloPlanes>)>> = self
+        let t0 = Instant::now();
+        let busy: Vec<Result<Duration>> = self
             .slabs
             .par_iter_mut()
             .map(|slab| {
                 let t0 = Instant::now();
                 let enc = slab.encode(steps, None, true);
                 slab.ctx.queue.submit([enc.finish()]);
-                let halos = slab.halo_planes()?;
-                Ok((t0.elapsed(), halos))
+                slab.map_halo_stage()?;
+                Ok(t0.elapsed())
             })
             .collect();
-        let mut halos = Vec::new();
-        for (k, r) in results.into_iter().enumerate() {
-            let (dt, h) = r?;
-            self.busy[k] += dt;
-            halos.push(h);
+        for (k, dt) in busy.into_iter().enumerate() {
+            self.busy[k] += dt?;
         }
+        let t1 = Instant::now();
+        // Slab k's boundary planes go to the halos of slabs k - 1 and k + 1.
+        let slabs = &self.slabs;
+        (0..slabs.len())
+            .into_par_iter()
+            .map(|k| slabs[k].send_halos(k.checked_sub(1).map(|b| &slabs[b]), slabs.get(k + 1)))
+            .collect::<Result<()>>()?;
         self.step += steps as u64;
-        let depth = self.halo_depth();
-        let step = self.step;
-        let n = self.slabs.len();
-        // Slab k's halos: the last planes of slab k - 1 below, the first of slab k + 1 above.
-        self.slabs.par_iter_mut().enumerate().for_each(|(k, slab)| {
-            if k > 0 {
-                if let Some((_, last)) = &halos[k - 1] {
-                    slab.write_halo(slab.own.0 - depth, last);
-                }
-            }
-            if k + 1 < n {
-                if let Some((first, _)) = &halos[k + 1] {
-                    slab.write_halo(slab.own.1, first);
-                }
-            }
-            slab.set_halo_start(step);
-        });
+        for slab in &mut self.slabs {
+            slab.set_halo_start(self.step);
+        }
+        self.timing.stepping += t1 - t0;
+        self.timing.exchanging += t1.elapsed();
         self.steps_since_balance += steps as u64;
         if self.options.balance_every > 0 && self.steps_since_balance >= self.options.balance_every
         {
+            let t0 = Instant::now();
             self.balance()?;
+            self.timing.balancing += t0.elapsed();
         }
         Ok(())
     }

@@ -63,9 +63,6 @@ pub struct Slab {
     halo_stage: Option<wgpu::Buffer>,
 }
 
-/// A slab's first and last `halo_depth` owned planes, read back for the neighbours' halos.
-pub type HaloPlanes = (Vec<u32>, Vec<u32>);
-
 /// Words of one plane, in bytes.
 fn plane_bytes(u: &LatticeUniforms) -> u64 {
     (u.nx * u.ny) as u64 * 4
@@ -291,20 +288,41 @@ impl Slab {
         encoder
     }
 
-    /// Maps the halo staging buffer (after the submission that filled it has finished): the
-    /// words of the first and of the last `halo_depth` owned planes, four word blocks each.
-    pub fn halo_planes(&self) -> Result<Option<HaloPlanes>> {
-        let Some(stage) = &self.halo_stage else {
-            return Ok(None);
-        };
-        let mut words: Vec<u32> = buffers::map_and_read(&self.ctx, stage)?;
-        let last = words.split_off(words.len() / 2);
-        Ok(Some((words, last)))
+    /// Waits for the submitted work and maps the halo staging buffer (if the slab has
+    /// neighbours), for `send_halos`.
+    pub fn map_halo_stage(&self) -> Result<()> {
+        if let Some(stage) = &self.halo_stage {
+            buffers::map_for_reading(&self.ctx, stage)?;
+        }
+        Ok(())
     }
 
-    /// Writes `halo_depth` planes of a neighbour (four word blocks, as `halo_planes` gives them)
-    /// into the local planes from `global_plane` on.
-    pub fn write_halo(&self, global_plane: u32, words: &[u32]) {
+    /// Writes this slab's boundary planes from the mapped halo stage straight into the halos of
+    /// the neighbours below and above (no intermediate copy), then unmaps the stage.
+    pub fn send_halos(&self, below: Option<&Slab>, above: Option<&Slab>) -> Result<()> {
+        let Some(stage) = &self.halo_stage else {
+            return Ok(());
+        };
+        {
+            let view = stage
+                .get_mapped_range(..)
+                .map_err(|e| petri_engine::EngineError::Readback(e.to_string()))?;
+            let words: &[u32] = bytemuck::cast_slice(&view);
+            let (first, last) = words.split_at(words.len() / 2);
+            if let Some(b) = below {
+                b.write_halo(self.own.0, first);
+            }
+            if let Some(a) = above {
+                a.write_halo(self.own.1 - self.uniforms.halo_depth, last);
+            }
+        }
+        stage.unmap();
+        Ok(())
+    }
+
+    /// Writes `halo_depth` planes of a neighbour (four word blocks, as the halo stage holds
+    /// them) into the local planes from `global_plane` on.
+    fn write_halo(&self, global_plane: u32, words: &[u32]) {
         let u = &self.uniforms;
         let block = u.halo_depth as usize * (u.nx * u.ny) as usize;
         let local = (global_plane - self.base) as u64;
