@@ -5,16 +5,13 @@
 // q = 0 (a wall, or no neighbour at the lattice edge) never hops. Arrivals are packed in the
 // order: from the - neighbour, stayers, from the + neighbour; past 16 they go to the overflow
 // list. Each sweep covers its `step_region` of the local planes (halos included, redundantly
-// with the neighbouring device). `diffuse` is the x or y sweep; `diffuse_react` the z sweep
-// followed, in the same thread, by the site's reaction substep (rdme/reaction.wgsl): the
-// reaction needs only the site's own particles after the z sweep, so no separate pass.
+// with the neighbouring device).
 //!include common/step.wgsl
 //!include common/rng.wgsl
 //!include rdme/common.wgsl
 //!include rdme/particles.wgsl
 //!include rdme/region.wgsl
 //!include rdme/overflow.wgsl
-//!include rdme/reaction.wgsl
 
 override AXIS: u32 = 0u;
 override WX: u32 = 64u;
@@ -26,8 +23,6 @@ override WY: u32 = 4u;
 @group(1) @binding(3) var<storage, read> types: array<u32>;
 @group(1) @binding(4) var<storage, read> hop: array<f32>;
 @group(1) @binding(5) var<storage, read_write> overflow: array<atomic<u32>>;
-// Only `diffuse_react` uses it.
-@group(1) @binding(6) var<storage, read> reactions: array<Reaction>;
 
 fn hop_q(from_type: u32, to_type: u32, species: u32) -> f32 {
     return hop[(from_type * lat.n_types + to_type) * lat.n_species + species];
@@ -80,16 +75,20 @@ fn gather_from(i: u32, g: u32, t: u32, t_dest: u32, t_minus: u32, t_plus: u32, d
     }
 }
 
-// Assembles destination site `i` (global `g`, local `plane`) of the sweep along AXIS in
-// `out_words` / `out_count`; false when it and its neighbours are empty (nothing arrives).
-fn gather_site(i: u32, g: u32, plane: u32) -> bool {
-    out_words = vec4<u32>(0u);
-    out_count = 0u;
-    var c = i % lat.nx;
+@compute @workgroup_size(WX, WY, 1)
+fn diffuse(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let plane = gid.z;
+    let region = step_region(step_info.step, select(0u, 1u, AXIS == 2u));
+    if gid.x >= lat.nx || gid.y >= lat.ny || plane < region.x || plane >= region.y {
+        return;
+    }
+    let i = gid.x + lat.nx * (gid.y + lat.ny * plane);
+    let g = gid.x + lat.nx * (gid.y + lat.ny * (lat.z_base + plane));
+    var c = gid.x;
     var n = lat.nx;
     var stride = 1u;
     if AXIS == 1u {
-        c = (i / lat.nx) % lat.ny;
+        c = gid.y;
         n = lat.ny;
         stride = lat.nx;
     } else if AXIS == 2u {
@@ -102,7 +101,8 @@ fn gather_site(i: u32, g: u32, plane: u32) -> bool {
     let has_plus = c + 1u < n;
     let near = particles[i] | select(0u, particles[i - stride], has_minus) | select(0u, particles[i + stride], has_plus);
     if near == 0u {
-        return false;
+        dst[i] = 0u;
+        return;
     }
     let none = 0xFFFFFFFFu;
     let t = site_type(i);
@@ -114,6 +114,8 @@ fn gather_site(i: u32, g: u32, plane: u32) -> bool {
     if has_plus {
         t_plus = site_type(i + stride);
     }
+    out_words = vec4<u32>(0u);
+    out_count = 0u;
     if t_minus != none {
         gather_from(i - stride, g - stride, t_minus, t, none, none, 1, g);
     }
@@ -121,46 +123,8 @@ fn gather_site(i: u32, g: u32, plane: u32) -> bool {
     if t_plus != none {
         gather_from(i + stride, g + stride, t_plus, t, none, none, -1, g);
     }
-    return true;
-}
-
-fn store_site(i: u32, words: vec4<u32>) {
-    let used = words_in_use(particle_count(words));
+    let used = words_in_use(min(out_count, CAPACITY));
     for (var w = 0u; w < used; w++) {
-        dst[w * lat.sites + i] = words[w];
+        dst[w * lat.sites + i] = out_words[w];
     }
-}
-
-@compute @workgroup_size(WX, WY, 1)
-fn diffuse(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let plane = gid.z;
-    let region = step_region(step_info.step, select(0u, 1u, AXIS == 2u));
-    if gid.x >= lat.nx || gid.y >= lat.ny || plane < region.x || plane >= region.y {
-        return;
-    }
-    let i = gid.x + lat.nx * (gid.y + lat.ny * plane);
-    let g = gid.x + lat.nx * (gid.y + lat.ny * (lat.z_base + plane));
-    if !gather_site(i, g, plane) {
-        dst[i] = 0u;
-        return;
-    }
-    store_site(i, out_words);
-}
-
-// The z sweep (AXIS = 2) and the reaction substep.
-@compute @workgroup_size(WX, WY, 1)
-fn diffuse_react(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let plane = gid.z;
-    let region = step_region(step_info.step, 1u);
-    if gid.x >= lat.nx || gid.y >= lat.ny || plane < region.x || plane >= region.y {
-        return;
-    }
-    let i = gid.x + lat.nx * (gid.y + lat.ny * plane);
-    let g = gid.x + lat.nx * (gid.y + lat.ny * (lat.z_base + plane));
-    // An empty site changes only through zeroth-order reactions.
-    if !gather_site(i, g, plane) && lat.zeroth_order == 0u {
-        dst[i] = 0u;
-        return;
-    }
-    store_site(i, react_site(out_words, site_type(i), g));
 }

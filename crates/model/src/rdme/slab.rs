@@ -1,10 +1,9 @@
 //! One device's part of the lattice: a z-slab with its halo planes, its buffers and its step
 //! plan (x, y, z sweeps, reactions, overflow resolution).
 //!
-//! Buffers: the ping-pong pair `particles` = [a, b]; at step s the state is in the current half
-//! c (a when s is even) and the other half n takes the sweeps: x c->n, y n->c, z with the
-//! reactions c->n, overflow resolution in n, which then holds the state (and is current at
-//! s + 1). Each pass covers the planes `shaders/rdme/region.wgsl` gives for the step. The halo planes of `a` (`halo_depth` deep) are refreshed from the neighbours
+//! Buffers: `a` holds the state between steps, `b` the intermediate sweeps: x a->b, y b->a,
+//! z a->b, reactions b->a, resolve in a, each over the planes `shaders/rdme/region.wgsl` gives
+//! for the step. The halo planes of `a` (`halo_depth` deep) are refreshed from the neighbours
 //! every `halo_depth` steps or fewer (sim.rs); in between the slab steps them itself.
 
 use super::config::RdmeModel;
@@ -50,13 +49,13 @@ pub struct Slab {
     pub base: u32,
     pub uniforms: LatticeUniforms,
     pub plan: StepPlan,
+    a: wgpu::Buffer,
     lattice_uniform: wgpu::Buffer,
     overflow: wgpu::Buffer,
     counts: wgpu::Buffer,
     counts_len: usize,
     observe: wgpu::ComputePipeline,
-    /// Observe bind groups reading half 0 and half 1 of the particle pair.
-    observe_groups: [wgpu::BindGroup; 2],
+    observe_group: wgpu::BindGroup,
     workgroups_all: [u32; 3],
     workgroups_own: [u32; 3],
     /// The first and the last `halo_depth` owned planes are copied here for the neighbours'
@@ -115,13 +114,8 @@ impl Slab {
         let [wx, wy] = workgroup;
         ctx.check_workgroup_size("rdme passes", [wx, wy, 1])?;
         let u = buffers::uniform_from(&ctx, "rdme lattice", &uniforms);
-        // The state goes into the half that is current at `step` (a when it is even).
-        let state = buffers::storage_from(&ctx, "rdme particles", &local.words)?;
-        let other = buffers::storage_zeroed(&ctx, "rdme particles", 16 * sites as u64)?;
-        let [a, b] = match step % 2 {
-            0 => [state, other],
-            _ => [other, state],
-        };
+        let a = buffers::storage_from(&ctx, "rdme particles a", &local.words)?;
+        let b = buffers::storage_zeroed(&ctx, "rdme particles b", 16 * sites as u64)?;
         let types = buffers::storage_from(&ctx, "rdme site types", &local.packed_types())?;
         let hop = buffers::storage_from(&ctx, "rdme hop probabilities", &model.hop)?;
         // A binding needs one whole element even when there are no reactions.
@@ -140,9 +134,10 @@ impl Slab {
 
         let mut plan = StepPlan::new(&ctx, model.config.seed, max_steps_per_batch);
         plan.step = step;
-        plan.add_pair("particles", [a.clone(), b.clone()]);
         for (name, buf) in [
             ("lattice", u.clone()),
+            ("a", a.clone()),
+            ("b", b),
             ("types", types.clone()),
             ("hop", hop),
             ("reactions", reactions),
@@ -156,50 +151,50 @@ impl Slab {
         let workgroups_all = [gx, gy, planes];
         let workgroups_own = [gx, gy, own.1 - own.0];
         let wg = vec![("WX", wx as f64), ("WY", wy as f64)];
-        let sweep =
-            |label, entry, axis: u32, from: Binding, to: Binding, extra: Option<Binding>| {
-                let mut constants = wg.clone();
-                constants.push(("AXIS", axis as f64));
-                let mut bindings = vec![
-                    Binding::uniform("lattice"),
-                    from,
-                    to,
-                    Binding::read("types"),
-                    Binding::read("hop"),
-                    Binding::read_write("overflow"),
-                ];
-                bindings.extend(extra);
+        for (label, axis, from, to, groups) in [
+            ("diffuse x", 0, "a", "b", workgroups_all),
+            ("diffuse y", 1, "b", "a", workgroups_all),
+            ("diffuse z", 2, "a", "b", workgroups_all),
+        ] {
+            let mut constants = wg.clone();
+            constants.push(("AXIS", axis as f64));
+            plan.add_pass(
+                &ctx,
                 PassDesc {
                     label,
                     shader: "rdme/diffuse.wgsl",
-                    entry,
-                    bindings,
-                    workgroups: workgroups_all,
+                    entry: "diffuse",
+                    bindings: vec![
+                        Binding::uniform("lattice"),
+                        Binding::read(from),
+                        Binding::read_write(to),
+                        Binding::read("types"),
+                        Binding::read("hop"),
+                        Binding::read_write("overflow"),
+                    ],
+                    workgroups: groups,
                     constants,
-                }
-            };
-        let (cur, next) = (Binding::current("particles"), Binding::next("particles"));
-        for desc in [
-            sweep("diffuse x", "diffuse", 0, cur.clone(), next.clone(), None),
-            sweep(
-                "diffuse y",
-                "diffuse",
-                1,
-                next.clone().read_only(),
-                cur.clone().writable(),
-                None,
-            ),
-            sweep(
-                "diffuse z + react",
-                "diffuse_react",
-                2,
-                cur,
-                next.clone(),
-                Some(Binding::read("reactions")),
-            ),
-        ] {
-            plan.add_pass(&ctx, desc)?;
+                },
+            )?;
         }
+        plan.add_pass(
+            &ctx,
+            PassDesc {
+                label: "react",
+                shader: "rdme/react.wgsl",
+                entry: "react",
+                bindings: vec![
+                    Binding::uniform("lattice"),
+                    Binding::read("b"),
+                    Binding::read_write("a"),
+                    Binding::read("types"),
+                    Binding::read("reactions"),
+                    Binding::read_write("overflow"),
+                ],
+                workgroups: workgroups_all,
+                constants: wg.clone(),
+            },
+        )?;
         plan.add_pass(
             &ctx,
             PassDesc {
@@ -208,7 +203,7 @@ impl Slab {
                 entry: "resolve",
                 bindings: vec![
                     Binding::uniform("lattice"),
-                    next,
+                    Binding::read_write("a"),
                     Binding::read("types"),
                     Binding::read_write("overflow"),
                 ],
@@ -229,14 +224,12 @@ impl Slab {
         );
         let observe =
             kernel::compute_pipeline(&ctx, "rdme/observe.wgsl", "observe", &[&layout], &wg)?;
-        let observe_groups = [&a, &b].map(|half| {
-            kernel::bind_group(
-                &ctx,
-                "rdme observe",
-                &layout,
-                &[plan.buffer("lattice"), half, &types, &counts],
-            )
-        });
+        let observe_group = kernel::bind_group(
+            &ctx,
+            "rdme observe",
+            &layout,
+            &[plan.buffer("lattice"), &a, &types, &counts],
+        );
         let halo_stage = (base < own.0 || end > own.1).then(|| {
             buffers::staging(
                 &ctx,
@@ -250,21 +243,17 @@ impl Slab {
             base,
             uniforms,
             plan,
+            a,
             lattice_uniform: u,
             overflow,
             counts,
             counts_len,
             observe,
-            observe_groups,
+            observe_group,
             workgroups_all,
             workgroups_own,
             halo_stage,
         })
-    }
-
-    /// The half of the particle pair that holds the state after the steps recorded so far.
-    fn state(&self) -> &wgpu::Buffer {
-        &self.plan.pair("particles")[(self.plan.step % 2) as usize]
     }
 
     pub fn owned_planes(&self) -> u32 {
@@ -291,7 +280,7 @@ impl Slab {
                     for w in 0..4u64 {
                         let src = (w * u.sites as u64 + local * (u.nx * u.ny) as u64) * 4;
                         let dst = (4 * k as u64 + w) * block;
-                        encoder.copy_buffer_to_buffer(self.state(), src, stage, dst, block);
+                        encoder.copy_buffer_to_buffer(&self.a, src, stage, dst, block);
                     }
                 }
             }
@@ -340,7 +329,7 @@ impl Slab {
         for w in 0..4 {
             let dst = (w as u64 * u.sites as u64 + local * (u.nx * u.ny) as u64) * 4;
             self.ctx.queue.write_buffer(
-                self.state(),
+                &self.a,
                 dst,
                 bytemuck::cast_slice(&words[w * block..(w + 1) * block]),
             );
@@ -377,7 +366,7 @@ impl Slab {
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
             pass.set_pipeline(&self.observe);
-            pass.set_bind_group(0, &self.observe_groups[(self.plan.step % 2) as usize], &[]);
+            pass.set_bind_group(0, &self.observe_group, &[]);
             let [x, y, z] = self.workgroups_own;
             pass.dispatch_workgroups(x, y, z);
         }
@@ -397,7 +386,7 @@ impl Slab {
         let local = (self.own.0 - self.base) as u64;
         for w in 0..4 {
             let src = (w * u.sites as u64 + local * plane_sites) * 4;
-            enc.copy_buffer_to_buffer(self.state(), src, &stage, w * n * 4, n * 4);
+            enc.copy_buffer_to_buffer(&self.a, src, &stage, w * n * 4, n * 4);
         }
         self.ctx.queue.submit([enc.finish()]);
         Ok(buffers::map_and_read(&self.ctx, &stage)?)

@@ -1,10 +1,18 @@
-//!fragment
-// The reaction substep of one site, for RDME passes that declare `lat`, `reactions` and
-// `overflow`: total propensity a tau from the reactions allowed in the site's type (order 0: c;
-// order 1: c n_A; A + B: c n_A n_B; A + A: c n_A (n_A - 1) / 2, all with tau folded into c),
-// then at most one reaction with probability 1 - exp(-a tau) (u1), chosen by u2 a tau over the
-// cumulative propensities. Reactants are removed (first occurrence), products appended;
-// products past 16 go to the overflow list.
+// The reaction substep, one thread per owned site: total propensity a tau from the reactions
+// allowed in the site's type (order 0: c; order 1: c n_A; A + B: c n_A n_B; A + A:
+// c n_A (n_A - 1) / 2, all with tau folded into c), then at most one reaction with probability
+// 1 - exp(-a tau) (u1), chosen by u2 a tau over the cumulative propensities. Reactants are
+// removed (first occurrence), products appended; products past 16 go to the overflow list.
+// Reads the lattice after the z sweep (particles) and writes the step's result (dst).
+//!include common/step.wgsl
+//!include common/rng.wgsl
+//!include rdme/common.wgsl
+//!include rdme/particles.wgsl
+//!include rdme/region.wgsl
+//!include rdme/overflow.wgsl
+
+override WX: u32 = 64u;
+override WY: u32 = 4u;
 
 struct Reaction {
     reactant_a: u32,
@@ -16,6 +24,13 @@ struct Reaction {
     _pad0: u32,
     _pad1: u32,
 }
+
+@group(1) @binding(0) var<uniform> lat: Lattice;
+@group(1) @binding(1) var<storage, read> particles: array<u32>;
+@group(1) @binding(2) var<storage, read_write> dst: array<u32>;
+@group(1) @binding(3) var<storage, read> types: array<u32>;
+@group(1) @binding(4) var<storage, read> reactions: array<Reaction>;
+@group(1) @binding(5) var<storage, read_write> overflow: array<atomic<u32>>;
 
 fn count_species(words: vec4<u32>, species: u32) -> u32 {
     var n = 0u;
@@ -71,11 +86,24 @@ fn remove_one(words: vec4<u32>, species: u32) -> vec4<u32> {
     return out;
 }
 
-// The site's particles after this step's reaction (if one fires); `t` is its type, `g` its
-// global index (which keys the random numbers).
-fn react_site(site: vec4<u32>, t: u32, g: u32) -> vec4<u32> {
-    var words = site;
+@compute @workgroup_size(WX, WY, 1)
+fn react(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let plane = gid.z;
+    let region = step_region(step_info.step, 1u);
+    if gid.x >= lat.nx || gid.y >= lat.ny || plane < region.x || plane >= region.y {
+        return;
+    }
+    let i = gid.x + lat.nx * (gid.y + lat.ny * plane);
+    let g = gid.x + lat.nx * (gid.y + lat.ny * (lat.z_base + plane));
+    var words = load_site(i);
+    // An empty site changes only through zeroth-order reactions.
+    if words.x == 0u && lat.zeroth_order == 0u {
+        dst[i] = 0u;
+        return;
+    }
+    let t = site_type(i);
     let bit = 1u << t;
+
     var total = 0.0;
     for (var k = 0u; k < lat.n_reactions; k++) {
         let r = reactions[k];
@@ -129,5 +157,8 @@ fn react_site(site: vec4<u32>, t: u32, g: u32) -> vec4<u32> {
             }
         }
     }
-    return words;
+    let used = words_in_use(particle_count(words));
+    for (var w = 0u; w < used; w++) {
+        dst[w * lat.sites + i] = words[w];
+    }
 }
