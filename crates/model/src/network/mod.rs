@@ -22,6 +22,7 @@
 
 pub mod sbml;
 pub mod ssa;
+pub mod stats;
 
 use crate::error::{invalid, Result};
 
