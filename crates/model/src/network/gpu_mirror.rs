@@ -1,0 +1,131 @@
+//! CPU mirror of one GPU ensemble thread running the direct method
+//! (`shaders/ssa/ensemble.wgsl`, method 0): the same f32 propensities summed in the same order,
+//! the same Philox draws keyed by (seed, trajectory, event, stream), the same compensated time.
+//! The one difference is `ln`: the GPU's `log` may differ from Rust's in the last bits, so
+//! event times can differ by a few ulps; event choices (which need no transcendental) agree
+//! exactly, and a sample can only differ when an event falls within those ulps of an output
+//! time. Also measures firing frequencies for the optimized direct method's search order.
+
+use super::gpu_ensemble::{split_time, NetTables};
+use petri_engine::rng::{philox4x32_10, seed_key, unit};
+
+/// One mirrored trajectory.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MirrorRun {
+    /// `counts[time][species]`.
+    pub counts: Vec<Vec<u64>>,
+    /// Events taken before each output time.
+    pub events: Vec<u32>,
+    /// Event times (f64 of the compensated f32 pair), for judging near-ties with outputs.
+    pub event_times: Vec<f64>,
+    /// Firings per reaction.
+    pub fired: Vec<u64>,
+}
+
+fn binom(x: u32, nu: u32) -> f32 {
+    let xf = x as f32;
+    if nu == 1 {
+        return xf;
+    }
+    xf * (xf - 1.0).max(0.0) * 0.5
+}
+
+fn propensity(t: &NetTables, j: usize, x: &[u32]) -> f32 {
+    let r = &t.reactions[j];
+    let mut a = r.rate;
+    for &(s, nu) in &r.reactants {
+        if nu > 0 {
+            a *= binom(x[s as usize], nu);
+        }
+    }
+    a
+}
+
+fn time_add(t: (f32, f32), dt: f32) -> (f32, f32) {
+    let s = t.0 + dt;
+    let bb = s - t.0;
+    let err = (t.0 - (s - bb)) + (dt - bb);
+    let lo = t.1 + err;
+    let hi = s + lo;
+    (hi, lo - (hi - s))
+}
+
+fn time_less(a: (f32, f32), b: (f32, f32)) -> bool {
+    (a.0 - b.0) + (a.1 - b.1) < 0.0
+}
+
+/// Trajectory `trajectory` of the direct method with `seed`, sampled at `times`; stops early
+/// (remaining samples at the last state) after `max_events` events.
+pub fn direct_f32(
+    t: &NetTables,
+    seed: u64,
+    trajectory: u32,
+    times: &[f64],
+    max_events: u64,
+) -> MirrorRun {
+    let key = seed_key(seed);
+    let outs: Vec<(f32, f32)> = times.iter().map(|&x| split_time(x)).collect();
+    let mut x = t.initial.clone();
+    let mut run = MirrorRun {
+        counts: Vec::with_capacity(times.len()),
+        events: Vec::with_capacity(times.len()),
+        event_times: Vec::new(),
+        fired: vec![0; t.reactions.len()],
+    };
+    let mut now = (0.0f32, 0.0f32);
+    let mut event = 0u32;
+    let record = |run: &mut MirrorRun, x: &[u32], event: u32| {
+        run.counts.push(x.iter().map(|&c| c as u64).collect());
+        run.events.push(event);
+    };
+    while run.counts.len() < times.len() {
+        let mut a0 = 0.0f32;
+        for j in 0..t.reactions.len() {
+            a0 += propensity(t, j, &x);
+        }
+        if a0.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || event as u64 >= max_events {
+            while run.counts.len() < times.len() {
+                record(&mut run, &x, event);
+            }
+            break;
+        }
+        let r = philox4x32_10([trajectory, event, 0, 0], key);
+        let next = time_add(now, -(1.0 - unit(r[0])).ln() / a0);
+        while run.counts.len() < times.len() && time_less(outs[run.counts.len()], next) {
+            record(&mut run, &x, event);
+        }
+        if run.counts.len() == times.len() {
+            break;
+        }
+        let target = unit(r[1]) * a0;
+        let mut cumulative = 0.0f32;
+        let mut fired = usize::MAX;
+        for &j in &t.order {
+            let a = propensity(t, j as usize, &x);
+            if a > 0.0 {
+                cumulative += a;
+                fired = j as usize;
+                if cumulative > target {
+                    break;
+                }
+            }
+        }
+        for &(s, d) in &t.reactions[fired].changes {
+            x[s as usize] = (x[s as usize] as i64 + d as i64) as u32;
+        }
+        run.fired[fired] += 1;
+        run.event_times.push(next.0 as f64 + next.1 as f64);
+        now = next;
+        event += 1;
+    }
+    run
+}
+
+/// Reactions sorted by decreasing firing count over one pilot trajectory of at most
+/// `max_events` events (ties by index): the optimized direct method's search order.
+pub fn frequency_order(t: &NetTables, seed: u64, max_events: u64) -> Vec<u32> {
+    let run = direct_f32(t, seed, 0, &[f64::from(f32::MAX)], max_events);
+    let mut order: Vec<u32> = (0..t.reactions.len() as u32).collect();
+    order.sort_by_key(|&j| std::cmp::Reverse(run.fired[j as usize]));
+    order
+}
