@@ -20,9 +20,11 @@
 //! Boundary species (SBML `boundaryCondition="true"` or `constant="true"`) are held fixed: they
 //! enter propensities with their count but no reaction changes them.
 
+pub mod odm;
 pub mod sbml;
 pub mod ssa;
 pub mod stats;
+pub mod tau;
 
 use crate::error::{invalid, Result};
 
@@ -88,6 +90,27 @@ impl Network {
 
     pub fn initial_counts(&self) -> Vec<u64> {
         self.species.iter().map(|s| s.initial_count).collect()
+    }
+
+    /// Net change of the counts per reaction, `[reaction] -> [(species, change)]`: products
+    /// minus reactants, zero changes and boundary species left out (no reaction changes those).
+    pub fn state_changes(&self) -> Vec<Vec<(usize, i64)>> {
+        self.reactions
+            .iter()
+            .map(|r| {
+                let mut delta: Vec<(usize, i64)> = Vec::new();
+                for (list, sign) in [(&r.reactants, -1i64), (&r.products, 1i64)] {
+                    for &(s, nu) in list.iter().filter(|(s, _)| !self.species[*s].boundary) {
+                        match delta.iter_mut().find(|(t, _)| *t == s) {
+                            Some((_, d)) => *d += sign * nu as i64,
+                            None => delta.push((s, sign * nu as i64)),
+                        }
+                    }
+                }
+                delta.retain(|&(_, d)| d != 0);
+                delta
+            })
+            .collect()
     }
 
     /// Checks what the simulators rely on: unique non-empty ids, indices in range, each species

@@ -152,6 +152,40 @@ pub struct DsmtsCase {
     pub sbml: PathBuf,
 }
 
+/// Z and Y of one variable at one output time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DsmtsScore {
+    pub variable: String,
+    pub t: f64,
+    pub mean: f64,
+    pub sd: f64,
+    pub z: f64,
+    pub y: f64,
+}
+
+impl DsmtsScore {
+    /// |Z| < 3 (the mean).
+    pub fn z_passes(&self) -> bool {
+        self.z.abs() < Z_BOUND
+    }
+
+    /// |Z| < 3 and |Y| < 5; NaN fails.
+    pub fn passes(&self) -> bool {
+        self.z_passes() && self.y.abs() < Y_BOUND
+    }
+
+    pub fn describe(&self, case: &str) -> String {
+        let (id, t) = (&self.variable, self.t);
+        match self.z.is_infinite() && self.y.is_infinite() {
+            true => format!(
+                "{case} {id} t={t}: mean {}, sd {}; exact values expected (sigma = 0)",
+                self.mean, self.sd
+            ),
+            false => format!("{case} {id} t={t}: Z = {:.2}, Y = {:.2}", self.z, self.y),
+        }
+    }
+}
+
 /// The Z and Y bounds of the pass rule.
 pub const Z_BOUND: f64 = 3.0;
 pub const Y_BOUND: f64 = 5.0;
@@ -315,10 +349,10 @@ impl DsmtsCase {
         *self.times.last().expect("at least two output times")
     }
 
-    /// The pass rule at every output time and variable; one line per miss (empty: passed).
-    /// Statistics over other times or without a variable are misses too, so a run cannot pass
-    /// by leaving something out.
-    pub fn misses(&self, stats: &EnsembleStats) -> Vec<String> {
+    /// Z and Y at every output time of every variable, or why they cannot be formed
+    /// (statistics over other times, a variable missing). For sigma = 0 (the start, a fixed
+    /// species) the statistics must be exact: Z = Y = 0 if they are, infinite if not.
+    pub fn scores(&self, stats: &EnsembleStats) -> std::result::Result<Vec<DsmtsScore>, String> {
         let case = &self.case;
         let same_times = stats.times.len() == self.times.len()
             && stats
@@ -327,42 +361,59 @@ impl DsmtsCase {
                 .zip(&self.times)
                 .all(|(a, b)| (a - b).abs() <= 1e-9 * b.abs().max(1.0));
         if !same_times {
-            return vec![format!(
+            return Err(format!(
                 "{case}: statistics at {} times, the case has {} from {} to {}",
                 stats.times.len(),
                 self.times.len(),
                 self.settings.start,
                 self.t_end()
-            )];
+            ));
         }
         let n = stats.n as f64;
-        let mut misses = Vec::new();
+        let mut scores = Vec::new();
         for (v, id) in self.settings.variables.iter().enumerate() {
             let Some(s) = stats.species.iter().position(|x| x == id) else {
-                misses.push(format!("{case}: no statistics for {id}"));
-                continue;
+                return Err(format!("{case}: no statistics for {id}"));
             };
             for (k, &t) in self.times.iter().enumerate() {
                 let (mu, sigma) = (self.mu[k][v], self.sigma[k][v]);
                 let (mean, sd) = (stats.mean[k][s], stats.sd[k][s]);
-                if sigma == 0.0 {
-                    if mean != mu || sd != 0.0 {
-                        misses.push(format!(
-                            "{case} {id} t={t}: mean {mean}, sd {sd}; exactly {mu}, sd 0 expected"
-                        ));
-                    }
-                    continue;
-                }
-                let z = n.sqrt() * (mean - mu) / sigma;
-                let s2 = stats.mean_square_around(k, s, mu);
-                let y = (n / 2.0).sqrt() * (s2 / (sigma * sigma) - 1.0);
-                // NaN fails both comparisons and counts as a miss.
-                if !(z.abs() < Z_BOUND && y.abs() < Y_BOUND) {
-                    misses.push(format!("{case} {id} t={t}: Z = {z:.2}, Y = {y:.2}"));
-                }
+                let (z, y) = if sigma == 0.0 {
+                    let exact = mean == mu && sd == 0.0;
+                    let score = if exact { 0.0 } else { f64::INFINITY };
+                    (score, score)
+                } else {
+                    let s2 = stats.mean_square_around(k, s, mu);
+                    (
+                        n.sqrt() * (mean - mu) / sigma,
+                        (n / 2.0).sqrt() * (s2 / (sigma * sigma) - 1.0),
+                    )
+                };
+                scores.push(DsmtsScore {
+                    variable: id.clone(),
+                    t,
+                    mean,
+                    sd,
+                    z,
+                    y,
+                });
             }
         }
-        misses
+        Ok(scores)
+    }
+
+    /// The pass rule at every output time and variable; one line per miss (empty: passed).
+    /// Statistics over other times or without a variable are misses too, so a run cannot pass
+    /// by leaving something out.
+    pub fn misses(&self, stats: &EnsembleStats) -> Vec<String> {
+        match self.scores(stats) {
+            Err(why) => vec![why],
+            Ok(scores) => scores
+                .iter()
+                .filter(|s| !s.passes())
+                .map(|s| s.describe(&self.case))
+                .collect(),
+        }
     }
 
     /// The number of (time, variable) checks.
@@ -383,6 +434,133 @@ pub fn check_times(times: &[f64]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A CPU or GPU simulation method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// Gillespie's direct method (exact).
+    Direct,
+    /// The optimized direct method: frequency-ordered search, dependency graph (exact).
+    Odm,
+    /// Tau-leaping with Cao-Gillespie-Petzold 2006 step selection (approximate).
+    Tau,
+}
+
+impl Method {
+    pub const ALL: [Method; 3] = [Method::Direct, Method::Odm, Method::Tau];
+
+    /// "direct", "odm" or "tau".
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Direct => "direct",
+            Method::Odm => "odm",
+            Method::Tau => "tau",
+        }
+    }
+
+    /// Parses a name; `field` labels the error.
+    pub fn parse(field: &str, name: &str) -> Result<Method> {
+        Method::ALL
+            .into_iter()
+            .find(|m| m.name() == name)
+            .ok_or_else(|| invalid(field, format!("{name:?}"), "direct, odm or tau"))
+    }
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The seed of trajectory `index` of an ensemble seeded with `seed`: splitmix64 of the pair,
+/// so neighbouring seeds and indices give unrelated streams.
+pub fn trajectory_seed(seed: u64, index: u64) -> u64 {
+    let mut z = seed
+        .wrapping_mul(0xbf58_476d_1ce4_e5b9)
+        .wrapping_add(index.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// `n` CPU trajectories of `net` by `method`, sampled at `times` (ascending, >= 0; the last is
+/// the end time), in parallel over trajectories (rayon). Trajectory i is seeded with
+/// `trajectory_seed(seed, i)`; the sums are exact, so the result does not depend on threads.
+pub fn run_ensemble_cpu(
+    net: &Network,
+    method: Method,
+    n: u64,
+    seed: u64,
+    times: &[f64],
+) -> Result<EnsembleStats> {
+    run_ensemble_cpu_with(net, method, n, seed, times, &|_, _| {})
+}
+
+/// `run_ensemble_cpu`, calling `on_trajectory(i, samples)` for each finished trajectory (from
+/// worker threads, in no fixed order): for progress bars and trajectory files.
+pub fn run_ensemble_cpu_with(
+    net: &Network,
+    method: Method,
+    n: u64,
+    seed: u64,
+    times: &[f64],
+    on_trajectory: &(dyn Fn(u64, &[Vec<u64>]) + Sync),
+) -> Result<EnsembleStats> {
+    use rayon::prelude::*;
+    net.validate()?;
+    check_times(times)?;
+    if n == 0 {
+        return Err(invalid("trajectories", 0, "at least 1"));
+    }
+    let t_end = *times.last().expect("checked non-empty");
+    // The ODM search order and dependency graph are built once for all trajectories.
+    let odm = (method == Method::Odm).then(|| super::odm::Odm::new(net, t_end));
+    let species: Vec<String> = net.species.iter().map(|s| s.id.clone()).collect();
+    let empty = || Accumulator::new(times, species.clone());
+    let total = (0..n)
+        .into_par_iter()
+        .fold(empty, |mut acc, i| {
+            let s = trajectory_seed(seed, i);
+            let samples = match (&odm, method) {
+                (Some(odm), _) => odm.simulate(net, s, t_end, times),
+                (None, Method::Tau) => super::tau::simulate_tau(net, s, t_end, times),
+                (None, _) => super::ssa::simulate_direct(net, s, t_end, times),
+            };
+            on_trajectory(i, &samples);
+            acc.add(&samples);
+            acc
+        })
+        .reduce(empty, |a, b| a.merge(&b));
+    Ok(total.finish())
+}
+
+/// The outcome of one DSMTS case with one method.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DsmtsOutcome {
+    /// The SBML reader refused the model (outside the supported subset): its message.
+    Refused(String),
+    /// Ran: Z and Y per output time and variable, and the misses of the pass rule.
+    Ran {
+        scores: Vec<DsmtsScore>,
+        misses: Vec<String>,
+    },
+}
+
+/// Runs DSMTS case `case` with `n` CPU trajectories of `method`. Errors are reading errors
+/// of the case files; a model outside the subset is an outcome, not an error.
+pub fn run_dsmts_cpu(case: &str, method: Method, n: u64, seed: u64) -> Result<DsmtsOutcome> {
+    let c = dsmts_case(case)?;
+    let net = match c.network() {
+        Ok(net) => net,
+        Err(e) => return Ok(DsmtsOutcome::Refused(e.to_string())),
+    };
+    let stats = run_ensemble_cpu(&net, method, n, seed, &c.times)?;
+    Ok(DsmtsOutcome::Ran {
+        scores: c.scores(&stats).unwrap_or_default(),
+        misses: c.misses(&stats),
+    })
 }
 
 #[cfg(test)]
@@ -454,7 +632,7 @@ mod tests {
         // The start has sigma = 0 and must be exact.
         let mut s = stats(0.0, 1.0, 10_000);
         s.mean[0][0] = 100.5;
-        assert!(c.misses(&s)[0].contains("t=0: mean 100.5"));
+        assert!(c.misses(&s)[0].contains("t=0: mean 100.5, sd 0; exact"));
         // Missing species or other times are misses, not passes.
         let mut s = stats(0.0, 1.0, 10);
         s.species = vec!["Y".into()];
