@@ -223,3 +223,157 @@ fn too_big_networks_and_bad_options_are_refused() {
     let e = ens.run(10, 1, &[1.0, 0.5]).unwrap_err().to_string();
     assert!(e.contains("times[1]"), "{e}");
 }
+
+// ---- the large-network leaper ----
+
+use petri_model::network::gpu_leap::{GpuLeaper, LeapOptions};
+
+/// `copies` independent copies of DSMTS 00001 (birth-death, X0 = 100, lambda = 0.1, mu = 0.11)
+/// as one network: the copies' counts at time t are an ensemble of tau-leaping trajectories.
+fn birth_death_copies(copies: usize) -> Network {
+    let mut net = Network {
+        id: "copies".into(),
+        species: Vec::new(),
+        reactions: Vec::new(),
+        compartment_volume: None,
+    };
+    for i in 0..copies {
+        net.species.push(species(&format!("X{i}"), 100, false));
+        net.reactions
+            .push(reaction(&format!("b{i}"), &[(i, 1)], &[(i, 2)], 0.1));
+        net.reactions
+            .push(reaction(&format!("d{i}"), &[(i, 1)], &[], 0.11));
+    }
+    net
+}
+
+/// Tau-leaping (epsilon 0.03) against the exact analytic mean and sd of DSMTS 00001 over 3000
+/// copies at t = 10, 25, 50. Leaping is approximate, so the bounds are wider than the suite's
+/// (Z in (-4, 4), Y in (-6, 6)): a bias of 0.07 sd in the mean or 10% in the variance fails.
+#[test]
+fn leaper_matches_the_exact_birth_death_statistics() {
+    let ctx = test_context();
+    let case = dsmts_case("00001").unwrap();
+    let copies = 3000;
+    let net = birth_death_copies(copies);
+    let t0 = Instant::now();
+    let mut leaper = GpuLeaper::new(&ctx, &net, 99, &LeapOptions::default()).unwrap();
+    for t in [10.0, 25.0, 50.0] {
+        let stats = leaper.advance_to(t, 100_000).unwrap();
+        assert_eq!(stats.t, t);
+        let k = case.times.iter().position(|&x| x == t).unwrap();
+        let (mu, sigma) = (case.mu[k][0], case.sigma[k][0]);
+        let x: Vec<f64> = leaper.counts().unwrap().iter().map(|&c| c as f64).collect();
+        let n = x.len() as f64;
+        let mean = x.iter().sum::<f64>() / n;
+        let s2 = x.iter().map(|v| (v - mu).powi(2)).sum::<f64>() / n;
+        let z = n.sqrt() * (mean - mu) / sigma;
+        let y = (n / 2.0).sqrt() * (s2 / sigma.powi(2) - 1.0);
+        println!("t={t}: mean {mean:.2} (mu {mu:.2}), Z {z:.2}, Y {y:.2}, {stats:?}");
+        assert!(z.abs() < 4.0 && y.abs() < 6.0, "t={t}: Z {z}, Y {y}");
+        assert!(stats.leaps > 10, "{stats:?}");
+    }
+    println!("{:.2} s", t0.elapsed().as_secs_f64());
+}
+
+/// A closed network (A_i + B_i <-> C_i, A and B hopping between copies) conserves A + C and
+/// B + C exactly through leaps; the same seed repeats bitwise.
+#[test]
+fn leaper_conserves_mass_and_repeats() {
+    let ctx = test_context();
+    let k = 500;
+    let mut net = Network {
+        id: "closed".into(),
+        species: Vec::new(),
+        reactions: Vec::new(),
+        compartment_volume: None,
+    };
+    for i in 0..k {
+        net.species
+            .push(species(&format!("A{i}"), 200 + i as u64 % 7, false));
+        net.species.push(species(&format!("B{i}"), 150, false));
+        net.species.push(species(&format!("C{i}"), 20, false));
+    }
+    for i in 0..k {
+        let (a, b, c) = (3 * i, 3 * i + 1, 3 * i + 2);
+        net.reactions.push(reaction(
+            &format!("bind{i}"),
+            &[(a, 1), (b, 1)],
+            &[(c, 1)],
+            0.002,
+        ));
+        net.reactions.push(reaction(
+            &format!("free{i}"),
+            &[(c, 1)],
+            &[(a, 1), (b, 1)],
+            0.5,
+        ));
+        let next = 3 * ((i + 1) % k);
+        net.reactions
+            .push(reaction(&format!("hopA{i}"), &[(a, 1)], &[(next, 1)], 0.3));
+        let other = 3 * ((i + 7) % k) + 1;
+        net.reactions
+            .push(reaction(&format!("hopB{i}"), &[(b, 1)], &[(other, 1)], 0.2));
+    }
+    let totals = |x: &[u64]| {
+        let ac: u64 = (0..k).map(|i| x[3 * i] + x[3 * i + 2]).sum();
+        let bc: u64 = (0..k).map(|i| x[3 * i + 1] + x[3 * i + 2]).sum();
+        (ac, bc)
+    };
+    let before = totals(&net.initial_counts());
+    let mut a = GpuLeaper::new(&ctx, &net, 5, &LeapOptions::default()).unwrap();
+    let stats = a.advance_leaps(300).unwrap();
+    let x = a.counts().unwrap();
+    println!("{stats:?}");
+    assert!(stats.leaps > 100 && stats.t > 0.0, "{stats:?}");
+    assert!(
+        x.iter().all(|&c| c < 1 << 31),
+        "no count wrapped below zero"
+    );
+    assert_eq!(totals(&x), before);
+    let mut b = GpuLeaper::new(&ctx, &net, 5, &LeapOptions::default()).unwrap();
+    b.advance_leaps(120).unwrap();
+    b.advance_leaps(180).unwrap();
+    assert_eq!(b.counts().unwrap(), x, "same seed, other submission split");
+    assert_eq!(b.stats().unwrap(), stats);
+}
+
+/// A species drained by 40 parallel reactions with a loose leap condition (epsilon 0.9, no
+/// critical reactions) overshoots often: those leaps must be rejected and halved, never clamped.
+#[test]
+fn leaper_rejects_and_halves_leaps_that_would_go_negative() {
+    let ctx = test_context();
+    let mut net = Network {
+        id: "drain".into(),
+        species: vec![species("A", 30, false)],
+        reactions: vec![reaction("source", &[], &[(0, 1)], 1000.0)],
+        compartment_volume: None,
+    };
+    for j in 0..40 {
+        net.reactions
+            .push(reaction(&format!("drain{j}"), &[(0, 1)], &[], 1.0));
+    }
+    let options = LeapOptions {
+        epsilon: 0.9,
+        n_critical: 1,
+        ..LeapOptions::default()
+    };
+    let mut leaper = GpuLeaper::new(&ctx, &net, 3, &options).unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..20 {
+        let stats = leaper.advance_leaps(20).unwrap();
+        let x = leaper.counts().unwrap()[0];
+        assert!(x < 1 << 31, "count went negative: {x}");
+        seen.push(x);
+        if stats.rejected > 5 && stats.leaps > 20 {
+            break;
+        }
+    }
+    let stats = leaper.stats().unwrap();
+    println!("{stats:?}, A: {seen:?}");
+    assert!(stats.rejected > 5 && stats.leaps > 20, "{stats:?}");
+    assert_eq!(
+        stats.attempts,
+        stats.leaps + stats.rejected + stats.ssa_steps
+    );
+}
