@@ -20,6 +20,9 @@
 //! Boundary species (SBML `boundaryCondition="true"` or `constant="true"`) are held fixed: they
 //! enter propensities with their count but no reaction changes them.
 
+pub mod gpu_ensemble;
+pub mod gpu_leap;
+pub mod gpu_mirror;
 pub mod json;
 pub mod odm;
 pub mod sbml;
