@@ -20,6 +20,8 @@
 //!include common/rng.wgsl
 
 override WG: u32 = 64u;
+// Species slots per thread in workgroup memory (the network's species count).
+override NS: u32 = 64u;
 
 struct Params {
     n_species: u32,
@@ -52,7 +54,8 @@ struct Params {
 
 // Words of one reaction record in `net` (see gpu_ensemble.rs).
 const RX_WORDS: u32 = 16u;
-// Words of one thread record in `traj`: t_hi, t_lo, event, next_out, tau_scale, a0, -, -.
+// Words of one thread record in `traj`: t_hi, t_lo, event, next_out, tau_scale, a0, exact
+// steps left before the next leap check (tau), -.
 const TH_WORDS: u32 = 8u;
 // Words per (output, species) accumulator: sum x (2), sum x^2 (3).
 const SUM_WORDS: u32 = 5u;
@@ -66,6 +69,9 @@ const ST_SSA: u32 = 4u;
 const COUNT_LIMIT: u32 = 0x40000000u;
 // Random stream of the time and selection draws; Poisson draws of reaction j use stream j + 1.
 const STREAM_EVENT: u32 = 0u;
+// Tau-leaping: exact steps instead of a leap when tau' < SSA_FACTOR / a0, SSA_STEPS of them.
+const SSA_FACTOR: f32 = 10.0;
+const SSA_STEPS: u32 = 100u;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> net: array<u32>;
@@ -78,8 +84,29 @@ fn draw(i: u32, event: u32, stream: u32) -> vec4<u32> {
     return philox4x32_10(vec4<u32>(p.traj_offset + i, event, stream, 0u), vec2<u32>(p.seed_lo, p.seed_hi));
 }
 
+// A thread's counts live in workgroup memory during a dispatch (fast, dynamically indexable,
+// no bank conflicts in this [species][thread] layout) and in `traj` between dispatches.
+var<workgroup> wx: array<u32, NS * WG>;
+var<private> me: u32;
+
 fn count_at(s: u32, i: u32) -> u32 {
-    return traj[p.off_counts + s * p.chunk_len + i];
+    return wx[s * WG + me];
+}
+
+fn count_set(s: u32, x: u32) {
+    wx[s * WG + me] = x;
+}
+
+fn load_counts(i: u32) {
+    for (var s = 0u; s < p.n_species; s++) {
+        wx[s * WG + me] = traj[p.off_counts + s * p.chunk_len + i];
+    }
+}
+
+fn store_counts(i: u32) {
+    for (var s = 0u; s < p.n_species; s++) {
+        traj[p.off_counts + s * p.chunk_len + i] = wx[s * WG + me];
+    }
 }
 
 fn rx(j: u32, w: u32) -> u32 {
@@ -124,12 +151,11 @@ fn fire(j: u32, i: u32) {
     for (var c = rx(j, 5u); c < rx(j, 6u); c++) {
         let s = net[p.off_changes + 2u * c];
         let d = bitcast<i32>(net[p.off_changes + 2u * c + 1u]);
-        let k = p.off_counts + s * p.chunk_len + i;
-        let x = u32(i32(traj[k]) + d);
+        let x = u32(i32(count_at(s, i)) + d);
         if x >= COUNT_LIMIT {
             atomicOr(&status[ST_OVERFLOW], 1u);
         }
-        traj[k] = x;
+        count_set(s, x);
     }
 }
 
@@ -370,12 +396,11 @@ fn try_leap(tau: f32, critical: u32, event: u32, i: u32) -> bool {
         return false;
     }
     for (var s = 0u; s < p.n_species; s++) {
-        let k = p.off_counts + s * p.chunk_len + i;
-        let x = u32(add_signed(traj[k], bitcast<i32>(traj[scratch_at(2u, s, i)])));
+        let x = u32(add_signed(count_at(s, i), bitcast<i32>(traj[scratch_at(2u, s, i)])));
         if x >= COUNT_LIMIT {
             atomicOr(&status[ST_OVERFLOW], 1u);
         }
-        traj[k] = x;
+        count_set(s, x);
     }
     return true;
 }
@@ -388,8 +413,9 @@ fn add_signed(x: u32, d: i32) -> i32 {
 // ---- entry points ----
 
 @compute @workgroup_size(WG)
-fn init(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn init(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = gid.x;
+    me = lid;
     if i >= p.chunk_len {
         return;
     }
@@ -400,9 +426,11 @@ fn init(@builtin(global_invocation_id) gid: vec3<u32>) {
     traj[th + 3u] = 0u;
     traj[th + 4u] = bitcast<u32>(1.0);
     traj[th + 5u] = 0u;
+    traj[th + 6u] = 0u;
     for (var s = 0u; s < p.n_species; s++) {
         traj[p.off_counts + s * p.chunk_len + i] = net[p.off_species + p.n_species + s];
     }
+    load_counts(i);
     if p.method == 1u {
         var a0 = 0.0;
         for (var m = 0u; m < p.n_reactions; m++) {
@@ -416,8 +444,9 @@ fn init(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 
 @compute @workgroup_size(WG)
-fn run(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn run(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = gid.x;
+    me = lid;
     if i >= p.chunk_len {
         return;
     }
@@ -427,9 +456,16 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>) {
     var next_out = traj[th + 3u];
     var tau_scale = bitcast<f32>(traj[th + 4u]);
     var a0 = bitcast<f32>(traj[th + 5u]);
+    var ssa_left = traj[th + 6u];
+    // Counted per thread, added once per dispatch (one contended atomic per event would
+    // serialise the threads).
+    var n_leaps = 0u;
+    var n_rejected = 0u;
+    var n_ssa = 0u;
     if next_out >= p.n_out {
         return;
     }
+    load_counts(i);
     for (var b = 0u; b < p.event_budget; b++) {
         if p.method == 0u {
             a0 = 0.0;
@@ -456,10 +492,10 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>) {
             next_out = record_until(vec2<f32>(3.4028235e38, 0.0), next_out, i, event);
             break;
         }
-        if p.method == 2u {
+        if p.method == 2u && ssa_left == 0u {
             // Tau-leaping: leap when the leap condition allows more than ~10 SSA steps.
             let tau1 = leap_tau(i) * tau_scale;
-            if tau1 >= 10.0 / a0 {
+            if tau1 >= SSA_FACTOR / a0 {
                 let r = draw(i, event, STREAM_EVENT);
                 let a0c = a0_critical(i);
                 var tau2 = 3.4028235e38;
@@ -476,11 +512,11 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>) {
                 event++;
                 if !accepted {
                     tau_scale = tau_scale * 0.5;
-                    atomicAdd(&status[ST_REJECTED], 1u);
+                    n_rejected++;
                     continue;
                 }
                 tau_scale = 1.0;
-                atomicAdd(&status[ST_LEAPS], 1u);
+                n_leaps++;
                 if gap <= min(tau1, tau2) {
                     // The leap ended on the output time: record there exactly.
                     t = out_time(next_out);
@@ -494,7 +530,13 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>) {
                 }
                 continue;
             }
-            atomicAdd(&status[ST_SSA], 1u);
+            // Not worth leaping: a run of exact steps before the leap condition is evaluated
+            // again (CGP 2006).
+            ssa_left = SSA_STEPS;
+        }
+        if p.method == 2u {
+            ssa_left--;
+            n_ssa++;
         }
         // One exact step (direct method; also tau-leaping's SSA fallback).
         let r = draw(i, event, STREAM_EVENT);
@@ -504,6 +546,11 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>) {
             break;
         }
         let fired = select_reaction(rng_unit(r.y) * a0, i, p.method != 0u, false);
+        if fired == 0xFFFFFFFFu {
+            // Only an ODM total drifting above zero by rounding once all propensities are 0.
+            next_out = record_until(vec2<f32>(3.4028235e38, 0.0), next_out, i, event);
+            break;
+        }
         fire(fired, i);
         if p.method == 1u {
             for (var d = rx(fired, 7u); d < rx(fired, 8u); d++) {
@@ -526,6 +573,13 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>) {
     traj[th + 3u] = next_out;
     traj[th + 4u] = bitcast<u32>(tau_scale);
     traj[th + 5u] = bitcast<u32>(a0);
+    traj[th + 6u] = ssa_left;
+    store_counts(i);
+    if p.method == 2u {
+        atomicAdd(&status[ST_LEAPS], n_leaps);
+        atomicAdd(&status[ST_REJECTED], n_rejected);
+        atomicAdd(&status[ST_SSA], n_ssa);
+    }
     if next_out < p.n_out {
         atomicAdd(&status[ST_ACTIVE], 1u);
     }

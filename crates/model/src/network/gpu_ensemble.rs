@@ -395,7 +395,19 @@ impl GpuEnsemble {
                 Access::ReadWrite,
             ],
         );
-        let wg = [("WG", options.workgroup_size as f64)];
+        // Each thread's counts sit in workgroup memory during a dispatch.
+        let shared = 4 * tables.n_species as u64 * options.workgroup_size as u64;
+        let limit = ctx.limits().max_compute_workgroup_storage_size as u64;
+        if shared > limit {
+            let allowed = format!(
+                "4 bytes x species x workgroup_size <= {limit} (max_compute_workgroup_storage_size): a smaller workgroup_size"
+            );
+            return Err(invalid("workgroup_size", options.workgroup_size, allowed));
+        }
+        let wg = [
+            ("WG", options.workgroup_size as f64),
+            ("NS", tables.n_species as f64),
+        ];
         let shader = "ssa/ensemble.wgsl";
         Ok(Self {
             ctx: ctx.clone(),
