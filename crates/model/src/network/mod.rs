@@ -28,6 +28,7 @@ pub mod odm;
 pub mod sbml;
 pub mod ssa;
 pub mod stats;
+pub mod synthetic;
 pub mod tau;
 
 use crate::error::{invalid, Result};
