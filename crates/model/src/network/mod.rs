@@ -25,6 +25,8 @@ pub mod gpu_leap;
 pub mod gpu_mirror;
 pub mod json;
 pub mod odm;
+pub mod output;
+pub mod run;
 pub mod sbml;
 pub mod ssa;
 pub mod stats;
