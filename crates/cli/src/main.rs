@@ -11,6 +11,7 @@ use petri_model::angiogenesis::{
 use std::path::PathBuf;
 
 mod rdme;
+mod ssa;
 
 #[derive(Parser)]
 #[command(
@@ -57,11 +58,14 @@ enum Command {
     Run(RunArgs),
     /// Benchmark a model (GPU time per step from timestamp queries, CPU reference ratio).
     Bench(BenchArgs),
+    /// Check the stochastic simulators against a test suite: petri validate dsmts --method tau
+    Validate(ssa::ValidateArgs),
 }
 
 #[derive(Args)]
 struct RunArgs {
-    /// Model config, e.g. assets/angiogenesis.json or assets/min-system.json
+    /// Model config, e.g. assets/angiogenesis.json or assets/min-system.json, or a reaction
+    /// network (JSON like assets/vilar.json, or SBML .xml)
     #[arg(required_unless_present = "resume")]
     config: Option<PathBuf>,
     /// Steps to run (default: the config's "steps")
@@ -84,6 +88,8 @@ struct RunArgs {
     /// Workgroup size of the field update, e.g. 64,4,1 (results do not depend on it)
     #[arg(long, value_parser = parse_triple)]
     workgroup: Option<[u32; 3]>,
+    #[command(flatten)]
+    network: ssa::NetworkArgs,
     #[command(flatten)]
     gpu: GpuArgs,
 }
@@ -185,6 +191,11 @@ fn load_config(path: &PathBuf) -> Result<AngioConfig> {
 }
 
 fn run(args: RunArgs) -> Result<()> {
+    if let Some(config) = &args.config {
+        if ssa::is_network(config)? {
+            return ssa::run(args);
+        }
+    }
     match (&args.config, &args.resume) {
         (Some(config), _) if read_config(config)?.1 == "rdme" => return rdme::run(args),
         (Some(config), Some(_)) => bail!(
@@ -432,6 +443,7 @@ fn main() {
         Command::Adapters { backend } => adapters(backend),
         Command::Run(a) => run(a),
         Command::Bench(a) => bench_cmd(a),
+        Command::Validate(a) => ssa::validate(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");
