@@ -193,13 +193,15 @@ pub const Y_BOUND: f64 = 5.0;
 /// The DSMTS corpus: `PETRI_DSMTS` if set, else `shared/dsmts` next to the repository (where
 /// the tests and CI find it).
 pub fn dsmts_dir() -> PathBuf {
-    match std::env::var_os("PETRI_DSMTS") {
+    let dir = match std::env::var_os("PETRI_DSMTS") {
         Some(dir) => PathBuf::from(dir),
         None => PathBuf::from(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../../../shared/dsmts"
         )),
-    }
+    };
+    // Messages then name the files plainly; a missing folder is reported by whoever reads it.
+    dir.canonicalize().unwrap_or(dir)
 }
 
 /// The case `case` ("00001") from `dsmts_dir()`.
