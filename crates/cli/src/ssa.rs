@@ -5,10 +5,11 @@ use crate::{GpuArgs, RunArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use petri_model::network::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
 use petri_model::network::json::read_network;
 use petri_model::network::run::{run_cpu, run_gpu, Manifest, RunOptions};
 use petri_model::network::stats::{
-    dsmts_case, dsmts_case_names, run_dsmts_cpu, DsmtsOutcome, DsmtsScore, Method,
+    dsmts_case, dsmts_case_names, run_dsmts_cpu, run_dsmts_with, DsmtsOutcome, DsmtsScore, Method,
 };
 use std::path::Path;
 use std::time::Instant;
@@ -161,6 +162,11 @@ pub(crate) struct ValidateArgs {
     /// Cases to run, e.g. 00001,00023 [default: all 39]
     #[arg(long, value_delimiter = ',')]
     pub(crate) cases: Vec<String>,
+    /// cpu (all cores) or gpu (the GPU ensemble)
+    #[arg(long, default_value = "cpu")]
+    pub(crate) device: String,
+    #[command(flatten)]
+    pub(crate) gpu: GpuArgs,
 }
 
 pub fn validate(args: ValidateArgs) -> Result<()> {
@@ -168,13 +174,18 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
         bail!("no validation suite {:?}; suites: dsmts", args.suite);
     }
     let method = Method::parse("--method", &args.method)?;
+    let ctx = match args.device.as_str() {
+        "cpu" => None,
+        "gpu" => Some(args.gpu.context()?),
+        other => bail!("--device {other:?} is not allowed: cpu or gpu"),
+    };
     let cases = match args.cases.is_empty() {
         true => dsmts_case_names(),
         false => args.cases.clone(),
     };
     println!(
-        "DSMTS, {method}, n = {}, seed {}: pass = Z in (-3, 3) and Y in (-5, 5) at every output time\n",
-        args.n, args.seed
+        "DSMTS, {method} on the {}, n = {}, seed {}: pass = Z in (-3, 3) and Y in (-5, 5) at every output time\n",
+        args.device, args.n, args.seed
     );
     println!("| case | result | checks | misses | max abs Z | max abs Y | time (s) |");
     println!("|---|---|---|---|---|---|---|");
@@ -183,7 +194,14 @@ pub fn validate(args: ValidateArgs) -> Result<()> {
         // A bad case name or a missing corpus stops here, naming the file.
         dsmts_case(case)?;
         let start = Instant::now();
-        match run_dsmts_cpu(case, method, args.n, args.seed)? {
+        let outcome = match &ctx {
+            None => run_dsmts_cpu(case, method, args.n, args.seed)?,
+            Some(ctx) => run_dsmts_with(case, |net, times| {
+                GpuEnsemble::new(ctx, net, method, &EnsembleOptions::default())?
+                    .run(args.n, args.seed, times)
+            })?,
+        };
+        match outcome {
             DsmtsOutcome::Refused(why) => {
                 refused += 1;
                 println!(

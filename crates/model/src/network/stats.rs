@@ -553,12 +553,23 @@ pub enum DsmtsOutcome {
 /// Runs DSMTS case `case` with `n` CPU trajectories of `method`. Errors are reading errors
 /// of the case files; a model outside the subset is an outcome, not an error.
 pub fn run_dsmts_cpu(case: &str, method: Method, n: u64, seed: u64) -> Result<DsmtsOutcome> {
+    run_dsmts_with(case, |net, times| {
+        run_ensemble_cpu(net, method, n, seed, times)
+    })
+}
+
+/// Runs DSMTS case `case` with any simulator: `ensemble(network, output times)` returns the
+/// statistics (the GPU ensemble, for one).
+pub fn run_dsmts_with(
+    case: &str,
+    ensemble: impl FnOnce(&Network, &[f64]) -> Result<EnsembleStats>,
+) -> Result<DsmtsOutcome> {
     let c = dsmts_case(case)?;
     let net = match c.network() {
         Ok(net) => net,
         Err(e) => return Ok(DsmtsOutcome::Refused(e.to_string())),
     };
-    let stats = run_ensemble_cpu(&net, method, n, seed, &c.times)?;
+    let stats = ensemble(&net, &c.times)?;
     Ok(DsmtsOutcome::Ran {
         scores: c.scores(&stats).unwrap_or_default(),
         misses: c.misses(&stats),
