@@ -136,3 +136,64 @@ fn validate_prints_passes_and_refusals() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("00099-settings.txt"), "{}", text(&o));
 }
+
+#[test]
+fn sbml_networks_run_and_the_gpu_path_writes_the_same_files() {
+    let dir = scratch("sbml");
+    let out = dir.display().to_string();
+    let sbml = "../shared/dsmts/00030/00030-sbml-l3v1.xml";
+    let o = petri(&[
+        "run",
+        sbml,
+        "--method",
+        "odm",
+        "--trajectories",
+        "50",
+        "--t-end",
+        "5",
+        "--points",
+        "6",
+        "--out",
+        &out,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let csv = std::fs::read_to_string(dir.join("mean_sd.csv")).unwrap();
+    assert!(
+        csv.starts_with("time,P-mean,P-sd,P2-mean,P2-sd\n0,100,0,0,0\n"),
+        "{csv}"
+    );
+
+    // The GPU ensemble (statistics reduced on the device) through the same outputs.
+    let dir = scratch("gpu");
+    let out = dir.display().to_string();
+    let args = [
+        "run",
+        "assets/birth-death.json",
+        "--device",
+        "gpu",
+        "--trajectories",
+        "256",
+        "--t-end",
+        "10",
+        "--points",
+        "11",
+        "--out",
+        &out,
+    ];
+    let o = petri(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["device"], "gpu");
+    assert!(manifest["adapter"]["name"].is_string(), "{manifest}");
+    let csv = std::fs::read_to_string(dir.join("mean_sd.csv")).unwrap();
+    let last: Vec<f64> = csv
+        .lines()
+        .last()
+        .unwrap()
+        .split(',')
+        .map(|x| x.parse().unwrap())
+        .collect();
+    // Mean 100 e^(-0.1) = 90.5, sd about 14: 256 trajectories put the mean within +- 3.
+    assert!(last[0] == 10.0 && (last[1] - 90.5).abs() < 3.0, "{csv}");
+}
