@@ -184,14 +184,11 @@ impl Network {
     }
 }
 
-/// The DSMTS corpus (SBML stochastic test suite 00001-00039), next to the repository. A missing
-/// corpus fails the test that asked for it: the checks must not pass by skipping.
+/// The DSMTS corpus (`stats::dsmts_dir`), asserted present: a missing corpus fails the test
+/// that asked for it, the checks must not pass by skipping.
 #[cfg(test)]
 pub(crate) fn dsmts_dir() -> std::path::PathBuf {
-    let dir = std::path::PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/dsmts"
-    ));
+    let dir = stats::dsmts_dir();
     assert!(
         dir.join("00001").is_dir(),
         "the DSMTS corpus is missing: expected {} (the repository is cloned next to shared/)",
