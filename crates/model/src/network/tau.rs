@@ -101,6 +101,31 @@ impl Tables {
             .unwrap_or(u64::MAX)
     }
 
+    /// The state after a leap of `tau`: Poisson(a_j tau) firings of every non-critical reaction
+    /// and one of `critical_firing`, if given. None if a count would end negative (the sum
+    /// over all firings is checked, not each in turn).
+    fn leap(
+        &self,
+        counts: &[u64],
+        a: &[f64],
+        critical: &[bool],
+        tau: f64,
+        critical_firing: Option<usize>,
+        draws: &mut Draws,
+    ) -> Option<Vec<u64>> {
+        let mut next: Vec<i128> = counts.iter().map(|&x| x as i128).collect();
+        for j in (0..a.len()).filter(|&j| !critical[j] && a[j] > 0.0) {
+            let k = draws.poisson(a[j] * tau) as i128;
+            for &(s, d) in &self.changes[j] {
+                next[s] += d as i128 * k;
+            }
+        }
+        for &(s, d) in critical_firing.map_or(&[][..], |j| &self.changes[j]) {
+            next[s] += d as i128;
+        }
+        next.into_iter().map(|x| u64::try_from(x).ok()).collect()
+    }
+
     /// tau' from the non-critical reactions (infinite if none can fire).
     fn tau_prime(&self, counts: &[u64], a: &[f64], critical: &[bool]) -> f64 {
         let n = counts.len();
@@ -190,11 +215,13 @@ impl Draws {
     }
 }
 
-fn apply(counts: &mut [u64], delta: &[(usize, i64)], times: u64) {
+/// One firing of a reaction with net change `delta` (exact steps: its propensity was > 0, so
+/// no count can go negative).
+fn fire(counts: &mut [u64], delta: &[(usize, i64)]) {
     for &(s, d) in delta {
         counts[s] = counts[s]
-            .checked_add_signed(d * times as i64)
-            .expect("counts stay within 0..=u64::MAX");
+            .checked_add_signed(d)
+            .expect("a reaction that can fire leaves counts >= 0");
     }
 }
 
@@ -263,7 +290,7 @@ pub fn simulate_tau_counted(
                         break;
                     }
                     let j = draws.pick(&a, |_| true, total);
-                    apply(&mut counts, &tables.changes[j], 1);
+                    fire(&mut counts, &tables.changes[j]);
                     t += dt;
                     counters.ssa_steps += 1;
                 }
@@ -281,30 +308,14 @@ pub fn simulate_tau_counted(
                 tau = stop - t;
                 fire_critical = false;
             }
-            let mut next = counts.clone();
-            let mut negative = false;
-            for j in (0..a.len()).filter(|&j| !critical[j] && a[j] > 0.0) {
-                let k = draws.poisson(a[j] * tau);
-                for &(s, d) in &tables.changes[j] {
-                    // Signed arithmetic: a negative result rejects the leap.
-                    let x = next[s] as i128 + d as i128 * k as i128;
-                    negative |= x < 0;
-                    next[s] = x.max(0) as u64;
-                }
-            }
-            if fire_critical {
-                let j = draws.pick(&a, |j| critical[j], a0_critical);
-                for &(s, d) in &tables.changes[j] {
-                    let x = next[s] as i128 + d as i128;
-                    negative |= x < 0;
-                    next[s] = x.max(0) as u64;
-                }
-            }
-            if negative {
+            let critical_firing =
+                fire_critical.then(|| draws.pick(&a, |j| critical[j], a0_critical));
+            let Some(next) = tables.leap(&counts, &a, &critical, tau, critical_firing, &mut draws)
+            else {
                 counters.rejected += 1;
                 tau_prime = tau / 2.0;
                 continue;
-            }
+            };
             counts = next;
             t = if shortened { stop } else { t + tau };
             counters.leaps += 1;
@@ -381,6 +392,37 @@ mod tests {
     }
 
     #[test]
+    fn a_leap_is_judged_by_its_total_change() {
+        // A -> 0 at c = 1 and 0 -> A at c = 20, from A = 5.
+        let n = net(
+            vec![("A", 5)],
+            vec![(vec![(0, 1)], vec![], 1.0), (vec![], vec![(0, 1)], 20.0)],
+        );
+        let tables = Tables::new(&n);
+        let mut d = Draws(Pcg64::seed_from_u64(1));
+        let a = [5.0, 20.0];
+        // Only the decay over tau = 10: about 50 firings from 5 molecules, rejected.
+        assert_eq!(
+            tables.leap(&[5], &a, &[false, true], 10.0, None, &mut d),
+            None
+        );
+        // Both: the decay alone would go below zero, the immigration makes up for it.
+        let next = tables
+            .leap(&[5], &a, &[false; 2], 10.0, None, &mut d)
+            .unwrap();
+        assert!((100..300).contains(&next[0]), "{next:?}");
+        // A critical firing counts too: one decay from 0 is negative.
+        assert_eq!(
+            tables.leap(&[0], &[0.0, 0.0], &[true, false], 1.0, Some(0), &mut d),
+            None
+        );
+        assert_eq!(
+            tables.leap(&[1], &[0.0, 0.0], &[true, false], 1.0, Some(0), &mut d),
+            Some(vec![0])
+        );
+    }
+
+    #[test]
     fn poisson_draws_have_the_right_mean_and_variance() {
         let mut d = Draws(Pcg64::seed_from_u64(5));
         for mean in [0.3, 4.0, 29.0, 30.0, 500.0] {
@@ -431,7 +473,7 @@ mod tests {
         assert!((6_300..7_100).contains(&a[10][0]), "{a:?}");
 
         // Dimerisation down to the last molecules: critical reactions and exact steps keep
-        // every count valid (a negative count would panic in `apply` or be rejected).
+        // every count valid (a negative count would panic in `fire` or be rejected).
         let n = net(
             vec![("P", 200), ("P2", 0)],
             vec![(vec![(0, 2)], vec![(1, 1)], 0.01)],
