@@ -196,6 +196,7 @@ fn run(args: RunArgs) -> Result<()> {
             return ssa::run(args);
         }
     }
+    args.network.refuse_for_other_models()?;
     match (&args.config, &args.resume) {
         (Some(config), _) if read_config(config)?.1 == "rdme" => return rdme::run(args),
         (Some(config), Some(_)) => bail!(

@@ -14,33 +14,58 @@ use petri_model::network::stats::{
 use std::path::Path;
 use std::time::Instant;
 
-/// The options of `petri run` for a reaction network.
+/// The options of `petri run` for a reaction network. No clap defaults: an option given to a
+/// run of another model is then seen and refused (`refuse_for_other_models`).
 #[derive(Args, Clone)]
 pub(crate) struct NetworkArgs {
     /// network: simulation method, direct, odm (optimized direct) or tau (tau-leaping)
-    #[arg(long, default_value = "direct")]
-    pub(crate) method: String,
-    /// network: number of trajectories in the ensemble
-    #[arg(long, default_value_t = 1000)]
-    pub(crate) trajectories: u64,
+    /// [default: direct]
+    #[arg(long)]
+    pub(crate) method: Option<String>,
+    /// network: number of trajectories in the ensemble [default: 1000]
+    #[arg(long)]
+    pub(crate) trajectories: Option<u64>,
     /// network: end time (required for a network run)
     #[arg(long)]
     pub(crate) t_end: Option<f64>,
-    /// network: output times, evenly spaced from 0 to --t-end, both included
-    #[arg(long, default_value_t = 101)]
-    pub(crate) points: usize,
+    /// network: output times, evenly spaced from 0 to --t-end, both included [default: 101]
+    #[arg(long)]
+    pub(crate) points: Option<usize>,
     /// network: seed of the ensemble (trajectory i uses a seed derived from it and i)
-    #[arg(long, default_value_t = 1)]
-    pub(crate) seed: u64,
+    /// [default: 1]
+    #[arg(long)]
+    pub(crate) seed: Option<u64>,
     /// network: cpu (all cores) or gpu (one thread per trajectory, statistics on the GPU)
-    #[arg(long, default_value = "cpu")]
-    pub(crate) device: String,
+    /// [default: cpu]
+    #[arg(long)]
+    pub(crate) device: Option<String>,
     /// network: also write every trajectory to trajectories.csv
     #[arg(long)]
     pub(crate) trajectories_csv: bool,
     /// network: species to plot in mean_sd.png, e.g. A,R [default: all]
     #[arg(long, value_delimiter = ',')]
     pub(crate) plot_species: Vec<String>,
+}
+
+impl NetworkArgs {
+    /// Errors if a network option was given to a run of another model, where it would be
+    /// ignored.
+    pub(crate) fn refuse_for_other_models(&self) -> Result<()> {
+        let given = [
+            ("--method", self.method.is_some()),
+            ("--trajectories", self.trajectories.is_some()),
+            ("--t-end", self.t_end.is_some()),
+            ("--points", self.points.is_some()),
+            ("--seed", self.seed.is_some()),
+            ("--device", self.device.is_some()),
+            ("--trajectories-csv", self.trajectories_csv),
+            ("--plot-species", !self.plot_species.is_empty()),
+        ];
+        match given.iter().find(|(_, g)| *g) {
+            Some((flag, _)) => bail!("{flag} is an option of reaction-network runs only"),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Whether `path` is a reaction network: SBML by extension, or JSON whose "model" is
@@ -78,14 +103,16 @@ pub fn run(args: RunArgs) -> Result<()> {
     let Some(t_end) = n.t_end else {
         bail!("--t-end is required for a network run: the end time of the trajectories");
     };
-    let method = Method::parse("--method", &n.method)?;
+    let method = Method::parse("--method", n.method.as_deref().unwrap_or("direct"))?;
+    let trajectories = n.trajectories.unwrap_or(1000);
+    let device = n.device.as_deref().unwrap_or("cpu");
     let net = read_network(&path)?;
     let opts = RunOptions {
         method,
-        trajectories: n.trajectories,
+        trajectories,
         t_end,
-        points: n.points,
-        seed: n.seed,
+        points: n.points.unwrap_or(101),
+        seed: n.seed.unwrap_or(1),
         keep_trajectories: n.trajectories_csv,
         plot_species: n.plot_species.clone(),
         out_dir: args.out.clone(),
@@ -96,12 +123,12 @@ pub fn run(args: RunArgs) -> Result<()> {
         path.display(),
         net.species.len(),
         net.reactions.len(),
-        n.trajectories,
-        n.device
+        trajectories,
+        device
     );
-    let manifest = match n.device.as_str() {
+    let manifest = match device {
         "cpu" => {
-            let bar = ProgressBar::new(n.trajectories);
+            let bar = ProgressBar::new(trajectories);
             bar.set_style(
                 ProgressStyle::with_template(
                     "{bar:40} {pos}/{len} trajectories  {per_sec}  eta {eta}",

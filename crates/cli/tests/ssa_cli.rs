@@ -88,7 +88,7 @@ fn bad_network_input_names_the_field() {
     let bad_net = bad_net.display().to_string();
     let out = dir.join("o").display().to_string();
     let net = "assets/birth-death.json";
-    let cases: [(Vec<&str>, &str); 6] = [
+    let cases: [(Vec<&str>, &str); 7] = [
         (
             vec![net, "--t-end", "1", "--method", "fast"],
             "--method = \"fast\"",
@@ -101,6 +101,10 @@ fn bad_network_input_names_the_field() {
             "plot_species = Y",
         ),
         (vec![&bad_net, "--t-end", "1"], "reactions[0].reactants.Q"),
+        (
+            vec!["assets/angiogenesis.json", "--t-end", "5"],
+            "--t-end is an option of reaction-network runs only",
+        ),
     ];
     for (args, why) in cases {
         let mut all = vec!["run"];
