@@ -606,6 +606,38 @@ mod tests {
         assert_eq!((st.n, st.mean[0][0], st.sd[0][0]), (3, 3.0, 7f64.sqrt()));
     }
 
+    /// The same seed gives bitwise the same statistics on one thread and on several, and
+    /// trajectory seeds differ between neighbouring indices and seeds.
+    #[test]
+    fn ensembles_do_not_depend_on_threads() {
+        let net = dsmts_case("00030").unwrap().network().unwrap();
+        let times = [0.0, 5.0, 10.0];
+        let run = |threads: usize, method: Method| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| run_ensemble_cpu(&net, method, 300, 9, &times).unwrap())
+        };
+        for method in Method::ALL {
+            let one = run(1, method);
+            assert_eq!(one, run(3, method), "{method}");
+            assert_eq!(one.n, 300);
+        }
+        assert_ne!(trajectory_seed(1, 0), trajectory_seed(1, 1));
+        assert_ne!(trajectory_seed(1, 0), trajectory_seed(2, 0));
+        assert_ne!(trajectory_seed(0, 1), trajectory_seed(1, 0));
+        let e = run_ensemble_cpu(&net, Method::Tau, 0, 1, &times).unwrap_err();
+        assert!(e.to_string().contains("trajectories = 0"), "{e}");
+        let e = run_ensemble_cpu(&net, Method::Tau, 1, 1, &[1.0, 0.5]).unwrap_err();
+        assert!(e.to_string().contains("times[1] = 0.5"), "{e}");
+        assert_eq!(Method::parse("m", "odm").unwrap(), Method::Odm);
+        assert!(Method::parse("m", "exact")
+            .unwrap_err()
+            .to_string()
+            .contains("m = \"exact\""));
+    }
+
     #[test]
     fn dsmts_case_reads_settings_and_results() {
         let c = dsmts_case("00024").unwrap();
