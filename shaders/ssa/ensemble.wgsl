@@ -10,14 +10,15 @@
 // dispatches.
 //
 // Precision: counts are u32, propensities and time f32 (WebGPU has no f64 in its baseline).
-// Time is kept as an unevaluated sum hi + lo (compensated, "double-f32") so that t = 200 after
-// ~10^6 steps keeps ~1e-10 relative accuracy; dt itself only needs f32.
+// Time is a 64-bit fixed-point integer (shaders/ssa/time.wgsl), exact to 2.3e-10 whatever the
+// number of steps; each dt only needs f32.
 //
 // Statistics: when a trajectory passes output time k it adds x and x^2 of every species to
 // integer accumulators with atomics (x: 64 bits as two words, x^2: 96 bits as three). Integer
 // addition is exact and commutative, so the chunk's sums are exact and independent of thread
 // order; only the sums are read back.
 //!include common/rng.wgsl
+//!include ssa/time.wgsl
 
 override WG: u32 = 64u;
 // Species slots per thread in workgroup memory (the network's species count).
@@ -159,28 +160,8 @@ fn fire(j: u32, i: u32) {
     }
 }
 
-// Compensated time: (hi, lo) + dt with TwoSum, renormalised.
-fn time_add(t: vec2<f32>, dt: f32) -> vec2<f32> {
-    let s = t.x + dt;
-    let bb = s - t.x;
-    let err = (t.x - (s - bb)) + (dt - bb);
-    let lo = t.y + err;
-    let hi = s + lo;
-    return vec2<f32>(hi, lo - (hi - s));
-}
-
-fn out_time(k: u32) -> vec2<f32> {
-    return vec2<f32>(bitcast<f32>(net[p.off_times + 2u * k]), bitcast<f32>(net[p.off_times + 2u * k + 1u]));
-}
-
-// a < b for two compensated times.
-fn time_less(a: vec2<f32>, b: vec2<f32>) -> bool {
-    return (a.x - b.x) + (a.y - b.y) < 0.0;
-}
-
-// b - a as one f32.
-fn time_diff(b: vec2<f32>, a: vec2<f32>) -> f32 {
-    return (b.x - a.x) + (b.y - a.y);
+fn out_time(k: u32) -> vec2<u32> {
+    return vec2<u32>(net[p.off_times + 2u * k], net[p.off_times + 2u * k + 1u]);
 }
 
 // Adds x and x^2 of every species to output k's accumulators (and to `samples` when recording).
@@ -209,16 +190,15 @@ fn record_output(k: u32, i: u32, event: u32) {
 }
 
 // Records every output time before `t_next`; returns the next output index.
-fn record_until(t_next: vec2<f32>, next_out: u32, i: u32, event: u32) -> u32 {
-    var k = next_out;
-    loop {
-        if k >= p.n_out || !time_less(out_time(k), t_next) {
-            break;
-        }
-        record_output(k, i, event);
-        k++;
+fn record_until(t_next: vec2<u32>, next_out: u32, i: u32, event: u32) -> u32 {
+    var end = next_out;
+    while end < p.n_out && ticks_less(out_time(end), t_next) {
+        end++;
     }
-    return k;
+    for (var k = next_out; k < end; k++) {
+        record_output(k, i, event);
+    }
+    return end;
 }
 
 // The reaction that fires for target u * a0: the first one (in `order`) whose cumulative
@@ -451,7 +431,7 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_
         return;
     }
     let th = i * TH_WORDS;
-    var t = vec2<f32>(bitcast<f32>(traj[th]), bitcast<f32>(traj[th + 1u]));
+    var t = vec2<u32>(traj[th], traj[th + 1u]);
     var event = traj[th + 2u];
     var next_out = traj[th + 3u];
     var tau_scale = bitcast<f32>(traj[th + 4u]);
@@ -489,7 +469,7 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_
             }
         }
         if !(a0 > 0.0) {
-            next_out = record_until(vec2<f32>(3.4028235e38, 0.0), next_out, i, event);
+            next_out = record_until(TIME_NEVER, next_out, i, event);
             break;
         }
         if p.method == 2u && ssa_left == 0u {
@@ -502,7 +482,7 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_
                 if a0c > 0.0 {
                     tau2 = -log(1.0 - rng_unit(r.x)) / a0c;
                 }
-                let gap = time_diff(out_time(next_out), t);
+                let gap = ticks_diff(out_time(next_out), t);
                 let tau = min(min(tau1, tau2), gap);
                 var critical = 0xFFFFFFFFu;
                 if tau2 <= tau1 && tau2 <= gap {
@@ -526,7 +506,7 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_
                         break;
                     }
                 } else {
-                    t = time_add(t, tau);
+                    t = ticks_add(t, ticks_from(tau));
                 }
                 continue;
             }
@@ -540,7 +520,7 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_
         }
         // One exact step (direct method; also tau-leaping's SSA fallback).
         let r = draw(i, event, STREAM_EVENT);
-        let t_next = time_add(t, -log(1.0 - rng_unit(r.x)) / a0);
+        let t_next = ticks_add(t, ticks_from(-log(1.0 - rng_unit(r.x)) / a0));
         next_out = record_until(t_next, next_out, i, event);
         if next_out >= p.n_out {
             break;
@@ -548,7 +528,7 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_
         let fired = select_reaction(rng_unit(r.y) * a0, i, p.method != 0u, false);
         if fired == 0xFFFFFFFFu {
             // Only an ODM total drifting above zero by rounding once all propensities are 0.
-            next_out = record_until(vec2<f32>(3.4028235e38, 0.0), next_out, i, event);
+            next_out = record_until(TIME_NEVER, next_out, i, event);
             break;
         }
         fire(fired, i);
@@ -567,8 +547,8 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_
         t = t_next;
         event++;
     }
-    traj[th] = bitcast<u32>(t.x);
-    traj[th + 1u] = bitcast<u32>(t.y);
+    traj[th] = t.x;
+    traj[th + 1u] = t.y;
     traj[th + 2u] = event;
     traj[th + 3u] = next_out;
     traj[th + 4u] = bitcast<u32>(tau_scale);

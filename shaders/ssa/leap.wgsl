@@ -18,6 +18,7 @@
 // Random numbers: Philox keyed by (seed, attempt, reaction, stream), counter-based, so the run is
 // independent of workgroup size and of how attempts are split over submissions.
 //!include common/rng.wgsl
+//!include ssa/time.wgsl
 
 override WG: u32 = 256u;
 
@@ -301,15 +302,6 @@ fn pick(off_a: u32, off_blk: u32, goal: f32, lid: u32) -> u32 {
     return wpick;
 }
 
-fn time_add(t: vec2<f32>, dt: f32) -> vec2<f32> {
-    let s = t.x + dt;
-    let bb = s - t.x;
-    let err = (t.x - (s - bb)) + (dt - bb);
-    let lo = t.y + err;
-    let hi = s + lo;
-    return vec2<f32>(hi, lo - (hi - s));
-}
-
 fn draw(j: u32, stream: u32) -> vec4<u32> {
     return philox4x32_10(vec4<u32>(j, control[C_ATTEMPT], stream, 0u), vec2<u32>(p.seed_lo, p.seed_hi));
 }
@@ -331,8 +323,12 @@ fn leap_decide(@builtin(local_invocation_index) lid: u32) {
     let a0c = reduce_blocks(p.off_blk_ac, p.n_blocks_rx, 0u, lid);
     let tau1 = reduce_blocks(p.off_blk_tau, p.n_blocks_sp, 1u, lid) * f(C_SCALE);
     if lid == 0u {
-        let t = vec2<f32>(f(C_T_HI), f(C_T_LO));
-        let gap = (f(C_STOP_HI) - t.x) + (f(C_STOP_LO) - t.y);
+        let t = vec2<u32>(control[C_T_HI], control[C_T_LO]);
+        let stop = vec2<u32>(control[C_STOP_HI], control[C_STOP_LO]);
+        var gap = 0.0;
+        if ticks_less(t, stop) {
+            gap = ticks_diff(stop, t);
+        }
         // Reaction index NONE, stream 0: the decision's own draws.
         let r = draw(NONE, 0u);
         // Without a leap or step to take, jump to the stop time (nothing fires).
@@ -489,9 +485,9 @@ fn leap_finish() {
         control[C_T_LO] = control[C_STOP_LO];
         control[C_MODE] = MODE_IDLE;
     } else {
-        let t = time_add(vec2<f32>(f(C_T_HI), f(C_T_LO)), f(C_TAU));
-        set_f(C_T_HI, t.x);
-        set_f(C_T_LO, t.y);
+        let t = ticks_add(vec2<u32>(control[C_T_HI], control[C_T_LO]), ticks_from(f(C_TAU)));
+        control[C_T_HI] = t.x;
+        control[C_T_LO] = t.y;
         control[C_MODE] = MODE_LEAP;
     }
 }

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 
 mod rdme;
 mod ssa;
+mod ssa_bench;
 
 #[derive(Parser)]
 #[command(
@@ -96,7 +97,7 @@ struct RunArgs {
 
 #[derive(Args)]
 pub(crate) struct BenchArgs {
-    /// Model to benchmark: angiogenesis or rdme
+    /// Model to benchmark: angiogenesis, rdme or ssa
     pub(crate) model: String,
     /// Grid sizes: N for N^3, or NXxNYxNZ [default: angiogenesis 128,256,400x400x140,512;
     /// rdme 64,128,256,256x256x1024]
@@ -133,6 +134,28 @@ pub(crate) struct BenchArgs {
     /// Also write the rows as JSON here
     #[arg(long)]
     pub(crate) json: Option<PathBuf>,
+    /// ssa: ensemble methods (direct, odm, tau); the ensemble sizes are --sizes
+    /// [default sizes: 100,1000,10000,100000; network: --config, default assets/vilar.json]
+    #[arg(long, value_delimiter = ',', default_values = ["direct"])]
+    pub(crate) methods: Vec<String>,
+    /// ssa: end time of the ensembles (0 skips them)
+    #[arg(long, default_value_t = 200.0)]
+    pub(crate) t_end: f64,
+    /// ssa: output times of the ensembles, 0..t_end
+    #[arg(long, default_value_t = 201)]
+    pub(crate) points: usize,
+    /// ssa: CPU reference trajectories timed (one core)
+    #[arg(long, default_value_t = 3)]
+    pub(crate) cpu_trajectories: u64,
+    /// ssa: synthetic network sizes (reactions = species) for tau-leaping
+    #[arg(long, value_delimiter = ',', default_values_t = [1_000usize, 10_000, 100_000, 1_000_000])]
+    pub(crate) reactions: Vec<usize>,
+    /// ssa: GPU leap attempts timed per synthetic network (0 skips tau-leaping)
+    #[arg(long, default_value_t = 200)]
+    pub(crate) leaps: u64,
+    /// ssa: CPU reference leap attempts at 10^4 reactions (fewer above, as N grows)
+    #[arg(long, default_value_t = 100)]
+    pub(crate) cpu_leaps: u64,
     #[command(flatten)]
     pub(crate) gpu: GpuArgs,
 }
@@ -285,7 +308,8 @@ fn bench_cmd(mut args: BenchArgs) -> Result<()> {
     match args.model.as_str() {
         "angiogenesis" => {}
         "rdme" => return rdme::bench(args),
-        other => bail!("no benchmark for model {other:?}; models: angiogenesis, rdme"),
+        "ssa" => return ssa_bench::bench(args),
+        other => bail!("no benchmark for model {other:?}; models: angiogenesis, rdme, ssa"),
     }
     if args.sizes.is_empty() {
         args.sizes = ["128", "256", "400x400x140", "512"]

@@ -4,8 +4,10 @@
 use petri_engine::testing::test_context;
 use petri_model::network::gpu_ensemble::{EnsembleOptions, GpuEnsemble, NetTables};
 use petri_model::network::gpu_mirror::direct_f32;
+use petri_model::network::json::read_network;
 use petri_model::network::stats::{dsmts_case, Method};
 use petri_model::network::{Network, Reaction, Species};
+use std::path::Path;
 use std::time::Instant;
 
 fn species(id: &str, count: u64, boundary: bool) -> Species {
@@ -59,24 +61,19 @@ fn grid(t_end: f64, points: usize) -> Vec<f64> {
         .collect()
 }
 
-/// The GPU direct method and its CPU mirror draw the same numbers and take the same events.
-/// Only `ln` may differ in its last bits between the GPU and Rust, which moves event times by
-/// a few ulps; a sample may then differ only where an event lies within 1e-5 (relative) of
-/// the output time, and such near-ties are counted and must be rare.
-#[test]
-fn direct_method_follows_its_cpu_mirror_event_for_event() {
+/// Runs `n` GPU direct-method trajectories and their CPU mirrors; returns (samples compared,
+/// events, near-ties). The GPU direct method and its CPU mirror draw the same numbers and take
+/// the same events. Only `ln` may differ in its last bits between the GPU and Rust, which moves
+/// event times by a few ticks; a sample may then differ only where an event lies within 1e-5
+/// (relative) of the output time, and such near-ties are counted and must be rare.
+fn compare_with_mirror(net: &Network, times: &[f64], n: u32, seed: u64) -> (usize, u64, usize) {
     let ctx = test_context();
-    let net = small_network();
-    let times = grid(20.0, 41);
-    let seed = 0x005e_eda1_1ce5_u64;
-    let n = 64u32;
-    let mut gpu =
-        GpuEnsemble::new(&ctx, &net, Method::Direct, &EnsembleOptions::default()).unwrap();
-    let runs = gpu.run_trajectories(n as u64, seed, &times).unwrap();
-    let tables = NetTables::new(&net).unwrap();
+    let mut gpu = GpuEnsemble::new(&ctx, net, Method::Direct, &EnsembleOptions::default()).unwrap();
+    let runs = gpu.run_trajectories(n as u64, seed, times).unwrap();
+    let tables = NetTables::new(net).unwrap();
     let (mut compared, mut near_ties, mut events) = (0, 0, 0u64);
     for i in 0..n {
-        let cpu = direct_f32(&tables, seed, i, &times, u64::MAX);
+        let cpu = direct_f32(&tables, seed, i, times, u64::MAX);
         events += *cpu.events.last().unwrap() as u64;
         for (k, &t) in times.iter().enumerate() {
             let (g, c) = (&runs.counts[i as usize][k], &cpu.counts[k]);
@@ -92,13 +89,34 @@ fn direct_method_follows_its_cpu_mirror_event_for_event() {
                 .any(|&e| (e - t).abs() <= 1e-5 * t.max(1.0));
             assert!(
                 near && ge.abs_diff(ce) == 1,
-                "trajectory {i} t={t}: GPU {g:?} after {ge} events, CPU {c:?} after {ce}"
+                "{} trajectory {i} t={t}: GPU {g:?} after {ge} events, CPU {c:?} after {ce}",
+                net.id
             );
             near_ties += 1;
         }
     }
-    println!("{compared} samples, {events} events compared, {near_ties} near-ties");
+    println!(
+        "{}: {compared} samples, {events} events compared, {near_ties} near-ties",
+        net.id
+    );
+    (compared, events, near_ties)
+}
+
+#[test]
+fn direct_method_follows_its_cpu_mirror_event_for_event() {
+    let (_, events, near_ties) =
+        compare_with_mirror(&small_network(), &grid(20.0, 41), 64, 0x005e_eda1_1ce5_u64);
     assert!(events > 10_000, "too few events to mean anything: {events}");
+    assert!(near_ties <= 2, "{near_ties} near-ties");
+    // The Vilar oscillator: ~10^4 events per trajectory in 5 h, over many dispatches.
+    let vilar =
+        read_network(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/vilar.json"))
+            .unwrap();
+    let (_, events, near_ties) = compare_with_mirror(&vilar, &grid(5.0, 51), 16, 77);
+    assert!(
+        events > 100_000,
+        "too few events to mean anything: {events}"
+    );
     assert!(near_ties <= 2, "{near_ties} near-ties");
 }
 

@@ -48,6 +48,10 @@ pub struct EnsembleOptions {
     /// Most trajectories per chunk (device memory and per-dispatch work scale with it).
     pub chunk: u32,
     /// Most events (or leap attempts) per thread per dispatch: bounds one dispatch's duration.
+    /// Kept small: on Mesa lavapipe (22.3) dispatches of more than ~1400 events per thread
+    /// occasionally evaluated a reaction search to "none" (seen on the Vilar network at 4096;
+    /// never at 1000 or below, where the kernel matches its CPU mirror), and results do not
+    /// depend on it.
     pub event_budget: u32,
     /// Dispatches recorded per submission before the host checks whether all threads finished.
     pub dispatches_per_submit: u32,
@@ -68,8 +72,8 @@ impl Default for EnsembleOptions {
         Self {
             workgroup_size: 64,
             chunk: 1 << 16,
-            event_budget: 4096,
-            dispatches_per_submit: 8,
+            event_budget: 512,
+            dispatches_per_submit: 32,
             epsilon: 0.03,
             n_critical: 10,
             normal_above: 30.0,
@@ -271,8 +275,8 @@ impl NetTables {
         words.extend(&self.order);
         let off_times = words.len() as u32;
         for &t in times {
-            let (hi, lo) = split_time(t);
-            words.extend([hi.to_bits(), lo.to_bits()]);
+            let ticks = time_to_ticks(t);
+            words.extend([(ticks >> 32) as u32, ticks as u32]);
         }
         (
             words,
@@ -281,10 +285,36 @@ impl NetTables {
     }
 }
 
-/// A time as an unevaluated f32 sum hi + lo (the shader's compensated time).
-pub fn split_time(t: f64) -> (f32, f32) {
-    let hi = t as f32;
-    (hi, (t - hi as f64) as f32)
+/// Simulated time on the GPU: 64-bit fixed point, 2^32 ticks per time unit
+/// (`shaders/ssa/time.wgsl`); times must be below `TIME_LIMIT`.
+pub const TICKS_PER_UNIT: f64 = 4_294_967_296.0;
+pub const TIME_LIMIT: f64 = 2_147_483_648.0;
+/// The saturated "never" time (`TIME_NEVER`).
+pub const TICKS_NEVER: u64 = 1 << 63;
+
+/// A time below `TIME_LIMIT` in ticks, rounded to the nearest.
+pub fn time_to_ticks(t: f64) -> u64 {
+    (t * TICKS_PER_UNIT).round() as u64
+}
+
+/// A tick count as a time.
+pub fn ticks_to_time(ticks: u64) -> f64 {
+    ticks as f64 / TICKS_PER_UNIT
+}
+
+/// `ticks_from` of the shader: dt (f32) in ticks, truncated, saturating at `TICKS_NEVER`.
+pub fn ticks_from_f32(dt: f32) -> u64 {
+    // NaN and infinity saturate too.
+    if dt.is_nan() || dt >= 2_147_483_648.0 {
+        return TICKS_NEVER;
+    }
+    let whole = dt.floor();
+    ((whole as u64) << 32) | ((dt - whole) * 4_294_967_296.0) as u32 as u64
+}
+
+/// `ticks_add` of the shader.
+pub fn ticks_add(a: u64, b: u64) -> u64 {
+    a.wrapping_add(b).min(TICKS_NEVER)
 }
 
 /// `Params` of `shaders/ssa/ensemble.wgsl`.
@@ -495,6 +525,13 @@ impl GpuEnsemble {
         mut take: impl FnMut(&ChunkResult),
     ) -> Result<()> {
         check_times(times)?;
+        if let Some(&t) = times.iter().find(|&&t| t >= TIME_LIMIT) {
+            return Err(invalid(
+                "times",
+                t,
+                format!("< 2^31 = {TIME_LIMIT} time units on the GPU"),
+            ));
+        }
         if n_trajectories == 0 || n_trajectories > u32::MAX as u64 {
             return Err(invalid("trajectories", n_trajectories, "1..=4294967295"));
         }

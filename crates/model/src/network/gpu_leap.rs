@@ -7,9 +7,9 @@
 //! L_j < n_c fired one at a time, exact steps when tau' < 10 / a0, Poisson counts with a normal
 //! approximation from mean 30, rejected and halved when a count would go negative), with one
 //! exact step (not 100) each time leaping is not worth it. Propensities and time are f32 (the
-//! WebGPU baseline has no f64); time is compensated (hi + lo).
+//! WebGPU baseline has no f64); time is 64-bit fixed point (`shaders/ssa/time.wgsl`).
 
-use super::gpu_ensemble::split_time;
+use super::gpu_ensemble::{ticks_to_time, time_to_ticks, TIME_LIMIT};
 use super::Network;
 use crate::error::{invalid, ModelError, Result};
 use petri_engine::kernel::{self, Access};
@@ -339,12 +339,13 @@ impl GpuLeaper {
 
     /// Sets the stop time and wakes the leaper (the words the GPU does not own at this point).
     fn set_stop(&self, t_stop: f64) {
-        let (hi, lo) = split_time(t_stop);
+        let ticks = time_to_ticks(t_stop);
+        let words = [(ticks >> 32) as u32, ticks as u32];
         let q = &self.ctx.queue;
         q.write_buffer(
             &self.control,
             4 * C_STOP_HI as u64,
-            bytemuck::cast_slice(&[hi.to_bits(), lo.to_bits()]),
+            bytemuck::cast_slice(&words),
         );
         q.write_buffer(
             &self.control,
@@ -389,7 +390,7 @@ impl GpuLeaper {
     /// Records `n` leap attempts (accepted, rejected or exact steps) with no time limit, in
     /// submissions of `attempts_per_submit`, and waits for them.
     pub fn advance_leaps(&mut self, n: u64) -> Result<LeapStats> {
-        self.set_stop(f64::from(f32::MAX));
+        self.set_stop(TIME_LIMIT - 1.0);
         let mut left = n;
         while left > 0 {
             let k = left.min(self.options.attempts_per_submit as u64) as u32;
@@ -402,7 +403,7 @@ impl GpuLeaper {
     /// As `advance_leaps`, with GPU time per pass from timestamps (the profiler must have room
     /// for 7 n passes).
     pub fn advance_leaps_profiled(&mut self, n: u32, profiler: &mut Profiler) -> Result<LeapStats> {
-        self.set_stop(f64::from(f32::MAX));
+        self.set_stop(TIME_LIMIT - 1.0);
         self.submit(n, Some(profiler));
         self.stats()
     }
@@ -410,8 +411,8 @@ impl GpuLeaper {
     /// Runs until time `t` (leaps end exactly there), checking after every submission; fails
     /// after `max_attempts` attempts rather than running on unbounded.
     pub fn advance_to(&mut self, t: f64, max_attempts: u64) -> Result<LeapStats> {
-        if !(t.is_finite() && t >= 0.0 && t < f64::from(f32::MAX)) {
-            return Err(invalid("t", t, "a finite time >= 0"));
+        if !(0.0..TIME_LIMIT - 1.0).contains(&t) {
+            return Err(invalid("t", t, "0 <= t < 2^31 - 1 time units"));
         }
         self.set_stop(t);
         let start = self.recorded;
@@ -443,7 +444,7 @@ impl GpuLeaper {
     /// Counters and time (waits for the GPU).
     pub fn stats(&self) -> Result<LeapStats> {
         let c = self.read_control()?;
-        let t = f32::from_bits(c[C_T_HI]) as f64 + f32::from_bits(c[C_T_LO]) as f64;
+        let t = ticks_to_time(((c[C_T_HI] as u64) << 32) | c[C_T_LO] as u64);
         Ok(LeapStats {
             t,
             attempts: c[C_ATTEMPT] as u64,

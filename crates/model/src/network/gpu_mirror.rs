@@ -1,12 +1,12 @@
 //! CPU mirror of one GPU ensemble thread running the direct method
 //! (`shaders/ssa/ensemble.wgsl`, method 0): the same f32 propensities summed in the same order,
-//! the same Philox draws keyed by (seed, trajectory, event, stream), the same compensated time.
+//! the same Philox draws keyed by (seed, trajectory, event, stream), the same fixed-point time.
 //! The one difference is `ln`: the GPU's `log` may differ from Rust's in the last bits, so
 //! event times can differ by a few ulps; event choices (which need no transcendental) agree
 //! exactly, and a sample can only differ when an event falls within those ulps of an output
 //! time. Also measures firing frequencies for the optimized direct method's search order.
 
-use super::gpu_ensemble::{split_time, NetTables};
+use super::gpu_ensemble::{ticks_add, ticks_from_f32, ticks_to_time, time_to_ticks, NetTables};
 use petri_engine::rng::{philox4x32_10, seed_key, unit};
 
 /// One mirrored trajectory.
@@ -16,7 +16,7 @@ pub struct MirrorRun {
     pub counts: Vec<Vec<u64>>,
     /// Events taken before each output time.
     pub events: Vec<u32>,
-    /// Event times (f64 of the compensated f32 pair), for judging near-ties with outputs.
+    /// Event times, for judging near-ties with outputs.
     pub event_times: Vec<f64>,
     /// Firings per reaction.
     pub fired: Vec<u64>,
@@ -41,19 +41,6 @@ fn propensity(t: &NetTables, j: usize, x: &[u32]) -> f32 {
     a
 }
 
-fn time_add(t: (f32, f32), dt: f32) -> (f32, f32) {
-    let s = t.0 + dt;
-    let bb = s - t.0;
-    let err = (t.0 - (s - bb)) + (dt - bb);
-    let lo = t.1 + err;
-    let hi = s + lo;
-    (hi, lo - (hi - s))
-}
-
-fn time_less(a: (f32, f32), b: (f32, f32)) -> bool {
-    (a.0 - b.0) + (a.1 - b.1) < 0.0
-}
-
 /// Trajectory `trajectory` of the direct method with `seed`, sampled at `times`; stops early
 /// (remaining samples at the last state) after `max_events` events.
 pub fn direct_f32(
@@ -64,7 +51,7 @@ pub fn direct_f32(
     max_events: u64,
 ) -> MirrorRun {
     let key = seed_key(seed);
-    let outs: Vec<(f32, f32)> = times.iter().map(|&x| split_time(x)).collect();
+    let outs: Vec<u64> = times.iter().map(|&x| time_to_ticks(x)).collect();
     let mut x = t.initial.clone();
     let mut run = MirrorRun {
         counts: Vec::with_capacity(times.len()),
@@ -72,7 +59,7 @@ pub fn direct_f32(
         event_times: Vec::new(),
         fired: vec![0; t.reactions.len()],
     };
-    let mut now = (0.0f32, 0.0f32);
+    let mut now = 0u64;
     let mut event = 0u32;
     let record = |run: &mut MirrorRun, x: &[u32], event: u32| {
         run.counts.push(x.iter().map(|&c| c as u64).collect());
@@ -90,8 +77,8 @@ pub fn direct_f32(
             break;
         }
         let r = philox4x32_10([trajectory, event, 0, 0], key);
-        let next = time_add(now, -(1.0 - unit(r[0])).ln() / a0);
-        while run.counts.len() < times.len() && time_less(outs[run.counts.len()], next) {
+        let next = ticks_add(now, ticks_from_f32(-(1.0 - unit(r[0])).ln() / a0));
+        while run.counts.len() < times.len() && outs[run.counts.len()] < next {
             record(&mut run, &x, event);
         }
         if run.counts.len() == times.len() {
@@ -114,7 +101,7 @@ pub fn direct_f32(
             x[s as usize] = (x[s as usize] as i64 + d as i64) as u32;
         }
         run.fired[fired] += 1;
-        run.event_times.push(next.0 as f64 + next.1 as f64);
+        run.event_times.push(ticks_to_time(next));
         now = next;
         event += 1;
     }
@@ -124,7 +111,7 @@ pub fn direct_f32(
 /// Reactions sorted by decreasing firing count over one pilot trajectory of at most
 /// `max_events` events (ties by index): the optimized direct method's search order.
 pub fn frequency_order(t: &NetTables, seed: u64, max_events: u64) -> Vec<u32> {
-    let run = direct_f32(t, seed, 0, &[f64::from(f32::MAX)], max_events);
+    let run = direct_f32(t, seed, 0, &[1e9], max_events);
     let mut order: Vec<u32> = (0..t.reactions.len() as u32).collect();
     order.sort_by_key(|&j| std::cmp::Reverse(run.fired[j as usize]));
     order

@@ -20,6 +20,7 @@
 //! Boundary species (SBML `boundaryCondition="true"` or `constant="true"`) are held fixed: they
 //! enter propensities with their count but no reaction changes them.
 
+pub mod bench;
 pub mod gpu_ensemble;
 pub mod gpu_leap;
 pub mod gpu_mirror;
