@@ -441,3 +441,22 @@ fn tau_ensemble_leaps_and_matches_exact_birth_death() {
         );
     }
 }
+
+#[test]
+fn compiled_and_table_driven_direct_kernels_give_the_same_sums() {
+    // The direct method runs the network compiled into the shader by default
+    // (network/gpu_compiled.rs); the table-driven kernel must give bitwise the same sums.
+    let ctx = test_context();
+    let net = small_network();
+    let times = grid(10.0, 11);
+    let table_driven = EnsembleOptions {
+        compiled: false,
+        ..EnsembleOptions::default()
+    };
+    let mut a = GpuEnsemble::new(&ctx, &net, Method::Direct, &EnsembleOptions::default()).unwrap();
+    let mut b = GpuEnsemble::new(&ctx, &net, Method::Direct, &table_driven).unwrap();
+    assert_eq!(
+        a.run_sums(2000, 7, &times).unwrap(),
+        b.run_sums(2000, 7, &times).unwrap()
+    );
+}

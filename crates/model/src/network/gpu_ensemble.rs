@@ -65,6 +65,10 @@ pub struct EnsembleOptions {
     pub odm_refresh: u32,
     /// Time every dispatch with timestamp queries (when the adapter has them).
     pub profile: bool,
+    /// Direct method: run the network compiled into the shader (gpu_compiled.rs; same
+    /// trajectories, no table reads) rather than the generic kernel, up to
+    /// `gpu_compiled::MAX_COMPILED_REACTIONS` reactions.
+    pub compiled: bool,
 }
 
 impl Default for EnsembleOptions {
@@ -79,6 +83,7 @@ impl Default for EnsembleOptions {
             normal_above: 30.0,
             odm_refresh: 64,
             profile: false,
+            compiled: true,
         }
     }
 }
@@ -439,6 +444,22 @@ impl GpuEnsemble {
             ("NS", tables.n_species as f64),
         ];
         let shader = "ssa/ensemble.wgsl";
+        let run = if method == Method::Direct
+            && options.compiled
+            && tables.reactions.len() <= super::gpu_compiled::MAX_COMPILED_REACTIONS
+        {
+            let code = super::gpu_compiled::network_section(&tables);
+            kernel::compute_pipeline_generated(
+                ctx,
+                "ssa/ensemble_compiled.wgsl",
+                ("network", &code),
+                "run_compiled",
+                &[&layout],
+                &wg,
+            )?
+        } else {
+            kernel::compute_pipeline(ctx, shader, "run", &[&layout], &wg)?
+        };
         Ok(Self {
             ctx: ctx.clone(),
             species: net.species.iter().map(|s| s.id.clone()).collect(),
@@ -446,7 +467,7 @@ impl GpuEnsemble {
             method,
             options: options.clone(),
             init: kernel::compute_pipeline(ctx, shader, "init", &[&layout], &wg)?,
-            run: kernel::compute_pipeline(ctx, shader, "run", &[&layout], &wg)?,
+            run,
             layout,
             counters: EnsembleCounters::default(),
         })

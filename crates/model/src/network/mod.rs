@@ -21,6 +21,7 @@
 //! enter propensities with their count but no reaction changes them.
 
 pub mod bench;
+pub mod gpu_compiled;
 pub mod gpu_ensemble;
 pub mod gpu_leap;
 pub mod gpu_mirror;
