@@ -85,6 +85,22 @@ fn draw(i: u32, event: u32, stream: u32) -> vec4<u32> {
     return philox4x32_10(vec4<u32>(p.traj_offset + i, event, stream, 0u), vec2<u32>(p.seed_lo, p.seed_hi));
 }
 
+// The two uniforms (as u32) of event `event` (an exact step or a leap attempt): one Philox call
+// of stream STREAM_EVENT at counter event / 2 serves two consecutive events, x, y for the even
+// one and z, w for the odd one. Philox (with 32-bit multiplies emulated in 16-bit halves) is
+// most of the cost of an exact step on a small network; the last call is kept per thread.
+var<private> event_pair: vec4<u32>;
+var<private> event_pair_of: u32 = 0xFFFFFFFFu;
+
+fn event_draw(i: u32, event: u32) -> vec2<u32> {
+    let half = event >> 1u;
+    if half != event_pair_of {
+        event_pair = draw(i, half, STREAM_EVENT);
+        event_pair_of = half;
+    }
+    return select(event_pair.zw, event_pair.xy, (event & 1u) == 0u);
+}
+
 // A thread's counts live in workgroup memory during a dispatch (fast, dynamically indexable,
 // no bank conflicts in this [species][thread] layout) and in `traj` between dispatches.
 var<workgroup> wx: array<u32, NS * WG>;
@@ -476,7 +492,7 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_
             // Tau-leaping: leap when the leap condition allows more than ~10 SSA steps.
             let tau1 = leap_tau(i) * tau_scale;
             if tau1 >= SSA_FACTOR / a0 {
-                let r = draw(i, event, STREAM_EVENT);
+                let r = event_draw(i, event);
                 let a0c = a0_critical(i);
                 var tau2 = 3.4028235e38;
                 if a0c > 0.0 {
@@ -519,7 +535,7 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_
             n_ssa++;
         }
         // One exact step (direct method; also tau-leaping's SSA fallback).
-        let r = draw(i, event, STREAM_EVENT);
+        let r = event_draw(i, event);
         let t_next = ticks_add(t, ticks_from(-log(1.0 - rng_unit(r.x)) / a0));
         next_out = record_until(t_next, next_out, i, event);
         if next_out >= p.n_out {

@@ -90,7 +90,7 @@ fn run_compiled(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_in
             next_out = record_until(TIME_NEVER, next_out, i, event);
             break;
         }
-        let r = draw(i, event, STREAM_EVENT);
+        let r = event_draw(i, event);
         let t_next = ticks_add(t, ticks_from(-log(1.0 - rng_unit(r.x)) / a0));
         // Outputs passed by this event see the counts before it (only then leave registers).
         if ticks_less(out_time(next_out), t_next) {

@@ -1,6 +1,7 @@
 //! CPU mirror of one GPU ensemble thread running the direct method
 //! (`shaders/ssa/ensemble.wgsl`, method 0): the same f32 propensities summed in the same order,
-//! the same Philox draws keyed by (seed, trajectory, event, stream), the same fixed-point time.
+//! the same Philox draws keyed by (seed, trajectory, event / 2, stream; an even event takes
+//! outputs 0 and 1, an odd one 2 and 3), the same fixed-point time.
 //! The one difference is `ln`: the GPU's `log` may differ from Rust's in the last bits, so
 //! event times can differ by a few ulps; event choices (which need no transcendental) agree
 //! exactly, and a sample can only differ when an event falls within those ulps of an output
@@ -76,7 +77,11 @@ pub fn direct_f32(
             }
             break;
         }
-        let r = philox4x32_10([trajectory, event, 0, 0], key);
+        let pair = philox4x32_10([trajectory, event / 2, 0, 0], key);
+        let r = match event % 2 {
+            0 => [pair[0], pair[1]],
+            _ => [pair[2], pair[3]],
+        };
         let next = ticks_add(now, ticks_from_f32(-(1.0 - unit(r[0])).ln() / a0));
         while run.counts.len() < times.len() && outs[run.counts.len()] < next {
             record(&mut run, &x, event);
