@@ -182,11 +182,11 @@ mod tests {
         let swapped = source_generated(name, "network", "// nothing here").unwrap();
         assert!(default.contains("//!generated begin network"));
         assert!(swapped.contains("// nothing here") && swapped.len() < default.len());
-        // Without the functions the rest of the shader calls, naga refuses it, naming it.
-        let err = validate_source("swapped", &swapped)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("swapped"), "{err}");
+        validate_source("swapped", &swapped).unwrap();
+        // Bad generated code is refused by naga, with the label named.
+        let bad = source_generated(name, "network", "fn f() -> u32 { return nowhere; }").unwrap();
+        let err = validate_source("bad", &bad).unwrap_err().to_string();
+        assert!(err.contains("bad") && err.contains("nowhere"), "{err}");
         assert!(source_generated(name, "nope", "").is_err());
     }
 
