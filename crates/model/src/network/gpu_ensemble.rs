@@ -48,10 +48,11 @@ pub struct EnsembleOptions {
     /// Most trajectories per chunk (device memory and per-dispatch work scale with it).
     pub chunk: u32,
     /// Most events (or leap attempts) per thread per dispatch: bounds one dispatch's duration.
-    /// Kept small: on Mesa lavapipe (22.3) dispatches of more than ~1400 events per thread
-    /// occasionally evaluated a reaction search to "none" (seen on the Vilar network at 4096;
-    /// never at 1000 or below, where the kernel matches its CPU mirror), and results do not
-    /// depend on it.
+    /// Kept at 1000: on Mesa lavapipe (22.3) dispatches of more than ~1400 events per thread
+    /// occasionally evaluated a reaction search to "none" (seen on the Vilar network at 2000
+    /// and 4096, never at 600 or 1000, where the kernel matches its CPU mirror event for event;
+    /// the mirror test runs Vilar over many dispatches to catch it). Results do not depend on
+    /// it; on lavapipe each dispatch also costs tens of ms, so smaller is slower there.
     pub event_budget: u32,
     /// Dispatches recorded per submission before the host checks whether all threads finished.
     pub dispatches_per_submit: u32,
@@ -76,8 +77,8 @@ impl Default for EnsembleOptions {
         Self {
             workgroup_size: 64,
             chunk: 1 << 16,
-            event_budget: 512,
-            dispatches_per_submit: 32,
+            event_budget: 1000,
+            dispatches_per_submit: 16,
             epsilon: 0.03,
             n_critical: 10,
             normal_above: 30.0,
