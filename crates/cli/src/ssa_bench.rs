@@ -60,14 +60,14 @@ pub fn bench(args: BenchArgs) -> Result<()> {
             )?;
             for r in &rows {
                 println!(
-                    "| {} | {} | {:.3} | {} | {:.0} | {:.2} | {:.0}x |",
+                    "| {} | {} | {:.3} | {} | {:.0} | {:.2} | {} |",
                     r.method,
                     r.trajectories,
                     r.wall_s,
                     r.gpu_s.map(|g| format!("{g:.3}")).unwrap_or("-".into()),
                     r.trajectories_per_s,
                     r.cpu_ms_per_trajectory,
-                    r.speedup_vs_one_core
+                    ratio(r.speedup_vs_one_core)
                 );
             }
             ensemble_rows.extend(rows);
@@ -88,7 +88,7 @@ pub fn bench(args: BenchArgs) -> Result<()> {
             let cpu = (args.cpu_leaps as f64 * (1e4 / n as f64).min(1.0)).max(3.0) as u64;
             let r = bench_leap(&ctx, &net, args.leaps, cpu)?;
             println!(
-                "| {} | {} | {} | {:.3} | {} | {:.0} | {} | {:.0} | {:.1}x |",
+                "| {} | {} | {} | {:.3} | {} | {:.0} | {} | {:.0} | {} |",
                 r.reactions,
                 r.gpu_attempts,
                 r.gpu_leaps,
@@ -99,7 +99,7 @@ pub fn bench(args: BenchArgs) -> Result<()> {
                 r.gpu_attempts_per_s,
                 r.cpu_attempts,
                 r.cpu_attempts_per_s,
-                r.speedup
+                ratio(r.speedup)
             );
             leap_rows.push(r);
         }
@@ -114,4 +114,13 @@ pub fn bench(args: BenchArgs) -> Result<()> {
             .with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(())
+}
+
+/// A speed ratio with two significant digits ("0.31x", "4.2x", "120x").
+fn ratio(x: f64) -> String {
+    match x {
+        x if x >= 10.0 => format!("{x:.0}x"),
+        x if x >= 1.0 => format!("{x:.1}x"),
+        x => format!("{x:.2}x"),
+    }
 }
