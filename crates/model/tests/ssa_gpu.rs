@@ -460,3 +460,28 @@ fn compiled_and_table_driven_direct_kernels_give_the_same_sums() {
         b.run_sums(2000, 7, &times).unwrap()
     );
 }
+
+/// The synthetic square networks of the benchmark conserve their total count; the leaper keeps
+/// it exactly over 200 attempts, and bad options are refused with the field named.
+#[test]
+fn leaper_keeps_a_synthetic_network_total_and_refuses_bad_options() {
+    let ctx = test_context();
+    let net = petri_model::network::synthetic::square_network(5000, 9).unwrap();
+    let total: u64 = net.initial_counts().iter().sum();
+    let mut leaper = GpuLeaper::new(&ctx, &net, 1, &LeapOptions::default()).unwrap();
+    let stats = leaper.advance_leaps(200).unwrap();
+    println!("{stats:?}");
+    assert!(stats.leaps > 150, "{stats:?}");
+    assert_eq!(leaper.counts().unwrap().iter().sum::<u64>(), total);
+    let bad = LeapOptions {
+        n_critical: 0,
+        ..LeapOptions::default()
+    };
+    let e = GpuLeaper::new(&ctx, &net, 1, &bad)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("n_critical"), "{e}");
+    let e = leaper.advance_to(-1.0, 10).unwrap_err().to_string();
+    assert!(e.contains("t = -1"), "{e}");
+}
