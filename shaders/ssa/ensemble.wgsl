@@ -49,7 +49,8 @@ struct Params {
     off_counts: u32,
     off_props: u32,
     off_scratch: u32,
-    _pad0: u32,
+    // Most loop iterations per thread per dispatch (software adapters; see `loop_work`).
+    work_limit: u32,
     _pad1: u32,
 }
 
@@ -81,7 +82,15 @@ const SSA_STEPS: u32 = 100u;
 @group(0) @binding(4) var<storage, read_write> samples: array<u32>;
 @group(0) @binding(5) var<storage, read_write> status: array<atomic<u32>>;
 
+// Loop iterations this thread has run in this dispatch. Mesa's llvmpipe (lavapipe) ends every
+// loop of an invocation once 65535 loop iterations in total have run (its guard against
+// hangs), which silently cut reaction searches short in long dispatches; so every loop here
+// counts its iterations and `run` ends the dispatch early, state saved, past `work_limit`.
+var<private> loop_work: u32;
+
 fn draw(i: u32, event: u32, stream: u32) -> vec4<u32> {
+    // Philox's 10-round loop.
+    loop_work += 10u;
     return philox4x32_10(vec4<u32>(p.traj_offset + i, event, stream, 0u), vec2<u32>(p.seed_lo, p.seed_hi));
 }
 
@@ -116,12 +125,14 @@ fn count_set(s: u32, x: u32) {
 
 fn load_counts(i: u32) {
     for (var s = 0u; s < p.n_species; s++) {
+        loop_work++;
         wx[s * WG + me] = traj[p.off_counts + s * p.chunk_len + i];
     }
 }
 
 fn store_counts(i: u32) {
     for (var s = 0u; s < p.n_species; s++) {
+        loop_work++;
         traj[p.off_counts + s * p.chunk_len + i] = wx[s * WG + me];
     }
 }
@@ -166,6 +177,7 @@ fn prop_set(j: u32, i: u32, a: f32) {
 // gives the reaction propensity 0 when a reactant is short.
 fn fire(j: u32, i: u32) {
     for (var c = rx(j, 5u); c < rx(j, 6u); c++) {
+        loop_work++;
         let s = net[p.off_changes + 2u * c];
         let d = bitcast<i32>(net[p.off_changes + 2u * c + 1u]);
         let x = u32(i32(count_at(s, i)) + d);
@@ -183,6 +195,7 @@ fn out_time(k: u32) -> vec2<u32> {
 // Adds x and x^2 of every species to output k's accumulators (and to `samples` when recording).
 fn record_output(k: u32, i: u32, event: u32) {
     for (var s = 0u; s < p.n_species; s++) {
+        loop_work++;
         let x = count_at(s, i);
         let base = (k * p.n_species + s) * SUM_WORDS;
         let old0 = atomicAdd(&sums[base], x);
@@ -209,9 +222,11 @@ fn record_output(k: u32, i: u32, event: u32) {
 fn record_until(t_next: vec2<u32>, next_out: u32, i: u32, event: u32) -> u32 {
     var end = next_out;
     while end < p.n_out && ticks_less(out_time(end), t_next) {
+        loop_work++;
         end++;
     }
     for (var k = next_out; k < end; k++) {
+        loop_work++;
         record_output(k, i, event);
     }
     return end;
@@ -223,6 +238,7 @@ fn select_reaction(goal: f32, i: u32, stored: bool, critical_only: bool) -> u32 
     var cumulative = 0.0;
     var fired = 0xFFFFFFFFu;
     for (var m = 0u; m < p.n_reactions; m++) {
+        loop_work++;
         let j = net[p.off_order + m];
         var a: f32;
         if stored {
@@ -283,6 +299,7 @@ fn poisson(mean: f32, r: vec4<u32>) -> u32 {
         // f32 rounding can leave the cdf just below u near 1: cap the search far in the tail.
         let k_max = u32(mean + 12.0 * sqrt(mean) + 24.0);
         loop {
+            loop_work++;
             if u < cdf || k >= k_max {
                 break;
             }
@@ -314,15 +331,18 @@ fn g_factor(kind: u32, x: u32) -> f32 {
 // already in `props`).
 fn leap_tau(i: u32) -> f32 {
     for (var s = 0u; s < p.n_species; s++) {
+        loop_work++;
         traj[scratch_at(0u, s, i)] = 0u;
         traj[scratch_at(1u, s, i)] = 0u;
     }
     for (var j = 0u; j < p.n_reactions; j++) {
+        loop_work++;
         let a = prop_get(j, i);
         if a <= 0.0 || is_critical(j, i, a) {
             continue;
         }
         for (var c = rx(j, 5u); c < rx(j, 6u); c++) {
+            loop_work++;
             let s = net[p.off_changes + 2u * c];
             let d = f32(bitcast<i32>(net[p.off_changes + 2u * c + 1u]));
             let m = scratch_at(0u, s, i);
@@ -333,6 +353,7 @@ fn leap_tau(i: u32) -> f32 {
     }
     var tau = 3.4028235e38;
     for (var s = 0u; s < p.n_species; s++) {
+        loop_work++;
         let kind = net[p.off_species + s];
         if kind == 0u {
             continue;
@@ -354,6 +375,7 @@ fn leap_tau(i: u32) -> f32 {
 // Adds `times` firings of reaction j to the per-species change tally (scratch word 2).
 fn tally(j: u32, times: u32, i: u32) {
     for (var c = rx(j, 5u); c < rx(j, 6u); c++) {
+        loop_work++;
         let s = net[p.off_changes + 2u * c];
         let d = bitcast<i32>(net[p.off_changes + 2u * c + 1u]);
         let w = scratch_at(2u, s, i);
@@ -366,9 +388,11 @@ fn tally(j: u32, times: u32, i: u32) {
 // negative; otherwise changes nothing and returns false (the caller halves the leap).
 fn try_leap(tau: f32, critical: u32, event: u32, i: u32) -> bool {
     for (var s = 0u; s < p.n_species; s++) {
+        loop_work++;
         traj[scratch_at(2u, s, i)] = 0u;
     }
     for (var j = 0u; j < p.n_reactions; j++) {
+        loop_work++;
         let a = prop_get(j, i);
         if a <= 0.0 || is_critical(j, i, a) {
             continue;
@@ -383,6 +407,7 @@ fn try_leap(tau: f32, critical: u32, event: u32, i: u32) -> bool {
     }
     var ok = true;
     for (var s = 0u; s < p.n_species; s++) {
+        loop_work++;
         let x = add_signed(count_at(s, i), bitcast<i32>(traj[scratch_at(2u, s, i)]));
         if x < 0 {
             ok = false;
@@ -392,6 +417,7 @@ fn try_leap(tau: f32, critical: u32, event: u32, i: u32) -> bool {
         return false;
     }
     for (var s = 0u; s < p.n_species; s++) {
+        loop_work++;
         let x = u32(add_signed(count_at(s, i), bitcast<i32>(traj[scratch_at(2u, s, i)])));
         if x >= COUNT_LIMIT {
             atomicOr(&status[ST_OVERFLOW], 1u);
@@ -424,12 +450,14 @@ fn init(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
     traj[th + 5u] = 0u;
     traj[th + 6u] = 0u;
     for (var s = 0u; s < p.n_species; s++) {
+        loop_work++;
         traj[p.off_counts + s * p.chunk_len + i] = net[p.off_species + p.n_species + s];
     }
     load_counts(i);
     if p.method == 1u {
         var a0 = 0.0;
         for (var m = 0u; m < p.n_reactions; m++) {
+            loop_work++;
             let j = net[p.off_order + m];
             let a = propensity(j, i);
             prop_set(j, i, a);
@@ -443,6 +471,7 @@ fn init(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation
 fn run(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let i = gid.x;
     me = lid;
+    loop_work = 0u;
     if i >= p.chunk_len {
         return;
     }
@@ -463,9 +492,14 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_
     }
     load_counts(i);
     for (var b = 0u; b < p.event_budget; b++) {
+        loop_work++;
+        if loop_work >= p.work_limit {
+            break;
+        }
         if p.method == 0u {
             a0 = 0.0;
             for (var j = 0u; j < p.n_reactions; j++) {
+                loop_work++;
                 a0 = a0 + propensity(j, i);
             }
         } else if p.method == 1u {
@@ -473,12 +507,14 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_
             if event % p.odm_refresh == 0u {
                 a0 = 0.0;
                 for (var m = 0u; m < p.n_reactions; m++) {
+                    loop_work++;
                     a0 = a0 + prop_get(net[p.off_order + m], i);
                 }
             }
         } else {
             a0 = 0.0;
             for (var j = 0u; j < p.n_reactions; j++) {
+                loop_work++;
                 let a = propensity(j, i);
                 prop_set(j, i, a);
                 a0 = a0 + a;
@@ -550,6 +586,7 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_
         fire(fired, i);
         if p.method == 1u {
             for (var d = rx(fired, 7u); d < rx(fired, 8u); d++) {
+                loop_work++;
                 let j = net[p.off_deps + d];
                 let a = propensity(j, i);
                 a0 = a0 + (a - prop_get(j, i));
@@ -584,6 +621,7 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_
 fn a0_critical(i: u32) -> f32 {
     var a0c = 0.0;
     for (var j = 0u; j < p.n_reactions; j++) {
+        loop_work++;
         let a = prop_get(j, i);
         if is_critical(j, i, a) {
             a0c = a0c + a;

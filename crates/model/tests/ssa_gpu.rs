@@ -66,9 +66,15 @@ fn grid(t_end: f64, points: usize) -> Vec<f64> {
 /// the same events. Only `ln` may differ in its last bits between the GPU and Rust, which moves
 /// event times by a few ticks; a sample may then differ only where an event lies within 1e-5
 /// (relative) of the output time, and such near-ties are counted and must be rare.
-fn compare_with_mirror(net: &Network, times: &[f64], n: u32, seed: u64) -> (usize, u64, usize) {
+fn compare_with_mirror(
+    net: &Network,
+    times: &[f64],
+    n: u32,
+    seed: u64,
+    options: &EnsembleOptions,
+) -> (usize, u64, usize) {
     let ctx = test_context();
-    let mut gpu = GpuEnsemble::new(&ctx, net, Method::Direct, &EnsembleOptions::default()).unwrap();
+    let mut gpu = GpuEnsemble::new(&ctx, net, Method::Direct, options).unwrap();
     let runs = gpu.run_trajectories(n as u64, seed, times).unwrap();
     let tables = NetTables::new(net).unwrap();
     let (mut compared, mut near_ties, mut events) = (0, 0, 0u64);
@@ -104,19 +110,35 @@ fn compare_with_mirror(net: &Network, times: &[f64], n: u32, seed: u64) -> (usiz
 
 #[test]
 fn direct_method_follows_its_cpu_mirror_event_for_event() {
-    let (_, events, near_ties) =
-        compare_with_mirror(&small_network(), &grid(20.0, 41), 64, 0x005e_eda1_1ce5_u64);
+    let (_, events, near_ties) = compare_with_mirror(
+        &small_network(),
+        &grid(20.0, 41),
+        64,
+        0x005e_eda1_1ce5_u64,
+        &EnsembleOptions::default(),
+    );
     assert!(events > 10_000, "too few events to mean anything: {events}");
     assert!(near_ties <= 2, "{near_ties} near-ties");
     // The Vilar oscillator: ~10^4 events per trajectory in 5 h, over many dispatches.
     let vilar =
         read_network(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/vilar.json"))
             .unwrap();
-    let (_, events, near_ties) = compare_with_mirror(&vilar, &grid(5.0, 51), 16, 77);
+    let options = EnsembleOptions::default();
+    let (_, events, near_ties) = compare_with_mirror(&vilar, &grid(5.0, 51), 16, 77, &options);
     assert!(
         events > 100_000,
         "too few events to mean anything: {events}"
     );
+    assert!(near_ties <= 2, "{near_ties} near-ties");
+    // The table-driven kernel with one long dispatch per trajectory: on lavapipe this ran past
+    // llvmpipe's 65535 loop iterations per invocation (which cuts loops short) until dispatches
+    // were also bounded by loop iterations.
+    let long = EnsembleOptions {
+        compiled: false,
+        event_budget: 1_000_000,
+        ..EnsembleOptions::default()
+    };
+    let (_, _, near_ties) = compare_with_mirror(&vilar, &grid(2.0, 21), 8, 3, &long);
     assert!(near_ties <= 2, "{near_ties} near-ties");
 }
 

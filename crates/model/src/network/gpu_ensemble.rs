@@ -27,6 +27,11 @@ pub const MAX_REACTIONS: usize = 128;
 /// Counts must stay below 2^30 (f32 propensities; x^2 sums in 64 bits per trajectory).
 pub const COUNT_LIMIT: u64 = 1 << 30;
 
+/// Loop iterations per thread per dispatch on software adapters: Mesa's llvmpipe ends every
+/// loop of an invocation after 65535 iterations in all (`loop_work` in the shader). The margin
+/// covers the largest single event (a leap attempt of 128 reactions, Poisson loops included).
+const SOFTWARE_WORK_LIMIT: u32 = 40_000;
+
 /// Words of one reaction record in the network table (mirrors `RX_WORDS` in the shader).
 const RX_WORDS: usize = 16;
 /// Words of one thread record (`TH_WORDS`).
@@ -48,11 +53,10 @@ pub struct EnsembleOptions {
     /// Most trajectories per chunk (device memory and per-dispatch work scale with it).
     pub chunk: u32,
     /// Most events (or leap attempts) per thread per dispatch: bounds one dispatch's duration.
-    /// Kept at 1000: on Mesa lavapipe (22.3) dispatches of more than ~1400 events per thread
-    /// occasionally evaluated a reaction search to "none" (seen on the Vilar network at 2000
-    /// and 4096, never at 600 or 1000, where the kernel matches its CPU mirror event for event;
-    /// the mirror test runs Vilar over many dispatches to catch it). Results do not depend on
-    /// it; on lavapipe each dispatch also costs tens of ms, so smaller is slower there.
+    /// On software adapters a dispatch also ends after `SOFTWARE_WORK_LIMIT` loop iterations
+    /// (llvmpipe cuts loops short past 65535; an event budget of 4096 used to hit that on the
+    /// Vilar network). Results do not depend on either; on lavapipe every dispatch costs tens
+    /// of ms, so a small budget is slow there.
     pub event_budget: u32,
     /// Dispatches recorded per submission before the host checks whether all threads finished.
     pub dispatches_per_submit: u32,
@@ -349,7 +353,8 @@ struct Params {
     off_counts: u32,
     off_props: u32,
     off_scratch: u32,
-    _pad: [u32; 2],
+    work_limit: u32,
+    _pad: u32,
 }
 
 /// Counters of one run, summed over chunks.
@@ -610,6 +615,10 @@ impl GpuEnsemble {
             off_counts: off_counts as u32,
             off_props: off_props as u32,
             off_scratch: off_scratch as u32,
+            work_limit: match ctx.adapter.is_software() {
+                true => SOFTWARE_WORK_LIMIT,
+                false => u32::MAX,
+            },
             ..Params::default()
         };
         let params_buf = buffers::uniform_from(ctx, "ssa params", &params);
