@@ -9,9 +9,13 @@
 // so results do not depend on workgroup size, chunk size or how events are split over
 // dispatches.
 //
-// Precision: counts are u32, propensities and time f32 (WebGPU has no f64 in its baseline).
-// Time is a 64-bit fixed-point integer (shaders/ssa/time.wgsl), exact to 2.3e-10 whatever the
-// number of steps; each dt only needs f32.
+// Precision: counts are u32, propensities f32: WebGPU's baseline has no f64 (SHADER_F64 is
+// optional, missing on many adapters and slow on most consumer GPUs). A propensity is exact
+// for counts below 2^12 (2A: x (x - 1) / 2 below 2^24) and within 1 ulp otherwise; the
+// selection walks the same f32 values the total was summed from, so rounding can only move an
+// event choice at a relative distance of ~1e-7, never pick a reaction that cannot fire. Time is
+// a 64-bit fixed-point integer (shaders/ssa/time.wgsl), exact to 2.3e-10 whatever the number
+// of steps; each dt only needs f32.
 //
 // Statistics: when a trajectory passes output time k it adds x and x^2 of every species to
 // integer accumulators with atomics (x: 64 bits as two words, x^2: 96 bits as three). Integer
