@@ -11,7 +11,7 @@
 //
 // Precision: counts are u32, propensities f32: WebGPU's baseline has no f64 (SHADER_F64 is
 // optional, missing on many adapters and slow on most consumer GPUs). A propensity is exact
-// for counts below 2^12 (2A: x (x - 1) / 2 below 2^24) and within 1 ulp otherwise; the
+// for small counts and within a few ulps otherwise; the
 // selection walks the same f32 values the total was summed from, so rounding can only move an
 // event choice at a relative distance of ~1e-7, never pick a reaction that cannot fire. Time is
 // a 64-bit fixed-point integer (shaders/ssa/time.wgsl), exact to 2.3e-10 whatever the number
