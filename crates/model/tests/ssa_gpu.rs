@@ -198,7 +198,7 @@ fn same_seed_same_statistics_whatever_the_launch_shape() {
         let b_opts = EnsembleOptions {
             workgroup_size: 32,
             chunk: 300,
-            event_budget: 7,
+            event_budget: 61,
             dispatches_per_submit: 3,
             ..EnsembleOptions::default()
         };
