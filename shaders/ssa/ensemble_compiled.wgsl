@@ -27,9 +27,15 @@ fn run_compiled(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_in
         return;
     }
     load_counts(i);
+    // Software adapters end a dispatch early past work_limit loop iterations (ensemble.wgsl).
+    loop_work = 0u;
     var x0 = count_at(0u, 0u);
     var a0 = 0.0;
     for (var b = 0u; b < p.event_budget; b++) {
+        loop_work++;
+        if loop_work >= p.work_limit {
+            break;
+        }
         a0 = 0.0;
         let a_0 = (bitcast<f32>(0x3f800000u) * binom(x0, 1u));
         a0 = a0 + a_0;

@@ -48,7 +48,9 @@ fn run_compiled(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_in
     if next_out >= p.n_out {{
         return;
     }}
-    load_counts(i);"
+    load_counts(i);
+    // Software adapters end a dispatch early past work_limit loop iterations (ensemble.wgsl).
+    loop_work = 0u;"
     );
     for sp in 0..ns {
         let _ = writeln!(w, "    var x{sp} = count_at({sp}u, 0u);");
@@ -56,7 +58,11 @@ fn run_compiled(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_in
     let _ = writeln!(
         w,
         "    var a0 = 0.0;
-    for (var b = 0u; b < p.event_budget; b++) {{"
+    for (var b = 0u; b < p.event_budget; b++) {{
+        loop_work++;
+        if loop_work >= p.work_limit {{
+            break;
+        }}"
     );
     // Propensities: a = c, then a * C(x, nu) per reactant slot in order (as `propensity`),
     // summed in reaction order (as `run`).
