@@ -11,6 +11,8 @@ use petri_model::angiogenesis::{
 use std::path::PathBuf;
 
 mod rdme;
+mod ssa;
+mod ssa_bench;
 
 #[derive(Parser)]
 #[command(
@@ -57,11 +59,14 @@ enum Command {
     Run(RunArgs),
     /// Benchmark a model (GPU time per step from timestamp queries, CPU reference ratio).
     Bench(BenchArgs),
+    /// Check the stochastic simulators against a test suite: petri validate dsmts --method tau
+    Validate(ssa::ValidateArgs),
 }
 
 #[derive(Args)]
 struct RunArgs {
-    /// Model config, e.g. assets/angiogenesis.json or assets/min-system.json
+    /// Model config, e.g. assets/angiogenesis.json or assets/min-system.json, or a reaction
+    /// network (JSON like assets/vilar.json, or SBML .xml)
     #[arg(required_unless_present = "resume")]
     config: Option<PathBuf>,
     /// Steps to run (default: the config's "steps")
@@ -85,12 +90,14 @@ struct RunArgs {
     #[arg(long, value_parser = parse_triple)]
     workgroup: Option<[u32; 3]>,
     #[command(flatten)]
+    network: ssa::NetworkArgs,
+    #[command(flatten)]
     gpu: GpuArgs,
 }
 
 #[derive(Args)]
 pub(crate) struct BenchArgs {
-    /// Model to benchmark: angiogenesis or rdme
+    /// Model to benchmark: angiogenesis, rdme or ssa
     pub(crate) model: String,
     /// Grid sizes: N for N^3, or NXxNYxNZ [default: angiogenesis 128,256,400x400x140,512;
     /// rdme 64,128,256,256x256x1024]
@@ -136,6 +143,28 @@ pub(crate) struct BenchArgs {
     /// Also write the rows as JSON here
     #[arg(long)]
     pub(crate) json: Option<PathBuf>,
+    /// ssa: ensemble methods (direct, odm, tau); the ensemble sizes are --sizes
+    /// [default sizes: 100,1000,10000,100000; network: --config, default assets/vilar.json]
+    #[arg(long, value_delimiter = ',', default_values = ["direct"])]
+    pub(crate) methods: Vec<String>,
+    /// ssa: end time of the ensembles (0 skips them)
+    #[arg(long, default_value_t = 200.0)]
+    pub(crate) t_end: f64,
+    /// ssa: output times of the ensembles, 0..t_end
+    #[arg(long, default_value_t = 201)]
+    pub(crate) points: usize,
+    /// ssa: CPU reference trajectories timed (one core)
+    #[arg(long, default_value_t = 3)]
+    pub(crate) cpu_trajectories: u64,
+    /// ssa: synthetic network sizes (reactions = species) for tau-leaping
+    #[arg(long, value_delimiter = ',', default_values_t = [1_000usize, 10_000, 100_000, 1_000_000])]
+    pub(crate) reactions: Vec<usize>,
+    /// ssa: GPU leap attempts timed per synthetic network (0 skips tau-leaping)
+    #[arg(long, default_value_t = 200)]
+    pub(crate) leaps: u64,
+    /// ssa: CPU reference leap attempts at 10^4 reactions (fewer above, as N grows)
+    #[arg(long, default_value_t = 100)]
+    pub(crate) cpu_leaps: u64,
     #[command(flatten)]
     pub(crate) gpu: GpuArgs,
 }
@@ -194,6 +223,12 @@ fn load_config(path: &PathBuf) -> Result<AngioConfig> {
 }
 
 fn run(args: RunArgs) -> Result<()> {
+    if let Some(config) = &args.config {
+        if ssa::is_network(config)? {
+            return ssa::run(args);
+        }
+    }
+    args.network.refuse_for_other_models()?;
     match (&args.config, &args.resume) {
         (Some(config), _) if read_config(config)?.1 == "rdme" => return rdme::run(args),
         (Some(config), Some(_)) => bail!(
@@ -282,7 +317,8 @@ fn bench_cmd(mut args: BenchArgs) -> Result<()> {
     match args.model.as_str() {
         "angiogenesis" => {}
         "rdme" => return rdme::bench(args),
-        other => bail!("no benchmark for model {other:?}; models: angiogenesis, rdme"),
+        "ssa" => return ssa_bench::bench(args),
+        other => bail!("no benchmark for model {other:?}; models: angiogenesis, rdme, ssa"),
     }
     if args.sizes.is_empty() {
         args.sizes = ["128", "256", "400x400x140", "512"]
@@ -441,6 +477,7 @@ fn main() {
         Command::Adapters { backend } => adapters(backend),
         Command::Run(a) => run(a),
         Command::Bench(a) => bench_cmd(a),
+        Command::Validate(a) => ssa::validate(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

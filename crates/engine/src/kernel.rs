@@ -78,6 +78,33 @@ pub fn compute_pipeline(
     constants: &[(&str, f64)],
 ) -> Result<wgpu::ComputePipeline> {
     let module = shaders::module(&ctx.device, shader)?;
+    pipeline_for_module(ctx, &module, shader, entry, layouts, constants)
+}
+
+/// A compute pipeline from a registry shader whose generated section `section` is replaced by
+/// `code` (`shaders::source_generated`).
+pub fn compute_pipeline_generated(
+    ctx: &GpuContext,
+    shader: &str,
+    (section, code): (&str, &str),
+    entry: &str,
+    layouts: &[&wgpu::BindGroupLayout],
+    constants: &[(&str, f64)],
+) -> Result<wgpu::ComputePipeline> {
+    let src = shaders::source_generated(shader, section, code)?;
+    let label = format!("{shader} (generated {section})");
+    let module = shaders::module_from_source(&ctx.device, &label, src)?;
+    pipeline_for_module(ctx, &module, &label, entry, layouts, constants)
+}
+
+fn pipeline_for_module(
+    ctx: &GpuContext,
+    module: &wgpu::ShaderModule,
+    shader: &str,
+    entry: &str,
+    layouts: &[&wgpu::BindGroupLayout],
+    constants: &[(&str, f64)],
+) -> Result<wgpu::ComputePipeline> {
     let layouts: Vec<Option<&wgpu::BindGroupLayout>> = layouts.iter().map(|l| Some(*l)).collect();
     let layout = ctx
         .device
@@ -91,7 +118,7 @@ pub fn compute_pipeline(
         .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(&format!("{shader}:{entry}")),
             layout: Some(&layout),
-            module: &module,
+            module,
             entry_point: Some(entry),
             compilation_options: wgpu::PipelineCompilationOptions {
                 constants,

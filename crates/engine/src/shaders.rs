@@ -6,6 +6,12 @@
 //! capabilities), which the test suite does for every file except fragments: library files
 //! marked `//!fragment` use globals (bindings) that each includer declares with its own group,
 //! binding and access, so they are validated inside every shader that includes them.
+//!
+//! A shader may also hold a generated section, between `//!generated begin NAME` and
+//! `//!generated end NAME` lines: code a launcher writes for its input (e.g. a reaction network
+//! compiled into straight-line WGSL). The file keeps a small valid default there, so it
+//! validates like any other; `source_generated` swaps in the launcher's code, and
+//! `module_from_source` validates the result with naga before wgpu sees it.
 
 use crate::error::{EngineError, Result};
 use std::collections::HashSet;
@@ -64,12 +70,35 @@ fn compose(name: &str, seen: &mut HashSet<String>, out: &mut String) -> Result<(
     Ok(())
 }
 
+const GENERATED_BEGIN: &str = "//!generated begin ";
+const GENERATED_END: &str = "//!generated end ";
+
+/// The shader with its includes pasted in and its generated section `section` (see the module
+/// doc) replaced by `code`.
+pub fn source_generated(name: &str, section: &str, code: &str) -> Result<String> {
+    let src = source(name)?;
+    let begin = format!("{GENERATED_BEGIN}{section}\n");
+    let end = format!("{GENERATED_END}{section}\n");
+    let missing = || EngineError::ShaderInvalid {
+        shader: name.to_string(),
+        message: format!("no generated section {section:?} (lines {begin:?} ... {end:?})"),
+    };
+    let a = src.find(&begin).ok_or_else(missing)? + begin.len();
+    let b = a + src[a..].find(&end).ok_or_else(missing)?;
+    Ok(format!("{}{code}\n{}", &src[..a], &src[b..]))
+}
+
 /// Parses and validates a composed shader with naga, with no capabilities beyond WebGPU's.
 pub fn validate(name: &str) -> Result<(naga::Module, naga::valid::ModuleInfo)> {
-    let src = source(name)?;
-    let module = naga::front::wgsl::parse_str(&src).map_err(|e| EngineError::ShaderInvalid {
+    validate_source(name, &source(name)?)
+}
+
+/// Validates shader text (`label` names it in errors), as `validate` does a registry shader.
+pub fn validate_source(label: &str, src: &str) -> Result<(naga::Module, naga::valid::ModuleInfo)> {
+    let name = label;
+    let module = naga::front::wgsl::parse_str(src).map_err(|e| EngineError::ShaderInvalid {
         shader: name.to_string(),
-        message: e.emit_to_string(&src),
+        message: e.emit_to_string(src),
     })?;
     let info = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
@@ -78,7 +107,7 @@ pub fn validate(name: &str) -> Result<(naga::Module, naga::valid::ModuleInfo)> {
     .validate(&module)
     .map_err(|e| EngineError::ShaderInvalid {
         shader: name.to_string(),
-        message: e.emit_to_string(&src),
+        message: e.emit_to_string(src),
     })?;
     Ok((module, info))
 }
@@ -86,10 +115,19 @@ pub fn validate(name: &str) -> Result<(naga::Module, naga::valid::ModuleInfo)> {
 /// Creates a wgpu shader module from a registry shader (validated by naga first, so errors name
 /// the file and line rather than surfacing as a device error).
 pub fn module(device: &wgpu::Device, name: &str) -> Result<wgpu::ShaderModule> {
-    validate(name)?;
-    let src = source(name)?;
+    module_from_source(device, name, source(name)?)
+}
+
+/// Creates a wgpu shader module from shader text (e.g. from `source_generated`), validated by
+/// naga first.
+pub fn module_from_source(
+    device: &wgpu::Device,
+    label: &str,
+    src: String,
+) -> Result<wgpu::ShaderModule> {
+    validate_source(label, &src)?;
     Ok(device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some(name),
+        label: Some(label),
         source: wgpu::ShaderSource::Wgsl(src.into()),
     }))
 }
@@ -134,6 +172,22 @@ mod tests {
             "invalid shaders:\n{}",
             failures.join("\n")
         );
+    }
+
+    #[test]
+    fn generated_sections_are_replaced_and_checked() {
+        // ssa/ensemble_compiled.wgsl has a `network` section with a default body.
+        let name = "ssa/ensemble_compiled.wgsl";
+        let default = source(name).unwrap();
+        let swapped = source_generated(name, "network", "// nothing here").unwrap();
+        assert!(default.contains("//!generated begin network"));
+        assert!(swapped.contains("// nothing here") && swapped.len() < default.len());
+        validate_source("swapped", &swapped).unwrap();
+        // Bad generated code is refused by naga, with the label named.
+        let bad = source_generated(name, "network", "fn f() -> u32 { return nowhere; }").unwrap();
+        let err = validate_source("bad", &bad).unwrap_err().to_string();
+        assert!(err.contains("bad") && err.contains("nowhere"), "{err}");
+        assert!(source_generated(name, "nope", "").is_err());
     }
 
     #[test]

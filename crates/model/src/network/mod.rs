@@ -20,8 +20,20 @@
 //! Boundary species (SBML `boundaryCondition="true"` or `constant="true"`) are held fixed: they
 //! enter propensities with their count but no reaction changes them.
 
+pub mod bench;
+pub mod gpu_compiled;
+pub mod gpu_ensemble;
+pub mod gpu_leap;
+pub mod gpu_mirror;
+pub mod json;
+pub mod odm;
+pub mod output;
+pub mod run;
 pub mod sbml;
 pub mod ssa;
+pub mod stats;
+pub mod synthetic;
+pub mod tau;
 
 use crate::error::{invalid, Result};
 
@@ -89,6 +101,27 @@ impl Network {
         self.species.iter().map(|s| s.initial_count).collect()
     }
 
+    /// Net change of the counts per reaction, `[reaction] -> [(species, change)]`: products
+    /// minus reactants, zero changes and boundary species left out (no reaction changes those).
+    pub fn state_changes(&self) -> Vec<Vec<(usize, i64)>> {
+        self.reactions
+            .iter()
+            .map(|r| {
+                let mut delta: Vec<(usize, i64)> = Vec::new();
+                for (list, sign) in [(&r.reactants, -1i64), (&r.products, 1i64)] {
+                    for &(s, nu) in list.iter().filter(|(s, _)| !self.species[*s].boundary) {
+                        match delta.iter_mut().find(|(t, _)| *t == s) {
+                            Some((_, d)) => *d += sign * nu as i64,
+                            None => delta.push((s, sign * nu as i64)),
+                        }
+                    }
+                }
+                delta.retain(|&(_, d)| d != 0);
+                delta
+            })
+            .collect()
+    }
+
     /// Checks what the simulators rely on: unique non-empty ids, indices in range, each species
     /// at most once per side, stoichiometries >= 1, order <= 2, finite rates >= 0, a positive
     /// volume.
@@ -153,14 +186,11 @@ impl Network {
     }
 }
 
-/// The DSMTS corpus (SBML stochastic test suite 00001-00039), next to the repository. A missing
-/// corpus fails the test that asked for it: the checks must not pass by skipping.
+/// The DSMTS corpus (`stats::dsmts_dir`), asserted present: a missing corpus fails the test
+/// that asked for it, the checks must not pass by skipping.
 #[cfg(test)]
 pub(crate) fn dsmts_dir() -> std::path::PathBuf {
-    let dir = std::path::PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/dsmts"
-    ));
+    let dir = stats::dsmts_dir();
     assert!(
         dir.join("00001").is_dir(),
         "the DSMTS corpus is missing: expected {} (the repository is cloned next to shared/)",

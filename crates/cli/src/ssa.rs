@@ -1,0 +1,270 @@
+//! `petri run` of a reaction network (JSON or SBML) as an ensemble of stochastic trajectories,
+//! and `petri validate dsmts`, which runs the DSMTS cases and prints a Markdown table.
+
+use crate::{GpuArgs, RunArgs};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use petri_model::network::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
+use petri_model::network::json::read_network;
+use petri_model::network::run::{run_cpu, run_gpu, Manifest, RunOptions};
+use petri_model::network::stats::{
+    dsmts_case, dsmts_case_names, run_dsmts_cpu, run_dsmts_with, DsmtsOutcome, DsmtsScore, Method,
+};
+use std::path::Path;
+use std::time::Instant;
+
+/// The options of `petri run` for a reaction network. No clap defaults: an option given to a
+/// run of another model is then seen and refused (`refuse_for_other_models`).
+#[derive(Args, Clone)]
+pub(crate) struct NetworkArgs {
+    /// network: simulation method, direct, odm (optimized direct) or tau (tau-leaping)
+    /// [default: direct]
+    #[arg(long)]
+    pub(crate) method: Option<String>,
+    /// network: number of trajectories in the ensemble [default: 1000]
+    #[arg(long)]
+    pub(crate) trajectories: Option<u64>,
+    /// network: end time (required for a network run)
+    #[arg(long)]
+    pub(crate) t_end: Option<f64>,
+    /// network: output times, evenly spaced from 0 to --t-end, both included [default: 101]
+    #[arg(long)]
+    pub(crate) points: Option<usize>,
+    /// network: seed of the ensemble (trajectory i uses a seed derived from it and i)
+    /// [default: 1]
+    #[arg(long)]
+    pub(crate) seed: Option<u64>,
+    /// network: cpu (all cores) or gpu (one thread per trajectory, statistics on the GPU)
+    /// [default: cpu]
+    #[arg(long)]
+    pub(crate) device: Option<String>,
+    /// network: also write every trajectory to trajectories.csv
+    #[arg(long)]
+    pub(crate) trajectories_csv: bool,
+    /// network: species to plot in mean_sd.png, e.g. A,R [default: all]
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) plot_species: Vec<String>,
+}
+
+impl NetworkArgs {
+    /// Errors if a network option was given to a run of another model, where it would be
+    /// ignored.
+    pub(crate) fn refuse_for_other_models(&self) -> Result<()> {
+        let given = [
+            ("--method", self.method.is_some()),
+            ("--trajectories", self.trajectories.is_some()),
+            ("--t-end", self.t_end.is_some()),
+            ("--points", self.points.is_some()),
+            ("--seed", self.seed.is_some()),
+            ("--device", self.device.is_some()),
+            ("--trajectories-csv", self.trajectories_csv),
+            ("--plot-species", !self.plot_species.is_empty()),
+        ];
+        match given.iter().find(|(_, g)| *g) {
+            Some((flag, _)) => bail!("{flag} is an option of reaction-network runs only"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Whether `path` is a reaction network: SBML by extension, or JSON whose "model" is
+/// "network" (or that has no "model" but has "reactions").
+pub fn is_network(path: &Path) -> Result<bool> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    if matches!(ext.to_ascii_lowercase().as_str(), "xml" | "sbml") {
+        return Ok(true);
+    }
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Ok(false);
+    };
+    Ok(match value.get("model") {
+        Some(m) => m.as_str() == Some("network"),
+        None => value.get("reactions").is_some(),
+    })
+}
+
+pub fn run(args: RunArgs) -> Result<()> {
+    let path = args.config.clone().expect("dispatched on the config");
+    let n = &args.network;
+    // Options of the other models would be silently ignored here: refuse them.
+    let others = [
+        ("--steps", args.steps.is_some()),
+        ("--resume", args.resume.is_some()),
+        ("--checkpoint-every", args.checkpoint_every.is_some()),
+        ("--devices", args.devices != 1),
+        ("--workgroup", args.workgroup.is_some()),
+    ];
+    if let Some((flag, _)) = others.iter().find(|(_, given)| *given) {
+        bail!("{flag} is not an option of a network run (see petri run --help, \"network:\")");
+    }
+    let Some(t_end) = n.t_end else {
+        bail!("--t-end is required for a network run: the end time of the trajectories");
+    };
+    let method = Method::parse("--method", n.method.as_deref().unwrap_or("direct"))?;
+    let trajectories = n.trajectories.unwrap_or(1000);
+    let device = n.device.as_deref().unwrap_or("cpu");
+    let net = read_network(&path)?;
+    let opts = RunOptions {
+        method,
+        trajectories,
+        t_end,
+        points: n.points.unwrap_or(101),
+        seed: n.seed.unwrap_or(1),
+        keep_trajectories: n.trajectories_csv,
+        plot_species: n.plot_species.clone(),
+        out_dir: args.out.clone(),
+        source: path.display().to_string(),
+    };
+    eprintln!(
+        "{}: {} species, {} reactions; {} trajectories by {method} on the {} to t = {t_end}",
+        path.display(),
+        net.species.len(),
+        net.reactions.len(),
+        trajectories,
+        device
+    );
+    let manifest = match device {
+        "cpu" => {
+            let bar = ProgressBar::new(trajectories);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{bar:40} {pos}/{len} trajectories  {per_sec}  eta {eta}",
+                )
+                .expect("valid template"),
+            );
+            let m = run_cpu(&net, &opts, &|done| bar.set_position(done))?;
+            bar.finish();
+            m
+        }
+        "gpu" => run_on_gpu(&args.gpu, &net, &opts)?,
+        other => bail!("--device {other:?} is not allowed: cpu or gpu"),
+    };
+    report(&manifest, &args.out);
+    Ok(())
+}
+
+/// The GPU ensemble (`GpuEnsemble`, built by the GPU side of the model) reduces the statistics
+/// on the device and reports no progress until it is done: a spinner meanwhile.
+fn run_on_gpu(
+    gpu: &GpuArgs,
+    net: &petri_model::network::Network,
+    opts: &RunOptions,
+) -> Result<Manifest> {
+    let ctx = gpu.context()?;
+    let spinner = ProgressBar::new_spinner();
+    spinner.set_message("running the ensemble on the GPU");
+    spinner.enable_steady_tick(std::time::Duration::from_millis(200));
+    let m = run_gpu(&ctx, net, opts)?;
+    spinner.finish_and_clear();
+    Ok(m)
+}
+
+fn report(m: &Manifest, out: &Path) {
+    println!(
+        "{} trajectories in {:.3} s ({:.1} per s); outputs in {}: {}",
+        m.trajectories,
+        m.run_s,
+        m.trajectories_per_s,
+        out.display(),
+        m.outputs.join(", ")
+    );
+}
+
+/// `petri validate dsmts`: the DSMTS cases against their analytic mean and sd.
+#[derive(Args)]
+pub(crate) struct ValidateArgs {
+    /// Suite to validate against: dsmts (shared/dsmts, or the folder in PETRI_DSMTS)
+    pub(crate) suite: String,
+    /// direct, odm or tau
+    #[arg(long, default_value = "direct")]
+    pub(crate) method: String,
+    /// Trajectories per case
+    #[arg(long, default_value_t = 10_000)]
+    pub(crate) n: u64,
+    #[arg(long, default_value_t = 1)]
+    pub(crate) seed: u64,
+    /// Cases to run, e.g. 00001,00023 [default: all 39]
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) cases: Vec<String>,
+    /// cpu (all cores) or gpu (the GPU ensemble)
+    #[arg(long, default_value = "cpu")]
+    pub(crate) device: String,
+    #[command(flatten)]
+    pub(crate) gpu: GpuArgs,
+}
+
+pub fn validate(args: ValidateArgs) -> Result<()> {
+    if args.suite != "dsmts" {
+        bail!("no validation suite {:?}; suites: dsmts", args.suite);
+    }
+    let method = Method::parse("--method", &args.method)?;
+    let ctx = match args.device.as_str() {
+        "cpu" => None,
+        "gpu" => Some(args.gpu.context()?),
+        other => bail!("--device {other:?} is not allowed: cpu or gpu"),
+    };
+    let cases = match args.cases.is_empty() {
+        true => dsmts_case_names(),
+        false => args.cases.clone(),
+    };
+    println!(
+        "DSMTS, {method} on the {}, n = {}, seed {}: pass = Z in (-3, 3) and Y in (-5, 5) at every output time\n",
+        args.device, args.n, args.seed
+    );
+    println!("| case | result | checks | misses | max abs Z | max abs Y | time (s) |");
+    println!("|---|---|---|---|---|---|---|");
+    let (mut ran, mut checks, mut misses, mut refused) = (0, 0, Vec::new(), 0);
+    for case in &cases {
+        // A bad case name or a missing corpus stops here, naming the file.
+        dsmts_case(case)?;
+        let start = Instant::now();
+        let outcome = match &ctx {
+            None => run_dsmts_cpu(case, method, args.n, args.seed)?,
+            Some(ctx) => run_dsmts_with(case, |net, times| {
+                GpuEnsemble::new(ctx, net, method, &EnsembleOptions::default())?
+                    .run(args.n, args.seed, times)
+            })?,
+        };
+        match outcome {
+            DsmtsOutcome::Refused(why) => {
+                refused += 1;
+                println!(
+                    "| {case} | refused: {} | | | | | |",
+                    why.replace('|', "\\|")
+                );
+            }
+            DsmtsOutcome::Ran { scores, misses: m } => {
+                let max = |f: fn(&DsmtsScore) -> f64| {
+                    scores
+                        .iter()
+                        .map(f)
+                        .filter(|v| v.is_finite())
+                        .fold(0.0f64, f64::max)
+                };
+                println!(
+                    "| {case} | {} | {} | {} | {:.2} | {:.2} | {:.1} |",
+                    if m.is_empty() { "pass" } else { "miss" },
+                    scores.len(),
+                    m.len(),
+                    max(|s| s.z.abs()),
+                    max(|s| s.y.abs()),
+                    start.elapsed().as_secs_f64()
+                );
+                ran += 1;
+                checks += scores.len();
+                misses.extend(m);
+            }
+        }
+    }
+    println!(
+        "\n{ran} cases run ({checks} checks), {refused} refused; {} misses",
+        misses.len()
+    );
+    for m in &misses {
+        println!("  {m}");
+    }
+    Ok(())
+}

@@ -1,0 +1,126 @@
+//! `petri bench ssa`: GPU ensembles of the Vilar oscillator and GPU tau-leaping of synthetic
+//! networks, each against the CPU reference timed in the same run (model side:
+//! petri_model::network::bench). Prints markdown tables.
+
+use crate::BenchArgs;
+use anyhow::{Context, Result};
+use petri_model::network::bench::{bench_ensemble, bench_leap, EnsembleRow, LeapRow};
+use petri_model::network::json::read_network;
+use petri_model::network::stats::Method;
+use petri_model::network::synthetic::square_network;
+use std::path::PathBuf;
+
+pub fn bench(args: BenchArgs) -> Result<()> {
+    let ctx = args.gpu.context()?;
+    if !ctx.has_timestamps() {
+        eprintln!("note: this adapter has no timestamp queries; only wall-clock times are shown");
+    }
+    let trajectories: Vec<u64> = if args.sizes.is_empty() {
+        vec![100, 1_000, 10_000, 100_000]
+    } else {
+        args.sizes
+            .iter()
+            .map(|s| {
+                s.parse()
+                    .with_context(|| format!("--sizes {s:?}: expected a number of trajectories"))
+            })
+            .collect::<Result<_>>()?
+    };
+    let methods: Vec<Method> = args
+        .methods
+        .iter()
+        .map(|m| Method::parse("--methods", m))
+        .collect::<std::result::Result<_, _>>()?;
+    let config = args
+        .config
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("assets/vilar.json"));
+    let net = read_network(&config)?;
+    let mut ensemble_rows: Vec<EnsembleRow> = Vec::new();
+    if !trajectories.is_empty() && args.t_end > 0.0 {
+        println!(
+            "\n### Ensembles: {} ({} species, {} reactions), t = 0..{}, {} outputs\n",
+            config.display(),
+            net.species.len(),
+            net.reactions.len(),
+            args.t_end,
+            args.points
+        );
+        println!("| method | trajectories | wall s | GPU s | trajectories/s | CPU ms/trajectory (1 core) | GPU vs 1 core |");
+        println!("|---|---|---|---|---|---|---|");
+        for &method in &methods {
+            let rows = bench_ensemble(
+                &ctx,
+                &net,
+                method,
+                &trajectories,
+                args.t_end,
+                args.points,
+                args.cpu_trajectories,
+            )?;
+            for r in &rows {
+                println!(
+                    "| {} | {} | {:.3} | {} | {:.0} | {:.2} | {} |",
+                    r.method,
+                    r.trajectories,
+                    r.wall_s,
+                    r.gpu_s.map(|g| format!("{g:.3}")).unwrap_or("-".into()),
+                    r.trajectories_per_s,
+                    r.cpu_ms_per_trajectory,
+                    ratio(r.speedup_vs_one_core)
+                );
+            }
+            ensemble_rows.extend(rows);
+        }
+    }
+
+    let mut leap_rows: Vec<LeapRow> = Vec::new();
+    if !args.reactions.is_empty() && args.leaps > 0 {
+        println!(
+            "\n### Tau-leaping of one synthetic square network (N reactions = N species), {} GPU attempts\n",
+            args.leaps
+        );
+        println!("| reactions | GPU attempts | accepted leaps | GPU wall s | GPU us/attempt | GPU attempts/s | CPU attempts | CPU attempts/s | GPU/CPU |");
+        println!("|---|---|---|---|---|---|---|---|---|");
+        for &n in &args.reactions {
+            let net = square_network(n, 2012)?;
+            // The CPU reference on fewer leaps at large sizes (it takes O(N) per leap).
+            let cpu = (args.cpu_leaps as f64 * (1e4 / n as f64).min(1.0)).max(3.0) as u64;
+            let r = bench_leap(&ctx, &net, args.leaps, cpu)?;
+            println!(
+                "| {} | {} | {} | {:.3} | {} | {:.0} | {} | {:.0} | {} |",
+                r.reactions,
+                r.gpu_attempts,
+                r.gpu_leaps,
+                r.gpu_wall_s,
+                r.gpu_us_per_attempt
+                    .map(|g| format!("{g:.1}"))
+                    .unwrap_or("-".into()),
+                r.gpu_attempts_per_s,
+                r.cpu_attempts,
+                r.cpu_attempts_per_s,
+                ratio(r.speedup)
+            );
+            leap_rows.push(r);
+        }
+    }
+    if let Some(path) = &args.json {
+        let doc = serde_json::json!({
+            "adapter": ctx.adapter.name,
+            "ensembles": ensemble_rows,
+            "leaping": leap_rows,
+        });
+        std::fs::write(path, serde_json::to_string_pretty(&doc)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// A speed ratio with two significant digits ("0.31x", "4.2x", "120x").
+fn ratio(x: f64) -> String {
+    match x {
+        x if x >= 10.0 => format!("{x:.0}x"),
+        x if x >= 1.0 => format!("{x:.1}x"),
+        x => format!("{x:.2}x"),
+    }
+}

@@ -1,0 +1,203 @@
+//! `petri run` of a reaction network and `petri validate dsmts`, as a user meets them: the
+//! output files, and bad input refused naming the field (exit code 1, no panic).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn petri(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_petri"))
+        .args(args)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .output()
+        .expect("run petri")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("ssa_cli_{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+#[test]
+fn network_run_writes_the_outputs() {
+    let dir = scratch("run");
+    let out = dir.display().to_string();
+    let args = [
+        "run",
+        "assets/birth-death.json",
+        "--method",
+        "tau",
+        "--trajectories",
+        "40",
+        "--t-end",
+        "10",
+        "--points",
+        "11",
+        "--seed",
+        "5",
+        "--trajectories-csv",
+        "--out",
+        &out,
+    ];
+    let o = petri(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["method"], "tau");
+    assert_eq!(manifest["seed"], 5);
+    assert_eq!(manifest["trajectories"], 40);
+    assert_eq!(manifest["device"], "cpu");
+    assert_eq!(manifest["network_source"], "assets/birth-death.json");
+    let csv = std::fs::read_to_string(dir.join("mean_sd.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("time,X-mean,X-sd"));
+    assert_eq!(lines.next(), Some("0,100,0"));
+    assert_eq!(csv.lines().count(), 12);
+    let rows = std::fs::read_to_string(dir.join("trajectories.csv")).unwrap();
+    assert_eq!(rows.lines().count(), 1 + 40 * 11);
+    assert!(dir.join("mean_sd.png").is_file());
+
+    // Same seed, same statistics.
+    let o = petri(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("mean_sd.csv")).unwrap(),
+        csv
+    );
+}
+
+#[test]
+fn bad_network_input_names_the_field() {
+    let dir = scratch("bad");
+    let bad_net = dir.join("bad.json");
+    std::fs::write(
+        &bad_net,
+        r#"{"model": "network", "species": [{"id": "A", "initial_count": 3}],
+            "reactions": [{"id": "r", "reactants": {"Q": 1}, "rate": 1}]}"#,
+    )
+    .unwrap();
+    let bad_net = bad_net.display().to_string();
+    let out = dir.join("o").display().to_string();
+    let net = "assets/birth-death.json";
+    let cases: [(Vec<&str>, &str); 7] = [
+        (
+            vec![net, "--t-end", "1", "--method", "fast"],
+            "--method = \"fast\"",
+        ),
+        (vec![net], "--t-end is required"),
+        (vec![net, "--t-end=-1"], "t_end = -1"),
+        (vec![net, "--t-end", "1", "--points", "1"], "points = 1"),
+        (
+            vec![net, "--t-end", "1", "--plot-species", "Y"],
+            "plot_species = Y",
+        ),
+        (vec![&bad_net, "--t-end", "1"], "reactions[0].reactants.Q"),
+        (
+            vec!["assets/angiogenesis.json", "--t-end", "5"],
+            "--t-end is an option of reaction-network runs only",
+        ),
+    ];
+    for (args, why) in cases {
+        let mut all = vec!["run"];
+        all.extend(args);
+        all.extend(["--out", &out]);
+        let o = petri(&all);
+        assert_eq!(o.status.code(), Some(1), "{why}: {}", text(&o));
+        assert!(text(&o).contains(why), "{why}: {}", text(&o));
+        assert!(!text(&o).contains("panicked"), "{}", text(&o));
+    }
+}
+
+#[test]
+fn validate_prints_passes_and_refusals() {
+    let o = petri(&[
+        "validate",
+        "dsmts",
+        "--method",
+        "odm",
+        "--n",
+        "200",
+        "--cases",
+        "00001,00019",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("| 00001 | pass | 51 | 0 |"), "{out}");
+    assert!(
+        out.contains("| 00019 | refused: ") && out.contains("assignmentRule"),
+        "{out}"
+    );
+    let o = petri(&["validate", "dsmts", "--cases", "00099"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("00099-settings.txt"), "{}", text(&o));
+}
+
+#[test]
+fn sbml_networks_run_and_the_gpu_path_writes_the_same_files() {
+    let dir = scratch("sbml");
+    let out = dir.display().to_string();
+    let sbml = "../shared/dsmts/00030/00030-sbml-l3v1.xml";
+    let o = petri(&[
+        "run",
+        sbml,
+        "--method",
+        "odm",
+        "--trajectories",
+        "50",
+        "--t-end",
+        "5",
+        "--points",
+        "6",
+        "--out",
+        &out,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let csv = std::fs::read_to_string(dir.join("mean_sd.csv")).unwrap();
+    assert!(
+        csv.starts_with("time,P-mean,P-sd,P2-mean,P2-sd\n0,100,0,0,0\n"),
+        "{csv}"
+    );
+
+    // The GPU ensemble (statistics reduced on the device) through the same outputs.
+    let dir = scratch("gpu");
+    let out = dir.display().to_string();
+    let args = [
+        "run",
+        "assets/birth-death.json",
+        "--device",
+        "gpu",
+        "--trajectories",
+        "256",
+        "--t-end",
+        "10",
+        "--points",
+        "11",
+        "--out",
+        &out,
+    ];
+    let o = petri(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["device"], "gpu");
+    assert!(manifest["adapter"]["name"].is_string(), "{manifest}");
+    let csv = std::fs::read_to_string(dir.join("mean_sd.csv")).unwrap();
+    let last: Vec<f64> = csv
+        .lines()
+        .last()
+        .unwrap()
+        .split(',')
+        .map(|x| x.parse().unwrap())
+        .collect();
+    // Mean 100 e^(-0.1) = 90.5, sd about 14: 256 trajectories put the mean within +- 3.
+    assert!(last[0] == 10.0 && (last[1] - 90.5).abs() < 3.0, "{csv}");
+}

@@ -1,0 +1,753 @@
+//! Ensembles of a small network on the GPU: one thread per trajectory, statistics reduced on
+//! the GPU (`shaders/ssa/ensemble.wgsl`). Methods: the direct method, the optimized direct
+//! method (propensities kept per thread and updated through a dependency graph, reactions
+//! searched in a fixed order of decreasing firing frequency measured on the host), and
+//! Cao-Gillespie-Petzold tau-leaping.
+//!
+//! Trajectories run in chunks of at most `EnsembleOptions::chunk`; each chunk is many short
+//! dispatches (at most `event_budget` events per thread each) until every thread has passed the
+//! last output time. Only the chunk's exact integer sums of x and x^2 per (output, species) are
+//! read back, and added to a `stats::Accumulator` in u128.
+//!
+//! Trajectory `k` (0-based over the whole run) draws its random numbers from Philox keyed by
+//! (seed, k, event, stream): the same seed gives the same trajectories whatever the chunk size,
+//! workgroup size or event budget.
+
+use super::stats::{check_times, Accumulator, EnsembleStats, Method};
+use super::Network;
+use crate::error::{invalid, ModelError, Result};
+use petri_engine::kernel::{self, Access};
+use petri_engine::{buffers, GpuContext, Profiler};
+use std::time::Instant;
+
+/// Largest network one thread simulates (thread state lives in device memory, but each event
+/// walks all reactions: bigger networks belong to the large-network leaper, `gpu_leap`).
+pub const MAX_SPECIES: usize = 64;
+pub const MAX_REACTIONS: usize = 128;
+/// Counts must stay below 2^30 (f32 propensities; x^2 sums in 64 bits per trajectory).
+pub const COUNT_LIMIT: u64 = 1 << 30;
+
+/// Loop iterations per thread per dispatch on software adapters: Mesa's llvmpipe ends every
+/// loop of an invocation after 65535 iterations in all (`loop_work` in the shader). The margin
+/// covers the largest single event (a leap attempt of 128 reactions, Poisson loops included).
+/// On llvmpipe through OpenGL the limit bites at 30 000-40 000 counted iterations (naga's GLSL
+/// output has loops the count does not see, e.g. around `switch`): 20 000 leaves a margin there.
+const SOFTWARE_WORK_LIMIT: u32 = 20_000;
+
+/// Words of one reaction record in the network table (mirrors `RX_WORDS` in the shader).
+const RX_WORDS: usize = 16;
+/// Words of one thread record (`TH_WORDS`).
+const TH_WORDS: usize = 8;
+/// Words per (output, species) accumulator (`SUM_WORDS`).
+const SUM_WORDS: usize = 5;
+const STATUS_WORDS: usize = 8;
+/// Status word indices (`ST_*` in the shader).
+const ST_ACTIVE: usize = 0;
+const ST_OVERFLOW: usize = 1;
+const ST_LEAPS: usize = 2;
+const ST_REJECTED: usize = 3;
+const ST_SSA: usize = 4;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnsembleOptions {
+    /// Threads per workgroup (results do not depend on it).
+    pub workgroup_size: u32,
+    /// Most trajectories per chunk (device memory and per-dispatch work scale with it).
+    pub chunk: u32,
+    /// Most events (or leap attempts) per thread per dispatch: bounds one dispatch's duration.
+    /// On software adapters a dispatch also ends after `SOFTWARE_WORK_LIMIT` loop iterations
+    /// (llvmpipe cuts loops short past 65535; an event budget of 4096 used to hit that on the
+    /// Vilar network). Results do not depend on either; on lavapipe every dispatch costs tens
+    /// of ms, so a small budget is slow there.
+    pub event_budget: u32,
+    /// Dispatches recorded per submission before the host checks whether all threads finished.
+    pub dispatches_per_submit: u32,
+    /// Tau-leaping: the leap condition's epsilon (CGP 2006: 0.03).
+    pub epsilon: f64,
+    /// Tau-leaping: a reaction with fewer than this many firings left is critical (SSA).
+    pub n_critical: u32,
+    /// Tau-leaping: Poisson counts with a mean at or above this use the normal approximation.
+    pub normal_above: f64,
+    /// ODM: events between full re-sums of the incrementally updated total propensity.
+    pub odm_refresh: u32,
+    /// Time every dispatch with timestamp queries (when the adapter has them).
+    pub profile: bool,
+    /// Direct method: run the network compiled into the shader (gpu_compiled.rs; same
+    /// trajectories, no table reads) rather than the generic kernel, up to
+    /// `gpu_compiled::MAX_COMPILED_REACTIONS` reactions.
+    pub compiled: bool,
+}
+
+impl Default for EnsembleOptions {
+    fn default() -> Self {
+        Self {
+            workgroup_size: 64,
+            chunk: 1 << 16,
+            event_budget: 1000,
+            dispatches_per_submit: 16,
+            epsilon: 0.03,
+            n_critical: 10,
+            normal_above: 30.0,
+            odm_refresh: 64,
+            profile: false,
+            compiled: true,
+        }
+    }
+}
+
+impl EnsembleOptions {
+    pub fn validate(&self) -> Result<()> {
+        if !(1..=1024).contains(&self.workgroup_size) {
+            return Err(invalid("workgroup_size", self.workgroup_size, "1..=1024"));
+        }
+        if self.chunk == 0 {
+            return Err(invalid("chunk", self.chunk, ">= 1 trajectories"));
+        }
+        if self.event_budget == 0 || self.dispatches_per_submit == 0 {
+            let v = format!("{} / {}", self.event_budget, self.dispatches_per_submit);
+            return Err(invalid(
+                "event_budget / dispatches_per_submit",
+                v,
+                ">= 1 each",
+            ));
+        }
+        if !(self.epsilon > 0.0 && self.epsilon < 1.0) {
+            return Err(invalid(
+                "epsilon",
+                self.epsilon,
+                "0 < epsilon < 1 (CGP: 0.03)",
+            ));
+        }
+        if self.n_critical == 0 {
+            return Err(invalid("n_critical", self.n_critical, ">= 1 (CGP: 10)"));
+        }
+        if !(self.normal_above >= 1.0 && self.normal_above <= 1000.0) {
+            return Err(invalid("normal_above", self.normal_above, "1..=1000"));
+        }
+        if self.odm_refresh == 0 {
+            return Err(invalid("odm_refresh", self.odm_refresh, ">= 1 events"));
+        }
+        Ok(())
+    }
+}
+
+/// One reaction as the GPU sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RxRecord {
+    /// Up to two (species, stoichiometry) reactants; stoichiometry 0 marks an empty slot.
+    pub reactants: [(u32, u32); 2],
+    pub rate: f32,
+    /// Net changes of non-boundary species, (species, delta).
+    pub changes: Vec<(u32, i32)>,
+    /// Reactions whose propensity changes when this one fires (ODM).
+    pub deps: Vec<u32>,
+    /// Species this reaction consumes with the amount per firing (for L_j), up to two.
+    pub consumes: [(u32, u32); 2],
+}
+
+/// The network in the form the shader and its CPU mirror use.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NetTables {
+    pub n_species: usize,
+    pub reactions: Vec<RxRecord>,
+    /// Per species: 0 not a reactant (or fixed), 1 first order, 2 second order with another
+    /// species, 3 second order with itself (the CGP g_i cases).
+    pub kinds: Vec<u32>,
+    pub initial: Vec<u32>,
+    /// Search order of the reactions (ODM: most frequent first).
+    pub order: Vec<u32>,
+}
+
+impl NetTables {
+    /// Refuses networks beyond the limits with the limit named.
+    pub fn new(net: &Network) -> Result<Self> {
+        net.validate()?;
+        let (ns, nr) = (net.species.len(), net.reactions.len());
+        if ns == 0 || ns > MAX_SPECIES {
+            let allowed = format!("1..={MAX_SPECIES} species for the GPU ensemble (one thread per trajectory); use gpu_leap for large networks");
+            return Err(invalid("network.species", ns, allowed));
+        }
+        if nr > MAX_REACTIONS {
+            let allowed = format!("at most {MAX_REACTIONS} reactions for the GPU ensemble (one thread per trajectory); use gpu_leap for large networks");
+            return Err(invalid("network.reactions", nr, allowed));
+        }
+        let mut initial = Vec::with_capacity(ns);
+        for s in &net.species {
+            if s.initial_count >= COUNT_LIMIT {
+                let field = format!("species.{}.initial_count", s.id);
+                return Err(invalid(
+                    &field,
+                    s.initial_count,
+                    format!("< 2^30 = {COUNT_LIMIT} on the GPU"),
+                ));
+            }
+            initial.push(s.initial_count as u32);
+        }
+        let mut kinds = vec![0u32; ns];
+        let mut reactions = Vec::with_capacity(nr);
+        for r in &net.reactions {
+            let rate = r.rate as f32;
+            if !rate.is_finite() || (r.rate > 0.0 && rate == 0.0) {
+                let field = format!("reactions.{}.rate", r.id);
+                return Err(invalid(
+                    &field,
+                    r.rate,
+                    "a rate representable in f32 (1e-38..3e38) on the GPU",
+                ));
+            }
+            let mut reactants = [(0u32, 0u32); 2];
+            for (k, &(s, nu)) in r.reactants.iter().enumerate() {
+                reactants[k] = (s as u32, nu);
+                if !net.species[s].boundary {
+                    let kind = match (r.order(), nu) {
+                        (1, _) => 1,
+                        (_, 2) => 3,
+                        _ => 2,
+                    };
+                    kinds[s] = kinds[s].max(kind);
+                }
+            }
+            let mut changes: Vec<(u32, i32)> = Vec::new();
+            for (list, sign) in [(&r.reactants, -1i32), (&r.products, 1i32)] {
+                for &(s, nu) in list.iter().filter(|(s, _)| !net.species[*s].boundary) {
+                    match changes.iter_mut().find(|(t, _)| *t == s as u32) {
+                        Some((_, d)) => *d += sign * nu as i32,
+                        None => changes.push((s as u32, sign * nu as i32)),
+                    }
+                }
+            }
+            changes.retain(|&(_, d)| d != 0);
+            let mut consumes = [(0u32, 0u32); 2];
+            for (k, &(s, d)) in changes.iter().filter(|(_, d)| *d < 0).enumerate() {
+                consumes[k] = (s, (-d) as u32);
+            }
+            reactions.push(RxRecord {
+                reactants,
+                rate,
+                changes,
+                deps: Vec::new(),
+                consumes,
+            });
+        }
+        // Dependency graph: k depends on j when j changes a reactant of k.
+        for j in 0..nr {
+            let changed: Vec<u32> = reactions[j].changes.iter().map(|c| c.0).collect();
+            reactions[j].deps = (0..nr as u32)
+                .filter(|&k| {
+                    reactions[k as usize]
+                        .reactants
+                        .iter()
+                        .any(|&(s, nu)| nu > 0 && changed.contains(&s))
+                })
+                .collect();
+        }
+        Ok(Self {
+            n_species: ns,
+            reactions,
+            kinds,
+            initial,
+            order: (0..nr as u32).collect(),
+        })
+    }
+
+    /// Packs the tables and the output times into the shader's `net` words; returns the words
+    /// and the offsets (changes, deps, species, order, times).
+    fn pack(&self, times: &[f64]) -> (Vec<u32>, [u32; 5]) {
+        let nr = self.reactions.len();
+        let mut words = vec![0u32; nr * RX_WORDS];
+        let (mut changes, mut deps): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+        for (j, r) in self.reactions.iter().enumerate() {
+            let w = &mut words[j * RX_WORDS..(j + 1) * RX_WORDS];
+            w[0] = r.reactants[0].0;
+            w[1] = r.reactants[0].1;
+            w[2] = r.reactants[1].0;
+            w[3] = r.reactants[1].1;
+            w[4] = r.rate.to_bits();
+            w[5] = (changes.len() / 2) as u32;
+            for &(s, d) in &r.changes {
+                changes.extend([s, d as u32]);
+            }
+            w[6] = (changes.len() / 2) as u32;
+            w[7] = deps.len() as u32;
+            deps.extend(&r.deps);
+            w[8] = deps.len() as u32;
+            w[9] = r.consumes[0].0;
+            w[10] = r.consumes[0].1;
+            w[11] = r.consumes[1].0;
+            w[12] = r.consumes[1].1;
+        }
+        let off_changes = words.len() as u32;
+        words.extend(changes);
+        let off_deps = words.len() as u32;
+        words.extend(deps);
+        let off_species = words.len() as u32;
+        words.extend(&self.kinds);
+        words.extend(&self.initial);
+        let off_order = words.len() as u32;
+        words.extend(&self.order);
+        let off_times = words.len() as u32;
+        for &t in times {
+            let ticks = time_to_ticks(t);
+            words.extend([(ticks >> 32) as u32, ticks as u32]);
+        }
+        (
+            words,
+            [off_changes, off_deps, off_species, off_order, off_times],
+        )
+    }
+}
+
+/// Simulated time on the GPU: 64-bit fixed point, 2^32 ticks per time unit
+/// (`shaders/ssa/time.wgsl`); times must be below `TIME_LIMIT`.
+pub const TICKS_PER_UNIT: f64 = 4_294_967_296.0;
+pub const TIME_LIMIT: f64 = 2_147_483_648.0;
+/// The saturated "never" time (`TIME_NEVER`).
+pub const TICKS_NEVER: u64 = 1 << 63;
+
+/// A time below `TIME_LIMIT` in ticks, rounded to the nearest.
+pub fn time_to_ticks(t: f64) -> u64 {
+    (t * TICKS_PER_UNIT).round() as u64
+}
+
+/// A tick count as a time.
+pub fn ticks_to_time(ticks: u64) -> f64 {
+    ticks as f64 / TICKS_PER_UNIT
+}
+
+/// `ticks_from` of the shader: dt (f32) in ticks, truncated, saturating at `TICKS_NEVER`.
+pub fn ticks_from_f32(dt: f32) -> u64 {
+    // NaN and infinity saturate too.
+    if dt.is_nan() || dt >= 2_147_483_648.0 {
+        return TICKS_NEVER;
+    }
+    let whole = dt.floor();
+    ((whole as u64) << 32) | ((dt - whole) * 4_294_967_296.0) as u32 as u64
+}
+
+/// `ticks_add` of the shader.
+pub fn ticks_add(a: u64, b: u64) -> u64 {
+    a.wrapping_add(b).min(TICKS_NEVER)
+}
+
+/// `Params` of `shaders/ssa/ensemble.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    n_species: u32,
+    n_reactions: u32,
+    n_out: u32,
+    chunk_len: u32,
+    traj_offset: u32,
+    seed_lo: u32,
+    seed_hi: u32,
+    method: u32,
+    event_budget: u32,
+    record: u32,
+    n_critical: u32,
+    odm_refresh: u32,
+    epsilon: f32,
+    normal_above: f32,
+    off_changes: u32,
+    off_deps: u32,
+    off_species: u32,
+    off_order: u32,
+    off_times: u32,
+    off_counts: u32,
+    off_props: u32,
+    off_scratch: u32,
+    work_limit: u32,
+    _pad: u32,
+}
+
+/// Counters of one run, summed over chunks.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EnsembleCounters {
+    pub chunks: u64,
+    pub dispatches: u64,
+    pub submissions: u64,
+    /// Tau-leaping: accepted leaps, rejected (halved) leaps, exact SSA steps taken instead.
+    pub leaps: u64,
+    pub rejected: u64,
+    pub ssa_steps: u64,
+    /// GPU time of the `run` dispatches from timestamps (None without timestamp support or
+    /// without `profile`).
+    pub gpu_ns: Option<f64>,
+    pub wall_s: f64,
+}
+
+/// Individual trajectories of a small run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trajectories {
+    pub times: Vec<f64>,
+    /// `counts[trajectory][time][species]`.
+    pub counts: Vec<Vec<Vec<u64>>>,
+    /// `events[trajectory][time]`: events (or leap attempts) taken before each output.
+    pub events: Vec<Vec<u32>>,
+}
+
+/// The most trajectories `run_trajectories` returns (each keeps every sample on the device).
+pub const MAX_RECORDED: u64 = 1 << 16;
+
+pub struct GpuEnsemble {
+    ctx: GpuContext,
+    tables: NetTables,
+    species: Vec<String>,
+    method: Method,
+    options: EnsembleOptions,
+    layout: wgpu::BindGroupLayout,
+    init: wgpu::ComputePipeline,
+    run: wgpu::ComputePipeline,
+    /// Counters of the last `run` / `run_trajectories`.
+    pub counters: EnsembleCounters,
+}
+
+fn method_code(m: Method) -> u32 {
+    match m {
+        Method::Direct => 0,
+        Method::Odm => 1,
+        Method::Tau => 2,
+    }
+}
+
+impl GpuEnsemble {
+    pub fn new(
+        ctx: &GpuContext,
+        net: &Network,
+        method: Method,
+        options: &EnsembleOptions,
+    ) -> Result<Self> {
+        options.validate()?;
+        let mut tables = NetTables::new(net)?;
+        if method == Method::Odm {
+            tables.order = super::gpu_mirror::frequency_order(&tables, 0x0D_u64, 20_000);
+        }
+        ctx.check_workgroup_size("ssa ensemble", [options.workgroup_size, 1, 1])?;
+        ctx.check_workgroups(
+            "ssa ensemble",
+            options.chunk.div_ceil(options.workgroup_size),
+        )?;
+        let layout = kernel::bind_group_layout(
+            ctx,
+            "ssa ensemble",
+            &[
+                Access::Uniform,
+                Access::ReadOnly,
+                Access::ReadWrite,
+                Access::ReadWrite,
+                Access::ReadWrite,
+                Access::ReadWrite,
+            ],
+        );
+        // Each thread's counts sit in workgroup memory during a dispatch.
+        let shared = 4 * tables.n_species as u64 * options.workgroup_size as u64;
+        let limit = ctx.limits().max_compute_workgroup_storage_size as u64;
+        if shared > limit {
+            let allowed = format!(
+                "4 bytes x species x workgroup_size <= {limit} (max_compute_workgroup_storage_size): a smaller workgroup_size"
+            );
+            return Err(invalid("workgroup_size", options.workgroup_size, allowed));
+        }
+        let wg = [
+            ("WG", options.workgroup_size as f64),
+            ("NS", tables.n_species as f64),
+        ];
+        let shader = "ssa/ensemble.wgsl";
+        let run = if method == Method::Direct
+            && options.compiled
+            && tables.reactions.len() <= super::gpu_compiled::MAX_COMPILED_REACTIONS
+        {
+            let code = super::gpu_compiled::network_section(&tables);
+            kernel::compute_pipeline_generated(
+                ctx,
+                "ssa/ensemble_compiled.wgsl",
+                ("network", &code),
+                "run_compiled",
+                &[&layout],
+                &wg,
+            )?
+        } else {
+            kernel::compute_pipeline(ctx, shader, "run", &[&layout], &wg)?
+        };
+        Ok(Self {
+            ctx: ctx.clone(),
+            species: net.species.iter().map(|s| s.id.clone()).collect(),
+            tables,
+            method,
+            options: options.clone(),
+            init: kernel::compute_pipeline(ctx, shader, "init", &[&layout], &wg)?,
+            run,
+            layout,
+            counters: EnsembleCounters::default(),
+        })
+    }
+
+    pub fn tables(&self) -> &NetTables {
+        &self.tables
+    }
+
+    /// Mean and sd of every species at `times` over `n_trajectories` trajectories.
+    pub fn run(&mut self, n_trajectories: u64, seed: u64, times: &[f64]) -> Result<EnsembleStats> {
+        Ok(self.run_sums(n_trajectories, seed, times)?.finish())
+    }
+
+    /// The exact sums behind `run`.
+    pub fn run_sums(
+        &mut self,
+        n_trajectories: u64,
+        seed: u64,
+        times: &[f64],
+    ) -> Result<Accumulator> {
+        let mut acc = Accumulator::new(times, self.species.clone());
+        self.execute(n_trajectories, seed, times, false, |chunk| {
+            let ns = chunk.n_species;
+            for k in 0..times.len() {
+                for s in 0..ns {
+                    let w = &chunk.sums[(k * ns + s) * SUM_WORDS..][..SUM_WORDS];
+                    acc.sum[k][s] += w[0] as u128 | (w[1] as u128) << 32;
+                    acc.sum_sq[k][s] += w[2] as u128 | (w[3] as u128) << 32 | (w[4] as u128) << 64;
+                }
+            }
+            acc.n += chunk.len as u64;
+        })?;
+        Ok(acc)
+    }
+
+    /// Every trajectory's counts at every output time (at most `MAX_RECORDED` trajectories).
+    pub fn run_trajectories(
+        &mut self,
+        n_trajectories: u64,
+        seed: u64,
+        times: &[f64],
+    ) -> Result<Trajectories> {
+        if n_trajectories > MAX_RECORDED {
+            let allowed = format!("1..={MAX_RECORDED} when individual trajectories are kept");
+            return Err(invalid("trajectories", n_trajectories, allowed));
+        }
+        let (nt, ns) = (times.len(), self.tables.n_species);
+        let mut counts = Vec::new();
+        let mut events = Vec::new();
+        self.execute(n_trajectories, seed, times, true, |chunk| {
+            let len = chunk.len as usize;
+            let at = |k: usize, s: usize, i: usize| chunk.samples[(k * (ns + 1) + s) * len + i];
+            for i in 0..len {
+                counts.push(
+                    (0..nt)
+                        .map(|k| (0..ns).map(|s| at(k, s, i) as u64).collect())
+                        .collect(),
+                );
+                events.push((0..nt).map(|k| at(k, ns, i)).collect());
+            }
+        })?;
+        Ok(Trajectories {
+            times: times.to_vec(),
+            counts,
+            events,
+        })
+    }
+
+    fn execute(
+        &mut self,
+        n_trajectories: u64,
+        seed: u64,
+        times: &[f64],
+        record: bool,
+        mut take: impl FnMut(&ChunkResult),
+    ) -> Result<()> {
+        check_times(times)?;
+        if let Some(&t) = times.iter().find(|&&t| t >= TIME_LIMIT) {
+            return Err(invalid(
+                "times",
+                t,
+                format!("< 2^31 = {TIME_LIMIT} time units on the GPU"),
+            ));
+        }
+        if n_trajectories == 0 || n_trajectories > u32::MAX as u64 {
+            return Err(invalid("trajectories", n_trajectories, "1..=4294967295"));
+        }
+        let t0 = Instant::now();
+        let ctx = &self.ctx.clone();
+        let o = &self.options;
+        let (ns, nr, nt) = (
+            self.tables.n_species,
+            self.tables.reactions.len(),
+            times.len(),
+        );
+        let chunk = (o.chunk as u64).min(n_trajectories) as u32;
+        let (words, offs) = self.tables.pack(times);
+
+        // Thread records, counts, propensities and three scratch words per species.
+        let c = chunk as usize;
+        let off_counts = TH_WORDS * c;
+        let off_props = off_counts + ns * c;
+        let off_scratch = off_props + nr.max(1) * c;
+        let traj_words = off_scratch + 3 * ns * c;
+        let sum_words = nt * ns * SUM_WORDS;
+        let sample_words = if record { nt * (ns + 1) * c } else { 1 };
+        for (what, w) in [
+            ("trajectory state", traj_words),
+            ("ensemble sums", sum_words),
+            ("recorded samples", sample_words),
+        ] {
+            ctx.check_storage_buffer(what, 4 * w as u64)?;
+        }
+        let net_buf = buffers::storage_from(ctx, "ssa net", &words)?;
+        let traj_buf = buffers::storage_zeroed(ctx, "ssa trajectories", 4 * traj_words as u64)?;
+        let sums_buf = buffers::storage_zeroed(ctx, "ssa sums", 4 * sum_words as u64)?;
+        let samples_buf = buffers::storage_zeroed(ctx, "ssa samples", 4 * sample_words as u64)?;
+        let status_buf = buffers::storage_zeroed(ctx, "ssa status", 4 * STATUS_WORDS as u64)?;
+        let mut params = Params {
+            n_species: ns as u32,
+            n_reactions: nr as u32,
+            n_out: nt as u32,
+            chunk_len: chunk,
+            seed_lo: seed as u32,
+            seed_hi: (seed >> 32) as u32,
+            method: method_code(self.method),
+            event_budget: o.event_budget,
+            record: record as u32,
+            n_critical: o.n_critical,
+            odm_refresh: o.odm_refresh,
+            epsilon: o.epsilon as f32,
+            normal_above: o.normal_above as f32,
+            off_changes: offs[0],
+            off_deps: offs[1],
+            off_species: offs[2],
+            off_order: offs[3],
+            off_times: offs[4],
+            off_counts: off_counts as u32,
+            off_props: off_props as u32,
+            off_scratch: off_scratch as u32,
+            work_limit: match ctx.adapter.is_software() {
+                true => SOFTWARE_WORK_LIMIT,
+                false => u32::MAX,
+            },
+            ..Params::default()
+        };
+        let params_buf = buffers::uniform_from(ctx, "ssa params", &params);
+        let group = kernel::bind_group(
+            ctx,
+            "ssa ensemble",
+            &self.layout,
+            &[
+                &params_buf,
+                &net_buf,
+                &traj_buf,
+                &sums_buf,
+                &samples_buf,
+                &status_buf,
+            ],
+        );
+        let status_stage = buffers::staging(ctx, "ssa status", 4 * STATUS_WORDS as u64);
+        let sums_stage = buffers::staging(ctx, "ssa sums", 4 * sum_words as u64);
+        let samples_stage = buffers::staging(ctx, "ssa samples", 4 * sample_words as u64);
+        let mut profiler = (o.profile && ctx.has_timestamps())
+            .then(|| Profiler::new(ctx, o.dispatches_per_submit));
+        let mut counters = EnsembleCounters {
+            gpu_ns: profiler.as_ref().map(|_| 0.0),
+            ..Default::default()
+        };
+
+        let mut start = 0u64;
+        while start < n_trajectories {
+            let len = (n_trajectories - start).min(chunk as u64) as u32;
+            params.traj_offset = start as u32;
+            params.chunk_len = len;
+            ctx.queue
+                .write_buffer(&params_buf, 0, bytemuck::bytes_of(&params));
+            let groups = len.div_ceil(o.workgroup_size);
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            enc.clear_buffer(&sums_buf, 0, None);
+            enc.clear_buffer(&status_buf, 0, None);
+            {
+                let mut pass = enc.begin_compute_pass(&Default::default());
+                pass.set_pipeline(&self.init);
+                pass.set_bind_group(0, &group, &[]);
+                pass.dispatch_workgroups(groups, 1, 1);
+            }
+            let mut status;
+            loop {
+                for _ in 0..o.dispatches_per_submit {
+                    enc.clear_buffer(&status_buf, 0, Some(4));
+                    let timestamps = profiler
+                        .as_mut()
+                        .and_then(|p| p.timestamp_writes("ssa run"));
+                    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some("ssa run"),
+                        timestamp_writes: timestamps,
+                    });
+                    pass.set_pipeline(&self.run);
+                    pass.set_bind_group(0, &group, &[]);
+                    pass.dispatch_workgroups(groups, 1, 1);
+                    counters.dispatches += 1;
+                }
+                if let Some(p) = &profiler {
+                    p.resolve(&mut enc);
+                }
+                enc.copy_buffer_to_buffer(
+                    &status_buf,
+                    0,
+                    &status_stage,
+                    0,
+                    4 * STATUS_WORDS as u64,
+                );
+                ctx.queue.submit([enc.finish()]);
+                counters.submissions += 1;
+                status = buffers::map_and_read::<u32>(ctx, &status_stage)?;
+                if let (Some(p), Some(ns)) = (profiler.as_mut(), counters.gpu_ns.as_mut()) {
+                    *ns += p.collect(ctx)?.busy_ns();
+                }
+                if status[ST_OVERFLOW] != 0 {
+                    return Err(ModelError::Overflow {
+                        message: format!(
+                            "a species count reached 2^30 = {COUNT_LIMIT} in trajectories {start}..{} (the GPU ensemble's limit)",
+                            start + len as u64
+                        ),
+                    });
+                }
+                if status[ST_ACTIVE] == 0 {
+                    break;
+                }
+                enc = ctx.device.create_command_encoder(&Default::default());
+            }
+            counters.leaps += status[ST_LEAPS] as u64;
+            counters.rejected += status[ST_REJECTED] as u64;
+            counters.ssa_steps += status[ST_SSA] as u64;
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            enc.copy_buffer_to_buffer(&sums_buf, 0, &sums_stage, 0, 4 * sum_words as u64);
+            if record {
+                enc.copy_buffer_to_buffer(
+                    &samples_buf,
+                    0,
+                    &samples_stage,
+                    0,
+                    4 * sample_words as u64,
+                );
+            }
+            ctx.queue.submit([enc.finish()]);
+            let sums = buffers::map_and_read::<u32>(ctx, &sums_stage)?;
+            let samples = match record {
+                true => buffers::map_and_read::<u32>(ctx, &samples_stage)?,
+                false => Vec::new(),
+            };
+            take(&ChunkResult {
+                n_species: ns,
+                len,
+                sums,
+                samples,
+            });
+            counters.chunks += 1;
+            start += len as u64;
+        }
+        counters.wall_s = t0.elapsed().as_secs_f64();
+        self.counters = counters;
+        Ok(())
+    }
+}
+
+struct ChunkResult {
+    n_species: usize,
+    len: u32,
+    sums: Vec<u32>,
+    /// `[time][species + 1][trajectory]` when recording (the extra row: events so far).
+    samples: Vec<u32>,
+}

@@ -1,0 +1,237 @@
+//! The optimized direct method (Cao, Li & Petzold, J. Chem. Phys. 121, 4059 (2004)) on the CPU:
+//! exact like the direct method, but cheaper per event on networks with many reactions.
+//!
+//! - Reactions are searched in decreasing order of how often they fired in a presimulation, so
+//!   the linear search for the firing reaction stops early on average.
+//! - A dependency graph lists, for each reaction, the reactions whose propensities it changes
+//!   (those with a reactant whose count it changes); only those are recomputed after it fires,
+//!   and the total a0 is updated by their differences.
+//! - The running a0 drifts by rounding, so it is recomputed from scratch every
+//!   `A0_REFRESH_EVENTS` events, and whenever the search runs past it.
+
+use super::Network;
+use rand_pcg::rand_core::{RngCore, SeedableRng};
+use rand_pcg::Pcg64;
+
+/// a0 is summed afresh this often: the running sum's relative error then stays near 1e-13.
+pub const A0_REFRESH_EVENTS: u64 = 1000;
+/// Events of the presimulation that orders the reactions (it also stops at t_end).
+pub const PRESIMULATION_EVENTS: u64 = 10_000;
+/// Seed of the presimulation: the order, not the trajectories, depends on it.
+const PRESIMULATION_SEED: u64 = 0x0d3_0de7;
+
+/// The search order and dependency graph of one network, built once and shared by all the
+/// trajectories of an ensemble.
+#[derive(Clone, Debug)]
+pub struct Odm {
+    /// Reaction indices, most frequent first.
+    pub order: Vec<usize>,
+    /// `dependents[j]`: the reactions whose propensity changes when reaction j fires.
+    pub dependents: Vec<Vec<usize>>,
+    changes: Vec<Vec<(usize, i64)>>,
+}
+
+impl Odm {
+    /// Builds the dependency graph and orders the reactions by their firings in one
+    /// presimulation to `t_end` (at most `PRESIMULATION_EVENTS` events). `net` is expected to
+    /// have passed `Network::validate`.
+    pub fn new(net: &Network, t_end: f64) -> Self {
+        let changes = net.state_changes();
+        let dependents = changes
+            .iter()
+            .map(|delta| {
+                (0..net.reactions.len())
+                    .filter(|&k| {
+                        let reactants = &net.reactions[k].reactants;
+                        reactants
+                            .iter()
+                            .any(|&(s, _)| delta.iter().any(|&(t, _)| t == s))
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut odm = Odm {
+            order: (0..net.reactions.len()).collect(),
+            dependents,
+            changes,
+        };
+        let mut firings = vec![0u64; net.reactions.len()];
+        odm.run(
+            net,
+            PRESIMULATION_SEED,
+            t_end,
+            &[],
+            PRESIMULATION_EVENTS,
+            &mut firings,
+        );
+        // Stable sort: ties keep the network's order.
+        odm.order.sort_by_key(|&j| std::cmp::Reverse(firings[j]));
+        odm
+    }
+
+    /// One trajectory, like `ssa::simulate_direct`: the counts at each of `sample_times`
+    /// (ascending within [0, t_end]).
+    pub fn simulate(
+        &self,
+        net: &Network,
+        seed: u64,
+        t_end: f64,
+        sample_times: &[f64],
+    ) -> Vec<Vec<u64>> {
+        assert!(
+            sample_times.windows(2).all(|w| w[0] <= w[1])
+                && sample_times.iter().all(|&t| (0.0..=t_end).contains(&t)),
+            "sample times must be ascending within [0, t_end = {t_end}]"
+        );
+        let mut firings = vec![0; net.reactions.len()];
+        self.run(net, seed, t_end, sample_times, u64::MAX, &mut firings)
+    }
+
+    /// The event loop; counts firings per reaction and stops after `max_events` events.
+    fn run(
+        &self,
+        net: &Network,
+        seed: u64,
+        t_end: f64,
+        sample_times: &[f64],
+        max_events: u64,
+        firings: &mut [u64],
+    ) -> Vec<Vec<u64>> {
+        let mut rng = Pcg64::seed_from_u64(seed);
+        let mut uniform = move || (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+        let mut counts = net.initial_counts();
+        let mut a: Vec<f64> = net
+            .reactions
+            .iter()
+            .map(|r| r.propensity(&counts))
+            .collect();
+        let mut a0: f64 = a.iter().sum();
+        let mut samples = Vec::with_capacity(sample_times.len());
+        let (mut t, mut events) = (0.0, 0u64);
+        while events < max_events {
+            let u_time = uniform();
+            let target = uniform() * a0;
+            // The first reaction in search order whose cumulative propensity passes target.
+            let mut cumulative = 0.0;
+            let mut fired = None;
+            for &j in &self.order {
+                if a[j] > 0.0 {
+                    cumulative += a[j];
+                    fired = Some(j);
+                    if cumulative > target {
+                        break;
+                    }
+                }
+            }
+            if cumulative <= target && a0 > 0.0 {
+                // The running a0 is above the true sum (drift, or a last reaction switched
+                // off): sum afresh and draw again, before time moves.
+                let exact: f64 = a.iter().sum();
+                if exact != a0 {
+                    a0 = exact;
+                    continue;
+                }
+            }
+            let t_next = match fired {
+                Some(_) if a0 > 0.0 => t - (1.0 - u_time).ln() / a0,
+                _ => f64::INFINITY,
+            };
+            while samples.len() < sample_times.len() && sample_times[samples.len()] < t_next {
+                samples.push(counts.clone());
+            }
+            if t_next > t_end {
+                break;
+            }
+            let j = fired.expect("a finite event time has a reaction");
+            for &(s, d) in &self.changes[j] {
+                counts[s] = counts[s]
+                    .checked_add_signed(d)
+                    .expect("counts stay within 0..=u64::MAX");
+            }
+            for &k in &self.dependents[j] {
+                let new = net.reactions[k].propensity(&counts);
+                a0 += new - a[k];
+                a[k] = new;
+            }
+            firings[j] += 1;
+            events += 1;
+            if events % A0_REFRESH_EVENTS == 0 || a0 <= 0.0 {
+                a0 = a.iter().sum();
+            }
+            t = t_next;
+        }
+        samples
+    }
+}
+
+/// One ODM trajectory (builds the plan; for many trajectories build `Odm` once).
+pub fn simulate_odm(net: &Network, seed: u64, t_end: f64, sample_times: &[f64]) -> Vec<Vec<u64>> {
+    Odm::new(net, t_end).simulate(net, seed, t_end, sample_times)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Reaction, Species};
+    use super::*;
+
+    fn species(id: &str, count: u64) -> Species {
+        Species {
+            id: id.into(),
+            name: None,
+            initial_count: count,
+            boundary: false,
+        }
+    }
+
+    fn reaction(
+        id: &str,
+        reactants: Vec<(usize, u32)>,
+        products: Vec<(usize, u32)>,
+        rate: f64,
+    ) -> Reaction {
+        Reaction {
+            id: id.into(),
+            reactants,
+            products,
+            rate,
+        }
+    }
+
+    /// A -> B (fast), B -> A (slow), B -> 0.
+    fn net() -> Network {
+        Network {
+            id: "t".into(),
+            species: vec![species("A", 50), species("B", 0)],
+            reactions: vec![
+                reaction("back", vec![(1, 1)], vec![(0, 1)], 0.1),
+                reaction("fwd", vec![(0, 1)], vec![(1, 1)], 5.0),
+                reaction("decay", vec![(1, 1)], vec![], 0.01),
+            ],
+            compartment_volume: None,
+        }
+    }
+
+    #[test]
+    fn dependency_graph_and_order() {
+        let n = net();
+        let odm = Odm::new(&n, 10.0);
+        // fwd changes A and B: every reaction reads one of them. decay changes B only.
+        assert_eq!(odm.dependents[1], vec![0, 1, 2]);
+        assert_eq!(odm.dependents[2], vec![0, 2]);
+        // fwd fires most, decay least.
+        assert_eq!(odm.order, vec![1, 0, 2]);
+    }
+
+    #[test]
+    fn seeds_repeat_and_molecules_are_conserved_until_decay() {
+        let n = net();
+        let odm = Odm::new(&n, 10.0);
+        let times = [0.0, 1.0, 10.0];
+        let a = odm.simulate(&n, 3, 10.0, &times);
+        assert_eq!(a, odm.simulate(&n, 3, 10.0, &times));
+        assert_ne!(a, odm.simulate(&n, 4, 10.0, &times));
+        assert_eq!(a[0], vec![50, 0]);
+        assert!(a.iter().all(|c| c[0] + c[1] <= 50));
+        assert_eq!(a, simulate_odm(&n, 3, 10.0, &times));
+    }
+}
