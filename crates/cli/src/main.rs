@@ -165,6 +165,13 @@ pub(crate) struct BenchArgs {
     /// ssa: CPU reference leap attempts at 10^4 reactions (fewer above, as N grows)
     #[arg(long, default_value_t = 100)]
     pub(crate) cpu_leaps: u64,
+    /// ssa: events (or leap attempts) per thread per dispatch of the ensembles
+    #[arg(long, default_value_t = petri_model::network::gpu_ensemble::EnsembleOptions::default().event_budget)]
+    pub(crate) event_budget: u32,
+    /// ssa: run the direct method with the table-driven kernel instead of the network compiled
+    /// into the shader
+    #[arg(long)]
+    pub(crate) table_kernel: bool,
     #[command(flatten)]
     pub(crate) gpu: GpuArgs,
 }

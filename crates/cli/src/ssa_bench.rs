@@ -5,6 +5,7 @@
 use crate::BenchArgs;
 use anyhow::{Context, Result};
 use petri_model::network::bench::{bench_ensemble, bench_leap, EnsembleRow, LeapRow};
+use petri_model::network::gpu_ensemble::EnsembleOptions;
 use petri_model::network::json::read_network;
 use petri_model::network::stats::Method;
 use petri_model::network::synthetic::square_network;
@@ -57,6 +58,11 @@ pub fn bench(args: BenchArgs) -> Result<()> {
                 args.t_end,
                 args.points,
                 args.cpu_trajectories,
+                &EnsembleOptions {
+                    event_budget: args.event_budget,
+                    compiled: !args.table_kernel,
+                    ..EnsembleOptions::default()
+                },
             )?;
             for r in &rows {
                 println!(

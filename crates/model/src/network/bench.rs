@@ -36,8 +36,10 @@ fn cpu_trajectory(net: &Network, method: Method, seed: u64, t_end: f64, times: &
     std::hint::black_box(samples);
 }
 
-/// Times `points` outputs over [0, t_end] for each ensemble size in `sizes`, and
-/// `cpu_trajectories` trajectories of the CPU reference (at least one).
+/// Times `points` outputs over [0, t_end] for each ensemble size in `sizes` with `options`
+/// (timestamps switched on), and `cpu_trajectories` trajectories of the CPU reference (at
+/// least one).
+#[allow(clippy::too_many_arguments)]
 pub fn bench_ensemble(
     ctx: &GpuContext,
     net: &Network,
@@ -46,6 +48,7 @@ pub fn bench_ensemble(
     t_end: f64,
     points: usize,
     cpu_trajectories: u64,
+    options: &EnsembleOptions,
 ) -> Result<Vec<EnsembleRow>> {
     let times: Vec<f64> = (0..points)
         .map(|k| t_end * k as f64 / (points.max(2) - 1) as f64)
@@ -59,7 +62,7 @@ pub fn bench_ensemble(
 
     let options = EnsembleOptions {
         profile: true,
-        ..EnsembleOptions::default()
+        ..options.clone()
     };
     let mut ens = GpuEnsemble::new(ctx, net, method, &options)?;
     // Warm-up: pipelines compiled, buffers of this shape allocated once before timing.
