@@ -59,9 +59,20 @@ pub struct Slab {
     workgroups_all: [u32; 3],
     workgroups_own: [u32; 3],
     /// The first and the last `halo_depth` owned planes are copied here for the neighbours'
-    /// halos.
+    /// halos: a header word (the word planes they need), then four word blocks per side.
     halo_stage: Option<wgpu::Buffer>,
+    /// Counts the word planes the boundary planes use (`shaders/rdme/halo_words.wgsl`).
+    halo_words: (wgpu::ComputePipeline, wgpu::BindGroup, wgpu::Buffer),
+    /// Word planes copied to the stage at the next exchange (what the last one needed).
+    words_to_copy: u32,
+    /// Word planes in the stage this exchange.
+    words_staged: u32,
+    /// Exchanges that needed a second round trip for more word planes.
+    pub halo_refetches: u64,
 }
+
+/// Bytes before the word blocks in the halo stage.
+const STAGE_HEADER: u64 = 16;
 
 /// Words of one plane, in bytes.
 fn plane_bytes(u: &LatticeUniforms) -> u64 {
@@ -234,9 +245,31 @@ impl Slab {
             buffers::staging(
                 &ctx,
                 "rdme halo out",
-                8 * halo_depth as u64 * plane_bytes(&uniforms),
+                STAGE_HEADER + 8 * halo_depth as u64 * plane_bytes(&uniforms),
             )
         });
+        let needed = buffers::storage_zeroed(&ctx, "rdme halo words", 4)?;
+        let words_layout = kernel::bind_group_layout(
+            &ctx,
+            "rdme halo words",
+            &[Access::Uniform, Access::ReadOnly, Access::ReadWrite],
+        );
+        let halo_words = (
+            kernel::compute_pipeline(
+                &ctx,
+                "rdme/halo_words.wgsl",
+                "halo_words",
+                &[&words_layout],
+                &wg,
+            )?,
+            kernel::bind_group(
+                &ctx,
+                "rdme halo words",
+                &words_layout,
+                &[plan.buffer("lattice"), &a, &needed],
+            ),
+            needed,
+        );
         Ok(Self {
             ctx,
             own,
@@ -253,6 +286,10 @@ impl Slab {
             workgroups_all,
             workgroups_own,
             halo_stage,
+            halo_words,
+            words_to_copy: 2,
+            words_staged: 0,
+            halo_refetches: 0,
         })
     }
 
@@ -269,31 +306,67 @@ impl Slab {
         halo_out: bool,
     ) -> wgpu::CommandEncoder {
         let mut encoder = self.plan.encode(&self.ctx, steps, profiler);
-        if halo_out {
-            if let Some(stage) = &self.halo_stage {
-                let u = &self.uniforms;
-                let depth = u.halo_depth as u64;
-                let block = depth * plane_bytes(u);
-                let first = [self.own.0, self.own.1 - u.halo_depth];
-                for (k, plane) in first.into_iter().enumerate() {
-                    let local = (plane - self.base) as u64;
-                    for w in 0..4u64 {
-                        let src = (w * u.sites as u64 + local * (u.nx * u.ny) as u64) * 4;
-                        let dst = (4 * k as u64 + w) * block;
-                        encoder.copy_buffer_to_buffer(&self.a, src, stage, dst, block);
-                    }
-                }
+        if halo_out && self.halo_stage.is_some() {
+            let (pipeline, group, needed) = &self.halo_words;
+            encoder.clear_buffer(needed, 0, None);
+            {
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, group, &[]);
+                let [x, y, _] = self.workgroups_all;
+                pass.dispatch_workgroups(x, y, 2 * self.uniforms.halo_depth);
             }
+            let stage = self.halo_stage.as_ref().expect("checked above");
+            encoder.copy_buffer_to_buffer(needed, 0, stage, 0, 4);
+            self.copy_words(&mut encoder, 0, self.words_to_copy);
+            self.words_staged = self.words_to_copy;
         }
         encoder
     }
 
-    /// Waits for the submitted work and maps the halo staging buffer (if the slab has
-    /// neighbours), for `send_halos`.
-    pub fn map_halo_stage(&self) -> Result<()> {
-        if let Some(stage) = &self.halo_stage {
-            buffers::map_for_reading(&self.ctx, stage)?;
+    /// Copies word planes [from, to) of the first and the last `halo_depth` owned planes to
+    /// the halo stage.
+    fn copy_words(&self, encoder: &mut wgpu::CommandEncoder, from: u32, to: u32) {
+        let (Some(stage), u) = (&self.halo_stage, &self.uniforms) else {
+            return;
+        };
+        let block = u.halo_depth as u64 * plane_bytes(u);
+        let first = [self.own.0, self.own.1 - u.halo_depth];
+        for (k, plane) in first.into_iter().enumerate() {
+            let local = (plane - self.base) as u64;
+            for w in from as u64..to as u64 {
+                let src = (w * u.sites as u64 + local * (u.nx * u.ny) as u64) * 4;
+                let dst = STAGE_HEADER + (4 * k as u64 + w) * block;
+                encoder.copy_buffer_to_buffer(&self.a, src, stage, dst, block);
+            }
         }
+    }
+
+    /// Waits for the submitted work and maps the halo staging buffer (if the slab has
+    /// neighbours), for `send_halos`. When the boundary planes use more word planes than were
+    /// copied (rare: the number copied follows the last exchange's need), copies the rest
+    /// first, in a second round trip.
+    pub fn map_halo_stage(&mut self) -> Result<()> {
+        let Some(stage) = &self.halo_stage else {
+            return Ok(());
+        };
+        buffers::map_for_reading(&self.ctx, stage)?;
+        let needed = {
+            let view = stage
+                .get_mapped_range(0..4)
+                .map_err(|e| petri_engine::EngineError::Readback(e.to_string()))?;
+            bytemuck::cast_slice::<u8, u32>(&view)[0].clamp(1, 4)
+        };
+        if needed > self.words_staged {
+            stage.unmap();
+            let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+            self.copy_words(&mut encoder, self.words_staged, needed);
+            self.ctx.queue.submit([encoder.finish()]);
+            buffers::map_for_reading(&self.ctx, stage)?;
+            self.words_staged = needed;
+            self.halo_refetches += 1;
+        }
+        self.words_to_copy = needed;
         Ok(())
     }
 
@@ -307,26 +380,27 @@ impl Slab {
             let view = stage
                 .get_mapped_range(..)
                 .map_err(|e| petri_engine::EngineError::Readback(e.to_string()))?;
-            let words: &[u32] = bytemuck::cast_slice(&view);
+            let words: &[u32] = bytemuck::cast_slice(&view[STAGE_HEADER as usize..]);
             let (first, last) = words.split_at(words.len() / 2);
+            let n = self.words_staged as usize;
             if let Some(b) = below {
-                b.write_halo(self.own.0, first);
+                b.write_halo(self.own.0, first, n);
             }
             if let Some(a) = above {
-                a.write_halo(self.own.1 - self.uniforms.halo_depth, last);
+                a.write_halo(self.own.1 - self.uniforms.halo_depth, last, n);
             }
         }
         stage.unmap();
         Ok(())
     }
 
-    /// Writes `halo_depth` planes of a neighbour (four word blocks, as the halo stage holds
-    /// them) into the local planes from `global_plane` on.
-    fn write_halo(&self, global_plane: u32, words: &[u32]) {
+    /// Writes word planes 0..n of `halo_depth` planes of a neighbour (word blocks, as the
+    /// halo stage holds them) into the local planes from `global_plane` on.
+    fn write_halo(&self, global_plane: u32, words: &[u32], n: usize) {
         let u = &self.uniforms;
         let block = u.halo_depth as usize * (u.nx * u.ny) as usize;
         let local = (global_plane - self.base) as u64;
-        for w in 0..4 {
+        for w in 0..n {
             let dst = (w as u64 * u.sites as u64 + local * (u.nx * u.ny) as u64) * 4;
             self.ctx.queue.write_buffer(
                 &self.a,
