@@ -306,7 +306,7 @@ impl Slab {
         halo_out: bool,
     ) -> wgpu::CommandEncoder {
         let mut encoder = self.plan.encode(&self.ctx, steps, profiler);
-        if halo_out && self.halo_stage.is_some() {
+        if let (true, Some(stage)) = (halo_out, &self.halo_stage) {
             let (pipeline, group, needed) = &self.halo_words;
             encoder.clear_buffer(needed, 0, None);
             {
@@ -316,7 +316,6 @@ impl Slab {
                 let [x, y, _] = self.workgroups_all;
                 pass.dispatch_workgroups(x, y, 2 * self.uniforms.halo_depth);
             }
-            let stage = self.halo_stage.as_ref().expect("checked above");
             encoder.copy_buffer_to_buffer(needed, 0, stage, 0, 4);
             self.copy_words(&mut encoder, 0, self.words_to_copy);
             self.words_staged = self.words_to_copy;
