@@ -5,12 +5,13 @@ use crate::{GpuArgs, RunArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use petri_model::network::dsmts::{
+    dsmts_case, dsmts_case_names, run_dsmts_cpu, run_dsmts_with, DsmtsOutcome, DsmtsScore,
+};
+use petri_model::network::ensemble::Method;
 use petri_model::network::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
 use petri_model::network::json::read_network;
 use petri_model::network::run::{run_cpu, run_gpu, Manifest, RunOptions};
-use petri_model::network::stats::{
-    dsmts_case, dsmts_case_names, run_dsmts_cpu, run_dsmts_with, DsmtsOutcome, DsmtsScore, Method,
-};
 use std::path::Path;
 use std::time::Instant;
 

@@ -5,9 +5,9 @@
 use crate::BenchArgs;
 use anyhow::{Context, Result};
 use petri_model::network::bench::{bench_ensemble, bench_leap, EnsembleRow, LeapRow};
+use petri_model::network::ensemble::Method;
 use petri_model::network::gpu_ensemble::EnsembleOptions;
 use petri_model::network::json::read_network;
-use petri_model::network::stats::Method;
 use petri_model::network::synthetic::square_network;
 use std::path::PathBuf;
 

@@ -6,9 +6,8 @@
 //! has a fixed budget: at most `MISSES_PER_CASE` in any case and `MISSES_PER_SUITE` in all.
 //! Seeds are fixed; `petri validate dsmts --n 10000` runs the full n.
 
-use petri_model::network::stats::{
-    dsmts_case, dsmts_case_names, run_dsmts_cpu, run_ensemble_cpu, DsmtsOutcome, Method,
-};
+use petri_model::network::dsmts::{dsmts_case, dsmts_case_names, run_dsmts_cpu, DsmtsOutcome};
+use petri_model::network::ensemble::{run_ensemble_cpu, Method};
 use std::time::Instant;
 
 const MISSES_PER_CASE: usize = 2;

@@ -2,10 +2,11 @@
 //! numbers, same trajectories), against the DSMTS analytic results, and for reproducibility.
 
 use petri_engine::testing::test_context;
+use petri_model::network::dsmts::dsmts_case;
+use petri_model::network::ensemble::Method;
 use petri_model::network::gpu_ensemble::{EnsembleOptions, GpuEnsemble, NetTables};
 use petri_model::network::gpu_mirror::direct_f32;
 use petri_model::network::json::read_network;
-use petri_model::network::stats::{dsmts_case, Method};
 use petri_model::network::{Network, Reaction, Species};
 use std::path::Path;
 use std::time::Instant;

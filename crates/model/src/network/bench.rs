@@ -3,9 +3,9 @@
 //! one large (synthetic) network on the GPU, leaps per second against the CPU tau-leaping
 //! reference in the same run.
 
+use super::ensemble::Method;
 use super::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
 use super::gpu_leap::{GpuLeaper, LeapOptions};
-use super::stats::Method;
 use super::{odm, ssa, tau, Network};
 use crate::error::Result;
 use petri_engine::{GpuContext, Profiler};

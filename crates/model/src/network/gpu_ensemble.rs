@@ -13,7 +13,8 @@
 //! (seed, k, event, stream): the same seed gives the same trajectories whatever the chunk size,
 //! workgroup size or event budget.
 
-use super::stats::{check_times, Accumulator, EnsembleStats, Method};
+use super::ensemble::{check_times, Method};
+use super::stats::{Accumulator, EnsembleStats};
 use super::Network;
 use crate::error::{invalid, ModelError, Result};
 use petri_engine::kernel::{self, Access};

@@ -282,7 +282,7 @@ mod tests {
     fn birth_death_json_is_dsmts_00001() {
         let json = read_network(&assets().join("birth-death.json")).unwrap();
         let sbml =
-            read_network(&crate::network::stats::dsmts_dir().join("00001/00001-sbml-l3v1.xml"))
+            read_network(&crate::network::dsmts::dsmts_dir().join("00001/00001-sbml-l3v1.xml"))
                 .unwrap();
         assert_eq!(json.species[0].initial_count, sbml.species[0].initial_count);
         for (a, b) in json.reactions.iter().zip(&sbml.reactions) {

@@ -21,6 +21,8 @@
 //! enter propensities with their count but no reaction changes them.
 
 pub mod bench;
+pub mod dsmts;
+pub mod ensemble;
 pub mod gpu_compiled;
 pub mod gpu_ensemble;
 pub mod gpu_leap;
@@ -186,11 +188,11 @@ impl Network {
     }
 }
 
-/// The DSMTS corpus (`stats::dsmts_dir`), asserted present: a missing corpus fails the test
+/// The DSMTS corpus (`dsmts::dsmts_dir`), asserted present: a missing corpus fails the test
 /// that asked for it, the checks must not pass by skipping.
 #[cfg(test)]
 pub(crate) fn dsmts_dir() -> std::path::PathBuf {
-    let dir = stats::dsmts_dir();
+    let dir = dsmts::dsmts_dir();
     assert!(
         dir.join("00001").is_dir(),
         "the DSMTS corpus is missing: expected {} (the repository is cloned next to shared/)",

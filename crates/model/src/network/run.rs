@@ -3,9 +3,10 @@
 //! manifest.json (method, seed, n, times, network source, device, timings). The CLI calls
 //! this; an embedding program can too.
 
+use super::ensemble::{run_ensemble_cpu_with, Method};
 use super::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
 use super::output::{plot_mean_sd, write_mean_sd_csv, write_trajectories_csv, PLOT_COLOURS};
-use super::stats::{run_ensemble_cpu_with, EnsembleStats, Method};
+use super::stats::EnsembleStats;
 use super::Network;
 use crate::error::{invalid, ModelError, Result};
 use petri_engine::{AdapterSummary, GpuContext};
@@ -48,7 +49,7 @@ pub struct Manifest {
     pub reactions: usize,
     pub method: &'static str,
     pub seed: u64,
-    /// Trajectory i uses the seed `stats::trajectory_seed(seed, i)` on the CPU.
+    /// Trajectory i uses the seed `ensemble::trajectory_seed(seed, i)` on the CPU.
     pub trajectories: u64,
     pub t_end: f64,
     pub points: usize,

@@ -76,12 +76,13 @@ pub fn simulate_direct(
 
 #[cfg(test)]
 mod tests {
-    use super::super::stats::{dsmts_case, run_ensemble_cpu, Method};
+    use super::super::dsmts::dsmts_case;
+    use super::super::ensemble::{run_ensemble_cpu, Method};
     use super::super::{Reaction, Species};
     use super::*;
 
     /// A DSMTS case run `n` times by the direct method against its analytic mean and sd; the
-    /// misses of the pass rule (`stats::DsmtsCase::misses`), one line each.
+    /// misses of the pass rule (`dsmts::DsmtsCase::misses`), one line each.
     fn dsmts_misses(case: &str, n: u64, seed: u64) -> Vec<String> {
         let c = dsmts_case(case).unwrap();
         let net = c.network().unwrap();
