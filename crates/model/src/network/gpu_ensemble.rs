@@ -159,6 +159,17 @@ pub struct NetTables {
     pub order: Vec<u32>,
 }
 
+/// A reaction's rate as the f32 the GPU kernels use; refused if f32 cannot hold it.
+pub(crate) fn gpu_rate(r: &super::Reaction) -> Result<f32> {
+    let rate = r.rate as f32;
+    if !rate.is_finite() || (r.rate > 0.0 && rate == 0.0) {
+        let field = format!("reactions.{}.rate", r.id);
+        let allowed = "a rate representable in f32 (1e-38..3e38) on the GPU";
+        return Err(invalid(&field, r.rate, allowed));
+    }
+    Ok(rate)
+}
+
 impl NetTables {
     /// Refuses networks beyond the limits with the limit named.
     pub fn new(net: &Network) -> Result<Self> {
@@ -184,40 +195,19 @@ impl NetTables {
             }
             initial.push(s.initial_count as u32);
         }
-        let mut kinds = vec![0u32; ns];
+        let kinds = net.reactant_kinds();
+        let state_changes = net.state_changes();
         let mut reactions = Vec::with_capacity(nr);
-        for r in &net.reactions {
-            let rate = r.rate as f32;
-            if !rate.is_finite() || (r.rate > 0.0 && rate == 0.0) {
-                let field = format!("reactions.{}.rate", r.id);
-                return Err(invalid(
-                    &field,
-                    r.rate,
-                    "a rate representable in f32 (1e-38..3e38) on the GPU",
-                ));
-            }
+        for (j, r) in net.reactions.iter().enumerate() {
+            let rate = gpu_rate(r)?;
             let mut reactants = [(0u32, 0u32); 2];
             for (k, &(s, nu)) in r.reactants.iter().enumerate() {
                 reactants[k] = (s as u32, nu);
-                if !net.species[s].boundary {
-                    let kind = match (r.order(), nu) {
-                        (1, _) => 1,
-                        (_, 2) => 3,
-                        _ => 2,
-                    };
-                    kinds[s] = kinds[s].max(kind);
-                }
             }
-            let mut changes: Vec<(u32, i32)> = Vec::new();
-            for (list, sign) in [(&r.reactants, -1i32), (&r.products, 1i32)] {
-                for &(s, nu) in list.iter().filter(|(s, _)| !net.species[*s].boundary) {
-                    match changes.iter_mut().find(|(t, _)| *t == s as u32) {
-                        Some((_, d)) => *d += sign * nu as i32,
-                        None => changes.push((s as u32, sign * nu as i32)),
-                    }
-                }
-            }
-            changes.retain(|&(_, d)| d != 0);
+            let changes: Vec<(u32, i32)> = state_changes[j]
+                .iter()
+                .map(|&(s, d)| (s as u32, d as i32))
+                .collect();
             let mut consumes = [(0u32, 0u32); 2];
             for (k, &(s, d)) in changes.iter().filter(|(_, d)| *d < 0).enumerate() {
                 consumes[k] = (s, (-d) as u32);

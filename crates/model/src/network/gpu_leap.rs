@@ -194,16 +194,7 @@ impl GpuLeaper {
         }
         let off_rate = words.len() as u32;
         for r in &net.reactions {
-            let rate = r.rate as f32;
-            if !rate.is_finite() || (r.rate > 0.0 && rate == 0.0) {
-                let field = format!("reactions.{}.rate", r.id);
-                return Err(invalid(
-                    &field,
-                    r.rate,
-                    "a rate representable in f32 on the GPU",
-                ));
-            }
-            words.push(rate.to_bits());
+            words.push(super::gpu_ensemble::gpu_rate(r)?.to_bits());
         }
         let mut per_species: Vec<Vec<(u32, i32)>> = vec![Vec::new(); ns];
         for (j, ch) in changes.iter().enumerate() {
@@ -225,20 +216,7 @@ impl GpuLeaper {
             }
         }
         let off_kinds = words.len() as u32;
-        let mut kinds = vec![0u32; ns];
-        for r in &net.reactions {
-            for &(s, nu) in &r.reactants {
-                if !net.species[s].boundary {
-                    let kind = match (r.order(), nu) {
-                        (1, _) => 1,
-                        (_, 2) => 3,
-                        _ => 2,
-                    };
-                    kinds[s] = kinds[s].max(kind);
-                }
-            }
-        }
-        words.extend(&kinds);
+        words.extend(net.reactant_kinds());
 
         let blocks_rx = (nr as u32).div_ceil(WG).max(1);
         let blocks_sp = (ns as u32).div_ceil(WG);

@@ -103,6 +103,28 @@ impl Network {
         self.species.iter().map(|s| s.initial_count).collect()
     }
 
+    /// Per species, the kind of the highest-order reaction that has it as a reactant (the
+    /// cases of the CGP 2006 g_i): 0 none (or a boundary species), 1 first order, 2 second
+    /// order with another species, 3 second order with itself (2A).
+    pub fn reactant_kinds(&self) -> Vec<u32> {
+        let mut kinds = vec![0u32; self.species.len()];
+        for r in &self.reactions {
+            for &(s, nu) in r
+                .reactants
+                .iter()
+                .filter(|(s, _)| !self.species[*s].boundary)
+            {
+                let kind = match (r.order(), nu) {
+                    (1, _) => 1,
+                    (_, 2) => 3,
+                    _ => 2,
+                };
+                kinds[s] = kinds[s].max(kind);
+            }
+        }
+        kinds
+    }
+
     /// Net change of the counts per reaction, `[reaction] -> [(species, change)]`: products
     /// minus reactants, zero changes and boundary species left out (no reaction changes those).
     pub fn state_changes(&self) -> Vec<Vec<(usize, i64)>> {

@@ -293,6 +293,13 @@ impl Slab {
         })
     }
 
+    /// Byte offset in the particle buffer of word plane `w` at global plane `global_plane`.
+    fn word_offset(&self, w: u64, global_plane: u32) -> u64 {
+        let u = &self.uniforms;
+        let local = (global_plane - self.base) as u64;
+        (w * u.sites as u64 + local * (u.nx * u.ny) as u64) * 4
+    }
+
     pub fn owned_planes(&self) -> u32 {
         self.own.1 - self.own.0
     }
@@ -332,9 +339,8 @@ impl Slab {
         let block = u.halo_depth as u64 * plane_bytes(u);
         let first = [self.own.0, self.own.1 - u.halo_depth];
         for (k, plane) in first.into_iter().enumerate() {
-            let local = (plane - self.base) as u64;
             for w in from as u64..to as u64 {
-                let src = (w * u.sites as u64 + local * (u.nx * u.ny) as u64) * 4;
+                let src = self.word_offset(w, plane);
                 let dst = STAGE_HEADER + (4 * k as u64 + w) * block;
                 encoder.copy_buffer_to_buffer(&self.a, src, stage, dst, block);
             }
@@ -398,12 +404,10 @@ impl Slab {
     fn write_halo(&self, global_plane: u32, words: &[u32], n: usize) {
         let u = &self.uniforms;
         let block = u.halo_depth as usize * (u.nx * u.ny) as usize;
-        let local = (global_plane - self.base) as u64;
         for w in 0..n {
-            let dst = (w as u64 * u.sites as u64 + local * (u.nx * u.ny) as u64) * 4;
             self.ctx.queue.write_buffer(
                 &self.a,
-                dst,
+                self.word_offset(w as u64, global_plane),
                 bytemuck::cast_slice(&words[w * block..(w + 1) * block]),
             );
         }
@@ -456,9 +460,8 @@ impl Slab {
         let n = self.owned_planes() as u64 * plane_sites;
         let stage = buffers::staging(&self.ctx, "rdme lattice", 16 * n);
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-        let local = (self.own.0 - self.base) as u64;
         for w in 0..4 {
-            let src = (w * u.sites as u64 + local * plane_sites) * 4;
+            let src = self.word_offset(w, self.own.0);
             enc.copy_buffer_to_buffer(&self.a, src, &stage, w * n * 4, n * 4);
         }
         self.ctx.queue.submit([enc.finish()]);
