@@ -12,6 +12,7 @@
 //!include rdme/particles.wgsl
 //!include rdme/region.wgsl
 //!include rdme/overflow.wgsl
+//!include rdme/hop.wgsl
 
 override AXIS: u32 = 0u;
 override WX: u32 = 64u;
@@ -23,10 +24,6 @@ override WY: u32 = 4u;
 @group(1) @binding(3) var<storage, read> types: array<u32>;
 @group(1) @binding(4) var<storage, read> hop: array<f32>;
 @group(1) @binding(5) var<storage, read_write> overflow: array<atomic<u32>>;
-
-fn hop_q(from_type: u32, to_type: u32, species: u32) -> f32 {
-    return hop[(from_type * lat.n_types + to_type) * lat.n_species + species];
-}
 
 // The destination site being assembled.
 var<private> out_words: vec4<u32>;
@@ -57,18 +54,7 @@ fn gather_from(i: u32, g: u32, t: u32, t_dest: u32, t_minus: u32, t_plus: u32, d
             if sp == 0u {
                 break;
             }
-            let u = rng_unit(r[b]);
-            var moves = false;
-            if dir > 0 {
-                moves = u < hop_q(t, t_dest, sp);
-            } else if dir < 0 {
-                moves = u >= 1.0 - hop_q(t, t_dest, sp);
-            } else {
-                let q_plus = select(0.0, hop_q(t, t_plus, sp), t_plus != 0xFFFFFFFFu);
-                let q_minus = select(0.0, hop_q(t, t_minus, sp), t_minus != 0xFFFFFFFFu);
-                moves = !(u < q_plus) && !(u >= 1.0 - q_minus);
-            }
-            if moves {
+            if arrives(dir, rng_unit(r[b]), t, t_dest, t_minus, t_plus, sp) {
                 arrive(dest, sp);
             }
         }
@@ -104,10 +90,9 @@ fn diffuse(@builtin(global_invocation_id) gid: vec3<u32>) {
         dst[i] = 0u;
         return;
     }
-    let none = 0xFFFFFFFFu;
     let t = site_type(i);
-    var t_minus = none;
-    var t_plus = none;
+    var t_minus = NO_SITE;
+    var t_plus = NO_SITE;
     if has_minus {
         t_minus = site_type(i - stride);
     }
@@ -116,12 +101,12 @@ fn diffuse(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     out_words = vec4<u32>(0u);
     out_count = 0u;
-    if t_minus != none {
-        gather_from(i - stride, g - stride, t_minus, t, none, none, 1, g);
+    if t_minus != NO_SITE {
+        gather_from(i - stride, g - stride, t_minus, t, NO_SITE, NO_SITE, 1, g);
     }
     gather_from(i, g, t, t, t_minus, t_plus, 0, g);
-    if t_plus != none {
-        gather_from(i + stride, g + stride, t_plus, t, none, none, -1, g);
+    if t_plus != NO_SITE {
+        gather_from(i + stride, g + stride, t_plus, t, NO_SITE, NO_SITE, -1, g);
     }
     let used = words_in_use(min(out_count, CAPACITY));
     for (var w = 0u; w < used; w++) {
