@@ -117,10 +117,11 @@ pub fn run(args: RunArgs) -> Result<()> {
         let show =
             |v: Option<f64>, unit: &str| v.map_or("none".into(), |x| format!("{x:.3}{unit}"));
         println!(
-            "{name}: pole correlation {}, period {}, lowest at mid-cell: {}",
+            "{name}: pole correlation {}, period {}, lowest at mid-cell: {} (mid-cell / poles {})",
             show(a.pole_correlation, ""),
             show(a.period_s, " s"),
-            if a.lowest_at_mid_cell { "yes" } else { "no" }
+            if a.lowest_at_mid_cell { "yes" } else { "no" },
+            show(a.mid_to_pole_ratio, "")
         );
     }
     Ok(())

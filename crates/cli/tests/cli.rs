@@ -161,8 +161,8 @@ const RDME_CONFIG: &str = r#"{
         {"reactants": ["B"], "products": ["A"], "rate": 100.0, "units": "1/s", "site_types": ["cytoplasm"]}
     ],
     "initial": [{"species": "A", "count": 500, "site_types": ["cytoplasm"]}],
-    "output": {"observe_every": 10, "kymograph_species": "B", "snapshot_species": ["A", "B"],
-        "snapshot_every": 20}
+    "output": {"observe_every": 10, "kymograph_species": "B", "kymograph_site_type": "membrane",
+        "snapshot_species": ["A", "B"], "snapshot_every": 20}
 }"#;
 
 #[test]
@@ -200,6 +200,22 @@ fn rdme_run_writes_outputs_and_resumes() {
     }
     let csv = std::fs::read_to_string(dir.join("a/observables.csv")).unwrap();
     assert_eq!(csv.lines().count(), 1 + 5, "{csv}");
+    // The analysed profile is B per membrane site: at most 16, and 0 where no plane has membrane.
+    let a: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("a/analysis.json")).unwrap()).unwrap();
+    let profile: Vec<f64> = a["profile"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(profile.len(), 32);
+    assert!(
+        profile.iter().all(|&p| (0.0..=16.0).contains(&p)),
+        "{profile:?}"
+    );
+    assert!(profile.iter().any(|&p| p > 0.0), "{profile:?}");
+    assert!(a["mid_to_pole_ratio"].is_number(), "{a}");
 
     // Resuming needs the config as well; on two devices the run carries on the same.
     let ck = dir.join("a/checkpoint.petri").display().to_string();
@@ -260,6 +276,17 @@ fn bad_rdme_config_is_refused_with_the_field_named() {
     assert_refused(
         &petri(&["run", &cfg, "--out", &out]),
         &["unknown field", "colour"],
+    );
+    let cfg = write_config(
+        &dir,
+        &RDME_CONFIG.replace(
+            r#""kymograph_site_type": "membrane""#,
+            r#""kymograph_site_type": "wall""#,
+        ),
+    );
+    assert_refused(
+        &petri(&["run", &cfg, "--out", &out]),
+        &["output.kymograph_site_type", "wall"],
     );
     assert!(
         !dir.join("out").exists(),

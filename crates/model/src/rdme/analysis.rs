@@ -1,7 +1,9 @@
 //! Analysis of a kymograph (counts of one species along z over time) for the Min oscillation:
 //! pole-to-pole switching shows as anti-correlated counts in the two end thirds of the cell, a
 //! period in the autocorrelation of their difference, and a time-averaged profile that is lowest
-//! at mid-cell (Hallock 2014, Fange & Elf 2006).
+//! at mid-cell (Hallock 2014, Fange & Elf 2006). With the sites per plane of the species' site
+//! type (the membrane for MinD_m) the profile is an occupancy, particles per site, so planes with
+//! few such sites (a capsule's tips) are not mistaken for a minimum.
 
 use serde::Serialize;
 
@@ -28,8 +30,12 @@ pub struct OscillationReport {
     pub anti_phase: bool,
     /// Period of the left - right difference from its autocorrelation (None: no peak).
     pub period_s: Option<f64>,
-    /// Counts per z plane averaged over the rows used.
+    /// Counts per z plane averaged over the rows used, per site when the sites per plane were
+    /// given (0 in planes without such sites).
     pub profile: Vec<f64>,
+    /// Mean profile over the middle third of the occupied planes over the mean over the two
+    /// pole thirds (None: the poles are empty): well below 1 when the pattern avoids mid-cell.
+    pub mid_to_pole_ratio: Option<f64>,
     /// Plane of the profile minimum over the occupied range (first one on ties).
     pub profile_min_plane: Option<usize>,
     /// The profile minimum lies in the middle third of the occupied range.
@@ -44,11 +50,17 @@ pub struct OscillationReport {
 pub const MIN_SAMPLES: usize = 4;
 
 /// Analyses `rows` (time-ordered, equal lengths), discarding the first `skip_s` seconds (from
-/// the first row's time) for the correlation, the period and the profile.
-pub fn analyze(rows: &[KymographRow], skip_s: f64) -> OscillationReport {
+/// the first row's time) for the correlation, the period and the profile. `sites_per_plane`
+/// (one per z plane) turns the profile into an occupancy; planes without sites are left out.
+pub fn analyze(
+    rows: &[KymographRow],
+    skip_s: f64,
+    sites_per_plane: Option<&[u64]>,
+) -> OscillationReport {
     let planes = rows.first().map_or(0, |r| r.1.len());
+    let has_sites = |z: usize| sites_per_plane.is_none_or(|s| s.get(z).copied().unwrap_or(0) > 0);
     let occupied: Vec<usize> = (0..planes)
-        .filter(|&z| rows.iter().any(|r| r.1.get(z).copied().unwrap_or(0) > 0))
+        .filter(|&z| has_sites(z) && rows.iter().any(|r| r.1.get(z).copied().unwrap_or(0) > 0))
         .collect();
     let occupied_planes = occupied.first().zip(occupied.last()).map(|(&a, &b)| [a, b]);
     let span = occupied_planes.map_or(0, |[a, b]| b - a + 1);
@@ -99,6 +111,11 @@ pub fn analyze(rows: &[KymographRow], skip_s: f64) -> OscillationReport {
             *p += c as f64 / used.len() as f64;
         }
     }
+    if let Some(sites) = sites_per_plane {
+        for (p, &n) in profile.iter_mut().zip(sites) {
+            *p = if n > 0 { *p / n as f64 } else { 0.0 };
+        }
+    }
     let profile_min_plane = occupied_planes.map(|[a, b]| {
         (a..=b).fold(
             a,
@@ -109,6 +126,17 @@ pub fn analyze(rows: &[KymographRow], skip_s: f64) -> OscillationReport {
         (Some([a, b]), Some(z)) => span >= 3 && z >= a + pole_planes && z + pole_planes <= b,
         _ => false,
     };
+    let mid_to_pole_ratio = occupied_planes.and_then(|[a, b]| {
+        if span < 3 {
+            return None;
+        }
+        let mean = |r: std::ops::Range<usize>| {
+            let n = r.len() as f64;
+            profile[r].iter().sum::<f64>() / n
+        };
+        let poles = 0.5 * (mean(a..a + pole_planes) + mean(b + 1 - pole_planes..b + 1));
+        (poles > 0.0).then(|| mean(a + pole_planes..b + 1 - pole_planes) / poles)
+    });
     let mean_asymmetry = if asymmetry.is_empty() {
         0.0
     } else {
@@ -124,6 +152,7 @@ pub fn analyze(rows: &[KymographRow], skip_s: f64) -> OscillationReport {
         pole_correlation,
         period_s,
         profile,
+        mid_to_pole_ratio,
         profile_min_plane,
         lowest_at_mid_cell,
         time_s: rows.iter().map(|r| r.0).collect(),
@@ -237,7 +266,7 @@ mod tests {
     #[test]
     fn a_pole_to_pole_pattern_gives_its_period_anti_phase_and_a_mid_cell_minimum() {
         for period in [40.0, 63.0] {
-            let r = analyze(&pole_to_pole(period, 0.5, 800), 20.0);
+            let r = analyze(&pole_to_pole(period, 0.5, 800), 20.0, None);
             assert_eq!(r.occupied_planes, Some([2, 29]));
             assert_eq!(r.pole_planes, 9);
             assert!(
@@ -257,10 +286,45 @@ mod tests {
         }
     }
 
+    /// A capsule's tips have few membrane sites per plane: in counts the pattern below is lowest
+    /// at the tips, in particles per site it is lowest at mid-cell.
+    #[test]
+    fn occupancy_per_site_finds_the_mid_cell_minimum_that_counts_hide() {
+        let sites: Vec<u64> = (0..30)
+            .map(|z| match z {
+                0 | 29 => 0,
+                1 | 28 => 4,
+                2 | 27 => 20,
+                _ => 60,
+            })
+            .collect();
+        // Three per site at the poles, one per site in the middle.
+        let per_site = |z: usize| if !(10..20).contains(&z) { 3 } else { 1 };
+        let rows: Vec<KymographRow> = (0..50)
+            .map(|i| {
+                let counts = (0..30).map(|z| sites[z] * per_site(z)).collect();
+                (i as f64, counts)
+            })
+            .collect();
+        let counts_only = analyze(&rows, 0.0, None);
+        assert_eq!(counts_only.profile_min_plane, Some(1));
+        assert!(!counts_only.lowest_at_mid_cell);
+        let r = analyze(&rows, 0.0, Some(&sites));
+        assert_eq!(r.occupied_planes, Some([1, 28]));
+        assert!(r.lowest_at_mid_cell, "{:?}", r.profile);
+        assert!((r.profile[15] - 1.0).abs() < 1e-12, "{:?}", r.profile);
+        assert!((r.profile[1] - 3.0).abs() < 1e-12, "{:?}", r.profile);
+        assert!(
+            r.mid_to_pole_ratio.unwrap() < 0.5,
+            "{:?}",
+            r.mid_to_pole_ratio
+        );
+    }
+
     #[test]
     fn a_constant_uniform_pattern_has_no_period() {
         let rows: Vec<KymographRow> = (0..200).map(|i| (i as f64 * 0.5, vec![5; 32])).collect();
-        let r = analyze(&rows, 10.0);
+        let r = analyze(&rows, 10.0, None);
         assert_eq!(r.period_s, None);
         assert_eq!(r.pole_correlation, None);
         assert!(!r.anti_phase);
@@ -281,19 +345,19 @@ mod tests {
         let rows: Vec<KymographRow> = (0..400)
             .map(|i| (i as f64, (0..30).map(|_| 3 + next()).collect()))
             .collect();
-        let r = analyze(&rows, 0.0);
+        let r = analyze(&rows, 0.0, None);
         assert_eq!(r.period_s, None);
         assert!(r.pole_correlation.unwrap().abs() < 0.3);
     }
 
     #[test]
     fn empty_and_short_kymographs_give_an_empty_report() {
-        let r = analyze(&[], 1.0);
+        let r = analyze(&[], 1.0, None);
         assert_eq!((r.samples, r.occupied_planes, r.period_s), (0, None, None));
-        let r = analyze(&[(0.0, vec![0, 0, 0]), (1.0, vec![0, 0, 0])], 0.0);
+        let r = analyze(&[(0.0, vec![0, 0, 0]), (1.0, vec![0, 0, 0])], 0.0, None);
         assert_eq!(r.occupied_planes, None);
         assert!(!r.lowest_at_mid_cell);
-        let r = analyze(&[(0.0, vec![0, 4, 0]), (1.0, vec![0, 2, 0])], 0.0);
+        let r = analyze(&[(0.0, vec![0, 4, 0]), (1.0, vec![0, 2, 0])], 0.0, None);
         assert_eq!((r.occupied_planes, r.pole_planes), (Some([1, 1]), 1));
         assert_eq!(r.asymmetry, vec![0.0, 0.0]);
     }

@@ -99,6 +99,10 @@ pub struct OutputConfig {
     pub observe_every: u64,
     /// Species drawn in the kymograph PNG (counts along z over time).
     pub kymograph_species: Option<String>,
+    /// Site type whose sites per z plane turn the analysed profile into an occupancy
+    /// (particles per site), e.g. "membrane" for MinD_m (Hallock 2014, Fig. 10): without it the
+    /// capsule's tips, which have few membrane sites per plane, look empty.
+    pub kymograph_site_type: Option<String>,
     /// Species written to the VTK snapshots (counts per site).
     pub snapshot_species: Vec<String>,
     /// Steps between snapshots; 0: only the final state.
@@ -110,6 +114,7 @@ impl Default for OutputConfig {
         Self {
             observe_every: 1000,
             kymograph_species: None,
+            kymograph_site_type: None,
             snapshot_species: Vec::new(),
             snapshot_every: 0,
         }
@@ -400,6 +405,9 @@ impl RdmeConfig {
         }
         if let Some(k) = &out.kymograph_species {
             self.species_id("output.kymograph_species", k)?;
+        }
+        if let Some(t) = &out.kymograph_site_type {
+            self.type_id("output.kymograph_site_type", t)?;
         }
         for s in &out.snapshot_species {
             self.species_id("output.snapshot_species", s)?;

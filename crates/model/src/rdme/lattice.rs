@@ -62,6 +62,15 @@ impl Lattice {
         unpack(self.site(i))
     }
 
+    /// Sites of type `t` in each z plane.
+    pub fn sites_per_plane(&self, t: u8) -> Vec<u64> {
+        let plane = (self.shape[0] * self.shape[1]) as usize;
+        self.types
+            .chunks(plane)
+            .map(|p| p.iter().filter(|&&x| x == t).count() as u64)
+            .collect()
+    }
+
     pub fn count(&self, i: usize) -> usize {
         count(self.site(i))
     }
