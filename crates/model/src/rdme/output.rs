@@ -41,10 +41,21 @@ pub fn observables_row(o: &Observables) -> Vec<f64> {
 pub struct ObservablesCsv(TimeSeriesWriter);
 
 impl ObservablesCsv {
-    pub fn create(path: &Path, cfg: &RdmeConfig) -> Result<Self> {
+    /// Creates observables.csv; with `continue_from` (a resumed run's first step) the rows of
+    /// an earlier run in the file before that step are kept, so a run resumed into its own
+    /// folder leaves one file for the whole run.
+    pub fn create(path: &Path, cfg: &RdmeConfig, continue_from: Option<u64>) -> Result<Self> {
         let cols = observables_columns(cfg);
         let cols: Vec<&str> = cols.iter().map(String::as_str).collect();
-        Ok(Self(TimeSeriesWriter::create(path, &cols)?))
+        let earlier = match continue_from {
+            Some(step) => earlier_rows(path, &cols, |row| row[0] < step as f64),
+            None => Vec::new(),
+        };
+        let mut w = TimeSeriesWriter::create(path, &cols)?;
+        for row in &earlier {
+            w.write_row(row)?;
+        }
+        Ok(Self(w))
     }
 
     pub fn write(&mut self, o: &Observables) -> Result<()> {
@@ -54,6 +65,33 @@ impl ObservablesCsv {
     pub fn flush(&mut self) -> Result<()> {
         Ok(self.0.flush()?)
     }
+}
+
+/// The rows of an earlier run's CSV at `path` that `keep` accepts, up to the first it does not;
+/// none when the file is missing, has another header (another config) or a row that does not
+/// read as numbers. Values read back exactly: the writer prints the shortest text that does.
+fn earlier_rows(path: &Path, columns: &[&str], keep: impl Fn(&[f64]) -> bool) -> Vec<Vec<f64>> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let mut lines = text.lines();
+    if lines.next() != Some(columns.join(",").as_str()) {
+        return Vec::new();
+    }
+    let mut rows = Vec::new();
+    for line in lines {
+        let row: Option<Vec<f64>> = line.split(',').map(|v| v.parse().ok()).collect();
+        match row {
+            Some(r) if r.len() == columns.len() => {
+                if !keep(&r) {
+                    break;
+                }
+                rows.push(r);
+            }
+            _ => return Vec::new(),
+        }
+    }
+    rows
 }
 
 /// The counts of one species along z over time: kymograph.csv (time_s, then one column per
@@ -67,16 +105,38 @@ pub struct Kymograph {
 }
 
 impl Kymograph {
-    pub fn create(path: &Path, cfg: &RdmeConfig, species: &str) -> Result<Self> {
+    /// Creates kymograph.csv; with `continue_from` (a resumed run's first step) the rows of an
+    /// earlier run in the file before that step are kept, in the file and in `rows` (so the
+    /// PNG and the analysis cover the whole run).
+    pub fn create(
+        path: &Path,
+        cfg: &RdmeConfig,
+        species: &str,
+        continue_from: Option<u64>,
+    ) -> Result<Self> {
         let species_id = cfg.species_id("output.kymograph_species", species)? as usize;
         let mut cols = vec!["time_s".to_string()];
         cols.extend((0..cfg.lattice.shape[2]).map(|z| format!("z{z}")));
         let cols: Vec<&str> = cols.iter().map(String::as_str).collect();
+        // The file holds times only: rows half a step or more before the resumed step.
+        let earlier = match continue_from {
+            Some(step) => {
+                let before_s = (step as f64 - 0.5) * cfg.tau_s;
+                earlier_rows(path, &cols, |row| row[0] < before_s)
+            }
+            None => Vec::new(),
+        };
+        let mut csv = TimeSeriesWriter::create(path, &cols)?;
+        let mut rows = Vec::with_capacity(earlier.len());
+        for row in &earlier {
+            csv.write_row(row)?;
+            rows.push((row[0], row[1..].iter().map(|&c| c as u64).collect()));
+        }
         Ok(Self {
             species: species.to_string(),
             species_id,
-            csv: TimeSeriesWriter::create(path, &cols)?,
-            rows: Vec::new(),
+            csv,
+            rows,
         })
     }
 

@@ -110,11 +110,18 @@ pub fn run(
     let setup_s = t_setup.elapsed().as_secs_f64();
 
     let mut outputs = vec!["observables.csv".to_string()];
-    let mut csv = ObservablesCsv::create(&dir.join("observables.csv"), cfg)?;
+    // A run resumed into the folder of the run it continues carries its time series on.
+    let continue_from = opts.resume.as_ref().map(|_| first_step);
+    let mut csv = ObservablesCsv::create(&dir.join("observables.csv"), cfg, continue_from)?;
     let mut kymograph = match &cfg.output.kymograph_species {
         Some(species) => {
             outputs.push("kymograph.csv".into());
-            Some(Kymograph::create(&dir.join("kymograph.csv"), cfg, species)?)
+            Some(Kymograph::create(
+                &dir.join("kymograph.csv"),
+                cfg,
+                species,
+                continue_from,
+            )?)
         }
         None => None,
     };
