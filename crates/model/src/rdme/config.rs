@@ -99,9 +99,9 @@ pub struct OutputConfig {
     pub observe_every: u64,
     /// Species drawn in the kymograph PNG (counts along z over time).
     pub kymograph_species: Option<String>,
-    /// Site type whose sites per z plane turn the analysed profile into an occupancy
-    /// (particles per site), e.g. "membrane" for MinD_m (Hallock 2014, Fig. 10): without it the
-    /// capsule's tips, which have few membrane sites per plane, look empty.
+    /// Site type whose sites per z plane turn the kymograph PNG and the analysed profile into an
+    /// occupancy (particles per site), e.g. "membrane" for MinD_m (Hallock 2014, Fig. 10):
+    /// without it the capsule's tips, which have few membrane sites per plane, look empty.
     pub kymograph_site_type: Option<String>,
     /// Species written to the VTK snapshots (counts per site).
     pub snapshot_species: Vec<String>,

@@ -155,17 +155,24 @@ impl Kymograph {
 }
 
 /// The kymograph as a picture: one column per z plane, one row per observation with time
-/// going down (at most `KYMOGRAPH_MAX_ROWS`, picked evenly), viridis scaled to the largest count.
-pub fn kymograph_image(rows: &[KymographRow]) -> RgbImage {
+/// going down (at most `KYMOGRAPH_MAX_ROWS`, picked evenly), viridis scaled to the largest value.
+/// With `sites_per_plane` a pixel is the count per site of the plane (0 where it has none), as
+/// the analysis sees it; otherwise the count.
+pub fn kymograph_image(rows: &[KymographRow], sites_per_plane: Option<&[u64]>) -> RgbImage {
     let planes = rows.first().map_or(0, |r| r.1.len());
     let height = rows.len().min(KYMOGRAPH_MAX_ROWS);
+    let value = |z: usize, c: u64| match sites_per_plane {
+        Some(sites) => match sites.get(z).copied().unwrap_or(0) {
+            0 => 0.0,
+            n => c as f64 / n as f64,
+        },
+        None => c as f64,
+    };
     let max = rows
         .iter()
-        .flat_map(|r| r.1.iter())
-        .copied()
-        .max()
-        .unwrap_or(0)
-        .max(1);
+        .flat_map(|r| r.1.iter().enumerate().map(|(z, &c)| value(z, c)))
+        .fold(0.0, f64::max);
+    let max = if max > 0.0 { max } else { 1.0 };
     let mut img = RgbImage::new(planes, height);
     for y in 0..height {
         // Evenly spaced rows, the first and the last included.
@@ -175,14 +182,18 @@ pub fn kymograph_image(rows: &[KymographRow]) -> RgbImage {
             0
         };
         for (z, &c) in rows[i].1.iter().enumerate() {
-            img.pixels[z + planes * y] = colormap_viridis(c as f32 / max as f32);
+            img.pixels[z + planes * y] = colormap_viridis((value(z, c) / max) as f32);
         }
     }
     img
 }
 
-pub fn write_kymograph_png(path: &Path, rows: &[KymographRow]) -> Result<()> {
-    Ok(kymograph_image(rows).save_png(path)?)
+pub fn write_kymograph_png(
+    path: &Path,
+    rows: &[KymographRow],
+    sites_per_plane: Option<&[u64]>,
+) -> Result<()> {
+    Ok(kymograph_image(rows, sites_per_plane).save_png(path)?)
 }
 
 /// File name of the lattice snapshot at `step`.
@@ -266,14 +277,20 @@ mod tests {
     #[test]
     fn kymograph_rows_are_subsampled_evenly_and_scaled_to_the_max() {
         let rows: Vec<KymographRow> = (0..2500).map(|i| (i as f64, vec![0, i % 7, 6])).collect();
-        let img = kymograph_image(&rows);
+        let img = kymograph_image(&rows, None);
         assert_eq!((img.width, img.height), (3, KYMOGRAPH_MAX_ROWS));
         assert_eq!(img.get(2, 0), Some(colormap_viridis(1.0)));
         assert_eq!(img.get(0, 999), Some(colormap_viridis(0.0)));
         // Last picture row is the last observation: 2499 % 7 = 0.
         assert_eq!(img.get(1, 999), Some(colormap_viridis(0.0)));
-        let few = kymograph_image(&rows[..5]);
+        let few = kymograph_image(&rows[..5], None);
         assert_eq!((few.width, few.height), (3, 5));
         assert_eq!(few.get(1, 4), Some(colormap_viridis(4.0 / 6.0)));
+        // Per site: plane 2 holds 6 on 12 sites (0.5), plane 1 up to 4 on 2 sites (2.0, the
+        // largest), plane 0 has no sites.
+        let per_site = kymograph_image(&rows[..5], Some(&[0, 2, 12]));
+        assert_eq!(per_site.get(2, 0), Some(colormap_viridis(0.25)));
+        assert_eq!(per_site.get(1, 4), Some(colormap_viridis(1.0)));
+        assert_eq!(per_site.get(0, 4), Some(colormap_viridis(0.0)));
     }
 }

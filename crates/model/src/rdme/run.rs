@@ -190,14 +190,15 @@ pub fn run(
     let mut analysis = None;
     if let Some(k) = kymograph.as_mut() {
         k.flush()?;
-        write_kymograph_png(&dir.join("kymograph.png"), &k.rows)?;
-        let span = k.rows.last().map_or(0.0, |r| r.0) - k.rows[0].0;
+        // Occupancy (per site of the type) in the picture and the analysis alike.
         let sites = match &cfg.output.kymograph_site_type {
             Some(t) => {
                 Some(lattice.sites_per_plane(cfg.type_id("output.kymograph_site_type", t)? as u8))
             }
             None => None,
         };
+        write_kymograph_png(&dir.join("kymograph.png"), &k.rows, sites.as_deref())?;
+        let span = k.rows.last().map_or(0.0, |r| r.0) - k.rows[0].0;
         let report = analyze(&k.rows, ANALYSIS_SKIP_FRACTION * span, sites.as_deref());
         petri_output::write_json_pretty(&dir.join("analysis.json"), &report)?;
         outputs.extend(["kymograph.png".to_string(), "analysis.json".to_string()]);
