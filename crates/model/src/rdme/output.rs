@@ -274,6 +274,40 @@ fn escape(s: &str) -> String {
 mod tests {
     use super::*;
 
+    /// An earlier run's rows are kept up to the resumed step, and only from a file with the same
+    /// columns that reads as numbers throughout.
+    #[test]
+    fn earlier_rows_come_only_from_a_matching_readable_file() {
+        let dir = std::env::temp_dir().join(format!("petri-earlier-rows-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("series.csv");
+        let before_3 = |r: &[f64]| r[0] < 3.0;
+        assert!(
+            earlier_rows(&path, &["step", "x"], before_3).is_empty(),
+            "no file"
+        );
+        std::fs::write(&path, "step,x\n0,0.5\n1,1e-7\n2,3\n3,4\n4,5\n").unwrap();
+        assert_eq!(
+            earlier_rows(&path, &["step", "x"], before_3),
+            vec![vec![0.0, 0.5], vec![1.0, 1e-7], vec![2.0, 3.0]]
+        );
+        assert!(
+            earlier_rows(&path, &["step", "y"], before_3).is_empty(),
+            "other columns"
+        );
+        std::fs::write(&path, "step,x\n0,0.5\n1,oops\n").unwrap();
+        assert!(
+            earlier_rows(&path, &["step", "x"], before_3).is_empty(),
+            "not numbers"
+        );
+        std::fs::write(&path, "step,x\n0,0.5,9\n").unwrap();
+        assert!(
+            earlier_rows(&path, &["step", "x"], before_3).is_empty(),
+            "wrong width"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn kymograph_rows_are_subsampled_evenly_and_scaled_to_the_max() {
         let rows: Vec<KymographRow> = (0..2500).map(|i| (i as f64, vec![0, i % 7, 6])).collect();
