@@ -47,15 +47,8 @@ impl ObservablesCsv {
     pub fn create(path: &Path, cfg: &RdmeConfig, continue_from: Option<u64>) -> Result<Self> {
         let cols = observables_columns(cfg);
         let cols: Vec<&str> = cols.iter().map(String::as_str).collect();
-        let earlier = match continue_from {
-            Some(step) => earlier_rows(path, &cols, |row| row[0] < step as f64),
-            None => Vec::new(),
-        };
-        let mut w = TimeSeriesWriter::create(path, &cols)?;
-        for row in &earlier {
-            w.write_row(row)?;
-        }
-        Ok(Self(w))
+        let keep = continue_from.map(|step| move |row: &[f64]| row[0] < step as f64);
+        Ok(Self(continued_writer(path, &cols, keep)?.0))
     }
 
     pub fn write(&mut self, o: &Observables) -> Result<()> {
@@ -65,6 +58,21 @@ impl ObservablesCsv {
     pub fn flush(&mut self) -> Result<()> {
         Ok(self.0.flush()?)
     }
+}
+
+/// A new CSV writer at `path`; with `keep`, it starts with the earlier rows that `keep` accepts
+/// (`earlier_rows`), which it also returns.
+fn continued_writer(
+    path: &Path,
+    columns: &[&str],
+    keep: Option<impl Fn(&[f64]) -> bool>,
+) -> Result<(TimeSeriesWriter, Vec<Vec<f64>>)> {
+    let earlier = keep.map_or_else(Vec::new, |k| earlier_rows(path, columns, k));
+    let mut w = TimeSeriesWriter::create(path, columns)?;
+    for row in &earlier {
+        w.write_row(row)?;
+    }
+    Ok((w, earlier))
 }
 
 /// The rows of an earlier run's CSV at `path` that `keep` accepts, up to the first it does not;
@@ -119,19 +127,15 @@ impl Kymograph {
         cols.extend((0..cfg.lattice.shape[2]).map(|z| format!("z{z}")));
         let cols: Vec<&str> = cols.iter().map(String::as_str).collect();
         // The file holds times only: rows half a step or more before the resumed step.
-        let earlier = match continue_from {
-            Some(step) => {
-                let before_s = (step as f64 - 0.5) * cfg.tau_s;
-                earlier_rows(path, &cols, |row| row[0] < before_s)
-            }
-            None => Vec::new(),
-        };
-        let mut csv = TimeSeriesWriter::create(path, &cols)?;
-        let mut rows = Vec::with_capacity(earlier.len());
-        for row in &earlier {
-            csv.write_row(row)?;
-            rows.push((row[0], row[1..].iter().map(|&c| c as u64).collect()));
-        }
+        let keep = continue_from.map(|step| {
+            let before_s = (step as f64 - 0.5) * cfg.tau_s;
+            move |row: &[f64]| row[0] < before_s
+        });
+        let (csv, earlier) = continued_writer(path, &cols, keep)?;
+        let rows = earlier
+            .iter()
+            .map(|row| (row[0], row[1..].iter().map(|&c| c as u64).collect()))
+            .collect();
         Ok(Self {
             species: species.to_string(),
             species_id,
