@@ -84,7 +84,7 @@ fn react_site(site: vec4<u32>, t: u32, g: u32) -> vec4<u32> {
         }
     }
     if total > 0.0 {
-        let u = rng_u32x4(step_seed(), step_info.step, g, STREAM_REACTION);
+        let u = threefry_u32x4(step_seed(), step_info.step, g, STREAM_REACTION);
         if rng_unit(u.x) < fire_probability(total) {
             let pick = rng_unit(u.y) * total;
             var chosen = 0xFFFFFFFFu;

@@ -149,6 +149,13 @@ pub fn bench(args: BenchArgs) -> Result<()> {
     };
     let steps = args.steps as u64;
     let cpu_steps = args.cpu_steps as u64;
+    let workgroup = match args.workgroup {
+        None => SimOptions::default().workgroup,
+        Some([x, y, 1]) => [x, y],
+        Some([x, y, z]) => {
+            bail!("--workgroup {x},{y},{z}: rdme workgroups are two-dimensional, give X,Y,1")
+        }
+    };
     let cpu_max = args.cpu_max_cells as u64;
     println!("| case | lattice | sites | particles | steps | GPU us/step | wall us/step | site updates/s | simulated s per wall hour | CPU us/step | GPU/CPU |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
@@ -178,7 +185,7 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         )
     };
     if !args.scaling_only {
-        let r = bench_model(&ctx, "Min system", &min, steps, cpu_steps)?;
+        let r = bench_model(&ctx, "Min system", &min, workgroup, steps, cpu_steps)?;
         print(&r);
         let passes: Vec<String> = r
             .pass_us
@@ -186,19 +193,30 @@ pub fn bench(args: BenchArgs) -> Result<()> {
             .map(|(k, us)| format!("{k} {us:.1}"))
             .collect();
         eprintln!("Min system, GPU us/step by pass: {}", passes.join(", "));
+        eprintln!(
+            "Min system, CPU us/step recording and submitting: {:.1}",
+            r.record_us_per_step
+        );
         rows.push(r);
         for &shape in &sizes {
             let sites: u64 = shape.iter().map(|&n| n as u64).product();
             let model = uniform_model(shape, 0.5, 1)?;
             let cpu = if sites <= cpu_max { cpu_steps } else { 0 };
-            let r = bench_model(&ctx, "uniform, 0.5 per site", &model, steps, cpu)?;
+            let r = bench_model(&ctx, "uniform, 0.5 per site", &model, workgroup, steps, cpu)?;
             print(&r);
             rows.push(r);
         }
         let shape = sizes[sizes.len().min(2) - 1];
         for &d in &args.densities {
             let model = uniform_model(shape, d, 1)?;
-            let r = bench_model(&ctx, &format!("uniform, {d} per site"), &model, steps, 0)?;
+            let r = bench_model(
+                &ctx,
+                &format!("uniform, {d} per site"),
+                &model,
+                workgroup,
+                steps,
+                0,
+            )?;
             print(&r);
             rows.push(r);
         }

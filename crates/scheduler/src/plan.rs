@@ -68,6 +68,21 @@ impl Binding {
             access: Access::ReadWrite,
         }
     }
+    /// The same buffer with read-write access (for a pass that writes an intermediate result
+    /// into the current half, e.g. the middle one of three sweeps).
+    pub fn writable(self) -> Self {
+        Self {
+            access: Access::ReadWrite,
+            ..self
+        }
+    }
+    /// The same buffer with read-only access.
+    pub fn read_only(self) -> Self {
+        Self {
+            access: Access::ReadOnly,
+            ..self
+        }
+    }
 }
 
 /// What a pass runs: shader entry point, bindings, dispatch size.

@@ -3,7 +3,7 @@
 use petri_engine::{buffers, rng, testing::test_context, GpuContext};
 use petri_scheduler::{cpu_reduce, Binding, PassDesc, ReadbackRing, ReduceOp, Reduction, StepPlan};
 
-fn rng_words(ctx: &GpuContext, n: u32, seed: u64, steps: u32, wg: u32) -> Vec<u32> {
+fn rng_words(ctx: &GpuContext, threefry: bool, n: u32, seed: u64, steps: u32, wg: u32) -> Vec<u32> {
     let mut plan = StepPlan::new(ctx, seed, 16);
     plan.add_buffer(
         "words",
@@ -17,7 +17,7 @@ fn rng_words(ctx: &GpuContext, n: u32, seed: u64, steps: u32, wg: u32) -> Vec<u3
             entry: "main",
             bindings: vec![Binding::read_write("words")],
             workgroups: [n.div_ceil(wg), 1, 1],
-            constants: vec![("WG", wg as f64)],
+            constants: vec![("WG", wg as f64), ("THREEFRY", threefry as u8 as f64)],
         },
     )
     .unwrap();
@@ -25,18 +25,27 @@ fn rng_words(ctx: &GpuContext, n: u32, seed: u64, steps: u32, wg: u32) -> Vec<u3
     buffers::read_vec(ctx, plan.buffer("words")).unwrap()
 }
 
-#[test]
-fn gpu_philox_matches_cpu_twin_bitwise() {
+/// The GPU generator's words after `steps` steps equal its CPU twin's, whatever the workgroup.
+fn assert_matches_twin(threefry: bool, twin: fn(u64, u32, u32, u32) -> [u32; 4]) {
     let ctx = test_context();
     let (n, seed, steps) = (1000u32, 0x1234_5678_9abc_def0u64, 3u32);
-    let gpu = rng_words(&ctx, n, seed, steps, 64);
+    let gpu = rng_words(&ctx, threefry, n, seed, steps, 64);
     // The last step written is steps - 1.
     for i in 0..n {
-        let cpu = rng::u32x4(seed, steps - 1, i, 7);
+        let cpu = twin(seed, steps - 1, i, 7);
         assert_eq!(&gpu[4 * i as usize..4 * i as usize + 4], &cpu, "index {i}");
     }
-    // Workgroup size does not change the numbers.
-    assert_eq!(gpu, rng_words(&ctx, n, seed, steps, 256));
+    assert_eq!(gpu, rng_words(&ctx, threefry, n, seed, steps, 256));
+}
+
+#[test]
+fn gpu_philox_matches_cpu_twin_bitwise() {
+    assert_matches_twin(false, rng::u32x4);
+}
+
+#[test]
+fn gpu_threefry_matches_cpu_twin_bitwise() {
+    assert_matches_twin(true, rng::threefry_u32x4);
 }
 
 fn pingpong_cpu(init: &[f32], steps: u32) -> Vec<f32> {

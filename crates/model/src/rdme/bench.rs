@@ -25,6 +25,8 @@ pub struct BenchRow {
     pub pass_us: Vec<(String, f64)>,
     /// Wall-clock time per step with many steps per submission.
     pub wall_us_per_step: f64,
+    /// CPU time per step spent recording and submitting those steps (overlaps the GPU's work).
+    pub record_us_per_step: f64,
     pub site_updates_per_s: f64,
     pub simulated_s_per_wall_hour: f64,
     pub cpu_us_per_step: Option<f64>,
@@ -90,11 +92,13 @@ fn warm_up(sim: &mut RdmeSim, warm_up: Duration) -> Result<u64> {
     Ok(n)
 }
 
-/// Times `steps` steps of `model` on one device, and `cpu_steps` of the CPU reference.
+/// Times `steps` steps of `model` on one device with the given lattice-pass workgroup size, and
+/// `cpu_steps` of the CPU reference.
 pub fn bench_model(
     ctx: &GpuContext,
     label: &str,
     model: &RdmeModel,
+    workgroup: [u32; 2],
     steps: u64,
     cpu_steps: u64,
 ) -> Result<BenchRow> {
@@ -102,6 +106,7 @@ pub fn bench_model(
     let particles = lattice.species_totals(model.n_species_ids()).iter().sum();
     let options = SimOptions {
         max_steps_per_batch: 1024,
+        workgroup,
         ..SimOptions::default()
     };
     let mut sim = RdmeSim::new(vec![ctx.clone()], model, &lattice, 0, &options)?;
@@ -109,9 +114,11 @@ pub fn bench_model(
 
     // Wall clock over many steps per submission.
     let t0 = Instant::now();
+    sim.recording = Duration::ZERO;
     sim.advance(steps)?;
     sim.wait()?;
     let wall = t0.elapsed().as_secs_f64() / steps as f64;
+    let record = sim.recording.as_secs_f64() / steps as f64;
 
     // GPU time from timestamps, in batches that fit the query set.
     let mut gpu = None;
@@ -160,6 +167,7 @@ pub fn bench_model(
         gpu_us_per_step: gpu,
         pass_us,
         wall_us_per_step: wall * 1e6,
+        record_us_per_step: record * 1e6,
         site_updates_per_s: sites as f64 / per_step_s,
         simulated_s_per_wall_hour: model.config.tau_s / per_step_s * 3600.0,
         speedup_vs_cpu: cpu_us.map(|c| c / (wall * 1e6)),

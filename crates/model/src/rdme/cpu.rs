@@ -77,7 +77,8 @@ impl<'a> CpuReference<'a> {
                 .iter()
                 .enumerate()
                 .map(|(j, &s)| {
-                    let r = rng::u32x4(self.seed(), step, g as u32, 4 * axis + (j / 4) as u32);
+                    let r =
+                        rng::threefry_u32x4(self.seed(), step, g as u32, 4 * axis + (j / 4) as u32);
                     (s, rng::unit(r[j % 4]))
                 })
                 .collect()
@@ -135,7 +136,7 @@ impl<'a> CpuReference<'a> {
             if total <= 0.0 {
                 continue;
             }
-            let u = rng::u32x4(self.seed(), step, i as u32, STREAM_REACTION);
+            let u = rng::threefry_u32x4(self.seed(), step, i as u32, STREAM_REACTION);
             if !(rng::unit(u[0]) < fire_probability(total)) {
                 continue;
             }

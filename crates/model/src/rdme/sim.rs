@@ -98,6 +98,9 @@ pub struct RdmeSim {
     steps_left: u64,
     /// Where the wall time of multi-device steps went.
     pub timing: MultiDeviceTiming,
+    /// CPU time spent recording and submitting command buffers (single device): when it
+    /// approaches the wall time, the host, not the GPU, sets the pace.
+    pub recording: Duration,
     /// Overflow moves counted by slabs since replaced (their counters start at zero).
     moved_before: u64,
     /// Site types of the whole lattice (fixed; kept to assemble read-backs).
@@ -153,6 +156,7 @@ impl RdmeSim {
             rebuild_cost: Duration::ZERO,
             steps_left: 0,
             timing: MultiDeviceTiming::default(),
+            recording: Duration::ZERO,
             moved_before: 0,
             types: lattice.types.clone(),
         };
@@ -212,8 +216,10 @@ impl RdmeSim {
             let mut left = steps;
             while left > 0 {
                 let n = left.min(slab.plan.max_steps_per_batch as u64) as u32;
+                let t0 = Instant::now();
                 let enc = slab.encode(n, None, false);
                 slab.ctx.queue.submit([enc.finish()]);
+                self.recording += t0.elapsed();
                 left -= n as u64;
             }
             self.step += steps;

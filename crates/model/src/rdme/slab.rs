@@ -1,10 +1,13 @@
 //! One device's part of the lattice: a z-slab with its halo planes, its buffers and its step
 //! plan (x, y, z sweeps, reactions, overflow resolution).
 //!
-//! Buffers: `a` holds the state between steps, `b` the intermediate sweeps: x a->b, y b->a,
-//! z a->b, reactions b->a, resolve in a, each over the planes `shaders/rdme/region.wgsl` gives
-//! for the step. The halo planes of `a` (`halo_depth` deep) are refreshed from the neighbours
-//! every `halo_depth` steps or fewer (sim.rs); in between the slab steps them itself.
+//! Buffers: the ping-pong pair `particles` = [a, b]; at step s the state is in the current half
+//! c (a when s is even) and the other half n takes the sweeps: x c->n, y n->c, z with the
+//! reactions c->n (one pass: a dispatch costs more than the reactions), overflow resolution in
+//! n, which then holds the state (and is current at s + 1). Each pass covers the planes
+//! `shaders/rdme/region.wgsl` gives for the step. The halo planes of the state (`halo_depth`
+//! deep) are refreshed from the neighbours every `halo_depth` steps or fewer (sim.rs); in
+//! between the slab steps them itself.
 
 use super::config::RdmeModel;
 use super::lattice::Lattice;
@@ -49,20 +52,21 @@ pub struct Slab {
     pub base: u32,
     pub uniforms: LatticeUniforms,
     pub plan: StepPlan,
-    a: wgpu::Buffer,
     lattice_uniform: wgpu::Buffer,
     overflow: wgpu::Buffer,
     counts: wgpu::Buffer,
     counts_len: usize,
     observe: wgpu::ComputePipeline,
-    observe_group: wgpu::BindGroup,
+    /// Observe bind groups reading half 0 and half 1 of the particle pair.
+    observe_groups: [wgpu::BindGroup; 2],
     workgroups_all: [u32; 3],
     workgroups_own: [u32; 3],
     /// The first and the last `halo_depth` owned planes are copied here for the neighbours'
     /// halos: a header word (the word planes they need), then four word blocks per side.
     halo_stage: Option<wgpu::Buffer>,
-    /// Counts the word planes the boundary planes use (`shaders/rdme/halo_words.wgsl`).
-    halo_words: (wgpu::ComputePipeline, wgpu::BindGroup, wgpu::Buffer),
+    /// Counts the word planes the boundary planes use (`shaders/rdme/halo_words.wgsl`): the
+    /// pipeline, its bind groups for half 0 and half 1 of the pair, the result.
+    halo_words: (wgpu::ComputePipeline, [wgpu::BindGroup; 2], wgpu::Buffer),
     /// Word planes copied to the stage at the next exchange (what the last one needed).
     words_to_copy: u32,
     /// Word planes in the stage this exchange.
@@ -125,8 +129,13 @@ impl Slab {
         let [wx, wy] = workgroup;
         ctx.check_workgroup_size("rdme passes", [wx, wy, 1])?;
         let u = buffers::uniform_from(&ctx, "rdme lattice", &uniforms);
-        let a = buffers::storage_from(&ctx, "rdme particles a", &local.words)?;
-        let b = buffers::storage_zeroed(&ctx, "rdme particles b", 16 * sites as u64)?;
+        // The state goes into the half that is current at `step` (a when it is even).
+        let state = buffers::storage_from(&ctx, "rdme particles", &local.words)?;
+        let other = buffers::storage_zeroed(&ctx, "rdme particles", 16 * sites as u64)?;
+        let [a, b] = match step % 2 {
+            0 => [state, other],
+            _ => [other, state],
+        };
         let types = buffers::storage_from(&ctx, "rdme site types", &local.packed_types())?;
         let hop = buffers::storage_from(&ctx, "rdme hop probabilities", &model.hop)?;
         // A binding needs one whole element even when there are no reactions.
@@ -145,10 +154,9 @@ impl Slab {
 
         let mut plan = StepPlan::new(&ctx, model.config.seed, max_steps_per_batch);
         plan.step = step;
+        plan.add_pair("particles", [a.clone(), b.clone()]);
         for (name, buf) in [
             ("lattice", u.clone()),
-            ("a", a.clone()),
-            ("b", b),
             ("types", types.clone()),
             ("hop", hop),
             ("reactions", reactions),
@@ -162,50 +170,43 @@ impl Slab {
         let workgroups_all = [gx, gy, planes];
         let workgroups_own = [gx, gy, own.1 - own.0];
         let wg = vec![("WX", wx as f64), ("WY", wy as f64)];
-        for (label, axis, from, to, groups) in [
-            ("diffuse x", 0, "a", "b", workgroups_all),
-            ("diffuse y", 1, "b", "a", workgroups_all),
-            ("diffuse z", 2, "a", "b", workgroups_all),
-        ] {
+        let sweep = |label, entry, axis: u32, from: Binding, to: Binding| {
             let mut constants = wg.clone();
             constants.push(("AXIS", axis as f64));
-            plan.add_pass(
-                &ctx,
-                PassDesc {
-                    label,
-                    shader: "rdme/diffuse.wgsl",
-                    entry: "diffuse",
-                    bindings: vec![
-                        Binding::uniform("lattice"),
-                        Binding::read(from),
-                        Binding::read_write(to),
-                        Binding::read("types"),
-                        Binding::read("hop"),
-                        Binding::read_write("overflow"),
-                    ],
-                    workgroups: groups,
-                    constants,
-                },
-            )?;
-        }
-        plan.add_pass(
-            &ctx,
+            let mut bindings = vec![
+                Binding::uniform("lattice"),
+                from,
+                to,
+                Binding::read("types"),
+                Binding::read("hop"),
+                Binding::read_write("overflow"),
+            ];
+            if entry == "diffuse_react" {
+                bindings.push(Binding::read("reactions"));
+            }
             PassDesc {
-                label: "react",
-                shader: "rdme/react.wgsl",
-                entry: "react",
-                bindings: vec![
-                    Binding::uniform("lattice"),
-                    Binding::read("b"),
-                    Binding::read_write("a"),
-                    Binding::read("types"),
-                    Binding::read("reactions"),
-                    Binding::read_write("overflow"),
-                ],
+                label,
+                shader: "rdme/diffuse.wgsl",
+                entry,
+                bindings,
                 workgroups: workgroups_all,
-                constants: wg.clone(),
-            },
-        )?;
+                constants,
+            }
+        };
+        let (cur, next) = (Binding::current("particles"), Binding::next("particles"));
+        for desc in [
+            sweep("diffuse x", "diffuse", 0, cur.clone(), next.clone()),
+            sweep(
+                "diffuse y",
+                "diffuse",
+                1,
+                next.clone().read_only(),
+                cur.clone().writable(),
+            ),
+            sweep("diffuse z + react", "diffuse_react", 2, cur, next.clone()),
+        ] {
+            plan.add_pass(&ctx, desc)?;
+        }
         plan.add_pass(
             &ctx,
             PassDesc {
@@ -214,7 +215,7 @@ impl Slab {
                 entry: "resolve",
                 bindings: vec![
                     Binding::uniform("lattice"),
-                    Binding::read_write("a"),
+                    next,
                     Binding::read("types"),
                     Binding::read_write("overflow"),
                 ],
@@ -235,12 +236,14 @@ impl Slab {
         );
         let observe =
             kernel::compute_pipeline(&ctx, "rdme/observe.wgsl", "observe", &[&layout], &wg)?;
-        let observe_group = kernel::bind_group(
-            &ctx,
-            "rdme observe",
-            &layout,
-            &[plan.buffer("lattice"), &a, &types, &counts],
-        );
+        let observe_groups = [&a, &b].map(|half| {
+            kernel::bind_group(
+                &ctx,
+                "rdme observe",
+                &layout,
+                &[plan.buffer("lattice"), half, &types, &counts],
+            )
+        });
         let halo_stage = (base < own.0 || end > own.1).then(|| {
             buffers::staging(
                 &ctx,
@@ -262,12 +265,14 @@ impl Slab {
                 &[&words_layout],
                 &wg,
             )?,
-            kernel::bind_group(
-                &ctx,
-                "rdme halo words",
-                &words_layout,
-                &[plan.buffer("lattice"), &a, &needed],
-            ),
+            [&a, &b].map(|half| {
+                kernel::bind_group(
+                    &ctx,
+                    "rdme halo words",
+                    &words_layout,
+                    &[plan.buffer("lattice"), half, &needed],
+                )
+            }),
             needed,
         );
         Ok(Self {
@@ -276,13 +281,12 @@ impl Slab {
             base,
             uniforms,
             plan,
-            a,
             lattice_uniform: u,
             overflow,
             counts,
             counts_len,
             observe,
-            observe_group,
+            observe_groups,
             workgroups_all,
             workgroups_own,
             halo_stage,
@@ -300,6 +304,16 @@ impl Slab {
         (w * u.sites as u64 + local * (u.nx * u.ny) as u64) * 4
     }
 
+    /// The half of the particle pair that holds the state after the steps recorded so far.
+    fn state(&self) -> &wgpu::Buffer {
+        self.plan.current("particles")
+    }
+
+    /// Which half of the pair holds the state (indexes the per-half bind groups).
+    fn parity(&self) -> usize {
+        (self.plan.step % 2) as usize
+    }
+
     pub fn owned_planes(&self) -> u32 {
         self.own.1 - self.own.0
     }
@@ -314,12 +328,12 @@ impl Slab {
     ) -> wgpu::CommandEncoder {
         let mut encoder = self.plan.encode(&self.ctx, steps, profiler);
         if let (true, Some(stage)) = (halo_out, &self.halo_stage) {
-            let (pipeline, group, needed) = &self.halo_words;
+            let (pipeline, groups, needed) = &self.halo_words;
             encoder.clear_buffer(needed, 0, None);
             {
                 let mut pass = encoder.begin_compute_pass(&Default::default());
                 pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, group, &[]);
+                pass.set_bind_group(0, &groups[self.parity()], &[]);
                 let [x, y, _] = self.workgroups_all;
                 pass.dispatch_workgroups(x, y, 2 * self.uniforms.halo_depth);
             }
@@ -342,7 +356,7 @@ impl Slab {
             for w in from as u64..to as u64 {
                 let src = self.word_offset(w, plane);
                 let dst = STAGE_HEADER + (4 * k as u64 + w) * block;
-                encoder.copy_buffer_to_buffer(&self.a, src, stage, dst, block);
+                encoder.copy_buffer_to_buffer(self.state(), src, stage, dst, block);
             }
         }
     }
@@ -406,7 +420,7 @@ impl Slab {
         let block = u.halo_depth as usize * (u.nx * u.ny) as usize;
         for w in 0..n {
             self.ctx.queue.write_buffer(
-                &self.a,
+                self.state(),
                 self.word_offset(w as u64, global_plane),
                 bytemuck::cast_slice(&words[w * block..(w + 1) * block]),
             );
@@ -443,7 +457,7 @@ impl Slab {
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
             pass.set_pipeline(&self.observe);
-            pass.set_bind_group(0, &self.observe_group, &[]);
+            pass.set_bind_group(0, &self.observe_groups[self.parity()], &[]);
             let [x, y, z] = self.workgroups_own;
             pass.dispatch_workgroups(x, y, z);
         }
@@ -462,7 +476,7 @@ impl Slab {
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
         for w in 0..4 {
             let src = self.word_offset(w, self.own.0);
-            enc.copy_buffer_to_buffer(&self.a, src, &stage, w * n * 4, n * 4);
+            enc.copy_buffer_to_buffer(self.state(), src, &stage, w * n * 4, n * 4);
         }
         self.ctx.queue.submit([enc.finish()]);
         Ok(buffers::map_and_read(&self.ctx, &stage)?)
