@@ -19,6 +19,7 @@
 override AXIS: u32 = 0u;
 override WX: u32 = 64u;
 override WY: u32 = 4u;
+override WZ: u32 = 1u;
 
 @group(1) @binding(0) var<uniform> lat: Lattice;
 @group(1) @binding(1) var<storage, read> particles: array<u32>;
@@ -144,7 +145,7 @@ fn store(i: u32, words: vec4<u32>, count: u32) {
 }
 
 // One sweep on its own (the step plan runs x and y this way, z with the reactions below).
-@compute @workgroup_size(WX, WY, 1)
+@compute @workgroup_size(WX, WY, WZ)
 fn diffuse(@builtin(global_invocation_id) gid: vec3<u32>) {
     let region = step_region(step_info.step, select(0u, 1u, AXIS == 2u));
     if gid.x >= lat.nx || gid.y >= lat.ny || gid.z < region.x || gid.z >= region.y {
@@ -158,7 +159,7 @@ fn diffuse(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 // The z sweep (AXIS 2) and then the reaction substep of the same site, in one pass: a site's
 // reactions need only its own particles after the z sweep, so that result never goes to memory.
-@compute @workgroup_size(WX, WY, 1)
+@compute @workgroup_size(WX, WY, WZ)
 fn diffuse_react(@builtin(global_invocation_id) gid: vec3<u32>) {
     let region = step_region(step_info.step, 1u);
     if gid.x >= lat.nx || gid.y >= lat.ny || gid.z < region.x || gid.z >= region.y {

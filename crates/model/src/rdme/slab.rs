@@ -75,6 +75,21 @@ pub struct Slab {
     pub halo_refetches: u64,
 }
 
+/// Workgroup shape of the sweep along `axis`, from the configured (wx, wy): as many threads, laid
+/// out for y and z so that a warp (32 consecutive invocations) spans 8 sites along x and 4 along
+/// the axis. A particle's site and its two neighbours along the axis then often share a warp,
+/// which draws the particle's random numbers once, instead of three warps drawing them each.
+pub fn sweep_shape(axis: u32, [wx, wy]: [u32; 2]) -> [u32; 3] {
+    let threads = wx * wy;
+    if axis == 0 || threads % 32 != 0 || threads > 512 {
+        return [wx, wy, 1];
+    }
+    match axis {
+        1 => [8, threads / 8, 1],
+        _ => [8, 1, threads / 8],
+    }
+}
+
 /// Bytes before the word blocks in the halo stage.
 const STAGE_HEADER: u64 = 16;
 
@@ -171,8 +186,13 @@ impl Slab {
         let workgroups_own = [gx, gy, own.1 - own.0];
         let wg = vec![("WX", wx as f64), ("WY", wy as f64)];
         let sweep = |label, entry, axis: u32, from: Binding, to: Binding| {
-            let mut constants = wg.clone();
-            constants.push(("AXIS", axis as f64));
+            let [sx, sy, sz] = sweep_shape(axis, workgroup);
+            let constants = vec![
+                ("WX", sx as f64),
+                ("WY", sy as f64),
+                ("WZ", sz as f64),
+                ("AXIS", axis as f64),
+            ];
             let mut bindings = vec![
                 Binding::uniform("lattice"),
                 from,
@@ -189,7 +209,7 @@ impl Slab {
                 shader: "rdme/diffuse.wgsl",
                 entry,
                 bindings,
-                workgroups: workgroups_all,
+                workgroups: [nx.div_ceil(sx), ny.div_ceil(sy), planes.div_ceil(sz)],
                 constants,
             }
         };
