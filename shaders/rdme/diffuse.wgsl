@@ -7,6 +7,9 @@
 // order: from the - neighbour, stayers, from the + neighbour; past 16 they go to the overflow
 // list. Each sweep covers its `step_region` of the local planes (halos included, redundantly
 // with the neighbouring device).
+// A site with no particle in reach becomes empty at once. The others are queued in workgroup
+// memory and taken up by consecutive threads, so that the few sites of a sparse lattice with
+// work run in whole warps instead of one busy lane per warp.
 //!include common/step.wgsl
 //!include common/rng.wgsl
 //!include rdme/common.wgsl
@@ -17,6 +20,9 @@
 //!include rdme/reaction.wgsl
 
 override AXIS: u32 = 0u;
+// The z sweep (AXIS 2) and then the reaction substep of each site in one pass: a site's
+// reactions need only its own particles after the z sweep, so that result never goes to memory.
+override REACT: bool = false;
 override WX: u32 = 64u;
 override WY: u32 = 4u;
 override WZ: u32 = 1u;
@@ -27,8 +33,15 @@ override WZ: u32 = 1u;
 @group(1) @binding(3) var<storage, read> types: array<u32>;
 @group(1) @binding(4) var<storage, read> hop: array<f32>;
 @group(1) @binding(5) var<storage, read_write> overflow: array<atomic<u32>>;
-// Used by diffuse_react only.
+// Used with REACT only.
 @group(1) @binding(6) var<storage, read> reactions: array<Reaction>;
+
+// Most threads of a workgroup (the lattice passes are checked to have at most this many).
+const MAX_WORKGROUP: u32 = 1024u;
+
+// Local indices of this workgroup's sites with particles in reach, and how many there are.
+var<workgroup> busy_sites: array<u32, MAX_WORKGROUP>;
+var<workgroup> busy_count: atomic<u32>;
 
 // The destination site being assembled.
 var<private> out_words: vec4<u32>;
@@ -53,30 +66,35 @@ fn occupied_words(words: vec4<u32>) -> u32 {
         | select(0u, 4u, words.z != 0u) | select(0u, 8u, words.w != 0u);
 }
 
-// Assembles site (gid.x, gid.y, local plane gid.z; local index i, global g) after the sweep in
-// out_words / out_count.
-fn gather(gid: vec3<u32>, i: u32, g: u32) {
+// The site's coordinate along AXIS, the lattice's extent along it and the index stride.
+fn along_axis(x: u32, y: u32, plane: u32) -> vec3<u32> {
+    if AXIS == 1u {
+        return vec3<u32>(y, lat.ny, lat.nx);
+    }
+    if AXIS == 2u {
+        return vec3<u32>(lat.z_base + plane, lat.nz, lat.nx * lat.ny);
+    }
+    return vec3<u32>(x, lat.nx, 1u);
+}
+
+// Whether site i (at x, y, local plane) or a neighbour along AXIS holds particles.
+fn particles_in_reach(x: u32, y: u32, plane: u32, i: u32) -> bool {
+    let a = along_axis(x, y, plane);
+    let stride = a.z;
+    let near = particles[i] | select(0u, particles[i - stride], a.x > 0u)
+        | select(0u, particles[i + stride], a.x + 1u < a.y);
+    return near != 0u;
+}
+
+// Assembles site i (at x, y, local plane; global index g) after the sweep in out_words /
+// out_count.
+fn gather(x: u32, y: u32, plane: u32, i: u32, g: u32) {
     out_words = vec4<u32>(0u);
     out_count = 0u;
-    var c = gid.x;
-    var n = lat.nx;
-    var stride = 1u;
-    if AXIS == 1u {
-        c = gid.y;
-        n = lat.ny;
-        stride = lat.nx;
-    } else if AXIS == 2u {
-        c = lat.z_base + gid.z;
-        n = lat.nz;
-        stride = lat.nx * lat.ny;
-    }
-    // Most sites of a sparse lattice and their neighbours are empty: nothing arrives.
-    let has_minus = c > 0u;
-    let has_plus = c + 1u < n;
-    let near = particles[i] | select(0u, particles[i - stride], has_minus) | select(0u, particles[i + stride], has_plus);
-    if near == 0u {
-        return;
-    }
+    let a = along_axis(x, y, plane);
+    let stride = a.z;
+    let has_minus = a.x > 0u;
+    let has_plus = a.x + 1u < a.y;
     let t = site_type(i);
     var t_minus = NO_SITE;
     var t_plus = NO_SITE;
@@ -144,34 +162,49 @@ fn store(i: u32, words: vec4<u32>, count: u32) {
     }
 }
 
-// One sweep on its own (the step plan runs x and y this way, z with the reactions below).
-@compute @workgroup_size(WX, WY, WZ)
-fn diffuse(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let region = step_region(step_info.step, select(0u, 1u, AXIS == 2u));
-    if gid.x >= lat.nx || gid.y >= lat.ny || gid.z < region.x || gid.z >= region.y {
-        return;
+// The sweep over this workgroup's sites, followed by each site's reactions with REACT: the
+// empty ones at once, then the queued ones (see the top of this file).
+fn sweep(gid: vec3<u32>, lid: u32) {
+    if lid == 0u {
+        atomicStore(&busy_count, 0u);
     }
-    let i = gid.x + lat.nx * (gid.y + lat.ny * gid.z);
-    let g = gid.x + lat.nx * (gid.y + lat.ny * (lat.z_base + gid.z));
-    gather(gid, i, g);
-    store(i, out_words, min(out_count, CAPACITY));
+    workgroupBarrier();
+    let region = step_region(step_info.step, select(0u, 1u, AXIS == 2u));
+    if gid.x < lat.nx && gid.y < lat.ny && gid.z >= region.x && gid.z < region.y {
+        let i = gid.x + lat.nx * (gid.y + lat.ny * gid.z);
+        // Zeroth-order reactions fire in empty sites too.
+        if particles_in_reach(gid.x, gid.y, gid.z, i) || (REACT && lat.zeroth_order != 0u) {
+            busy_sites[atomicAdd(&busy_count, 1u)] = i;
+        } else {
+            dst[i] = 0u;
+        }
+    }
+    workgroupBarrier();
+    let busy = atomicLoad(&busy_count);
+    for (var k = lid; k < busy; k += WX * WY * WZ) {
+        let i = busy_sites[k];
+        let plane_sites = lat.nx * lat.ny;
+        let plane = i / plane_sites;
+        let y = (i % plane_sites) / lat.nx;
+        let x = i % lat.nx;
+        let g = i + plane_sites * lat.z_base;
+        gather(x, y, plane, i, g);
+        if !REACT {
+            store(i, out_words, min(out_count, CAPACITY));
+            continue;
+        }
+        var words = out_words;
+        if words.x != 0u || lat.zeroth_order != 0u {
+            words = react_site(words, site_type(i), g);
+        }
+        store(i, words, particle_count(words));
+    }
 }
 
-// The z sweep (AXIS 2) and then the reaction substep of the same site, in one pass: a site's
-// reactions need only its own particles after the z sweep, so that result never goes to memory.
 @compute @workgroup_size(WX, WY, WZ)
-fn diffuse_react(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let region = step_region(step_info.step, 1u);
-    if gid.x >= lat.nx || gid.y >= lat.ny || gid.z < region.x || gid.z >= region.y {
-        return;
-    }
-    let i = gid.x + lat.nx * (gid.y + lat.ny * gid.z);
-    let g = gid.x + lat.nx * (gid.y + lat.ny * (lat.z_base + gid.z));
-    gather(gid, i, g);
-    var words = out_words;
-    // An empty site changes only through zeroth-order reactions.
-    if words.x != 0u || lat.zeroth_order != 0u {
-        words = react_site(words, site_type(i), g);
-    }
-    store(i, words, particle_count(words));
+fn diffuse(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    sweep(gid, lid);
 }

@@ -83,6 +83,44 @@ fn gpu_steps_match_the_cpu_reference_exactly() {
 }
 
 #[test]
+fn the_lattice_does_not_depend_on_the_workgroup_size() {
+    // 64x4 (the default: y and z sweeps as 8x32 and 8x1x32), 16x2 (8x4, 8x1x4), 8x8 and 5x3
+    // (not a multiple of a warp: every sweep 5x3); the busy sites of a workgroup are queued and
+    // taken up in another order each time (rdme/diffuse.wgsl).
+    let model = busy_model();
+    let lat0 = initial_lattice(&model).unwrap();
+    let ctx = test_context();
+    let run = |workgroup: [u32; 2]| {
+        let options = SimOptions {
+            workgroup,
+            ..SimOptions::default()
+        };
+        let mut sim = RdmeSim::new(vec![ctx.clone()], &model, &lat0, 0, &options).unwrap();
+        sim.advance(9).unwrap();
+        sim.read_lattice().unwrap()
+    };
+    let reference = run([64, 4]);
+    assert_ne!(reference, lat0);
+    for workgroup in [[16, 2], [8, 8], [5, 3]] {
+        assert_eq!(
+            first_difference(&run(workgroup), &reference),
+            None,
+            "workgroup {workgroup:?}"
+        );
+    }
+    // More threads than the sweeps' queue holds is refused, naming the field.
+    let options = SimOptions {
+        workgroup: [64, 32],
+        ..SimOptions::default()
+    };
+    let err = RdmeSim::new(vec![ctx.clone()], &model, &lat0, 0, &options)
+        .err()
+        .expect("a 2048-thread workgroup is refused")
+        .to_string();
+    assert!(err.contains("workgroup"), "{err}");
+}
+
+#[test]
 fn one_two_and_three_devices_give_bitwise_identical_lattices() {
     let model = busy_model();
     let lat0 = initial_lattice(&model).unwrap();

@@ -143,6 +143,17 @@ impl Slab {
         };
         let [wx, wy] = workgroup;
         ctx.check_workgroup_size("rdme passes", [wx, wy, 1])?;
+        // The sweeps queue busy sites in a workgroup array of this size (rdme/diffuse.wgsl).
+        if wx * wy > 1024 {
+            return Err(crate::error::invalid(
+                "workgroup",
+                format!("{wx}x{wy}"),
+                "at most 1024 threads per workgroup",
+            ));
+        }
+        for axis in 1..3 {
+            ctx.check_workgroup_size("rdme sweeps", sweep_shape(axis, workgroup))?;
+        }
         let u = buffers::uniform_from(&ctx, "rdme lattice", &uniforms);
         // The state goes into the half that is current at `step` (a when it is even).
         let state = buffers::storage_from(&ctx, "rdme particles", &local.words)?;
@@ -185,29 +196,28 @@ impl Slab {
         let workgroups_all = [gx, gy, planes];
         let workgroups_own = [gx, gy, own.1 - own.0];
         let wg = vec![("WX", wx as f64), ("WY", wy as f64)];
-        let sweep = |label, entry, axis: u32, from: Binding, to: Binding| {
+        let sweep = |label, axis: u32, react: bool, from: Binding, to: Binding| {
             let [sx, sy, sz] = sweep_shape(axis, workgroup);
             let constants = vec![
                 ("WX", sx as f64),
                 ("WY", sy as f64),
                 ("WZ", sz as f64),
                 ("AXIS", axis as f64),
+                ("REACT", react as u8 as f64),
             ];
-            let mut bindings = vec![
+            let bindings = vec![
                 Binding::uniform("lattice"),
                 from,
                 to,
                 Binding::read("types"),
                 Binding::read("hop"),
                 Binding::read_write("overflow"),
+                Binding::read("reactions"),
             ];
-            if entry == "diffuse_react" {
-                bindings.push(Binding::read("reactions"));
-            }
             PassDesc {
                 label,
                 shader: "rdme/diffuse.wgsl",
-                entry,
+                entry: "diffuse",
                 bindings,
                 workgroups: [nx.div_ceil(sx), ny.div_ceil(sy), planes.div_ceil(sz)],
                 constants,
@@ -215,15 +225,15 @@ impl Slab {
         };
         let (cur, next) = (Binding::current("particles"), Binding::next("particles"));
         for desc in [
-            sweep("diffuse x", "diffuse", 0, cur.clone(), next.clone()),
+            sweep("diffuse x", 0, false, cur.clone(), next.clone()),
             sweep(
                 "diffuse y",
-                "diffuse",
                 1,
+                false,
                 next.clone().read_only(),
                 cur.clone().writable(),
             ),
-            sweep("diffuse z + react", "diffuse_react", 2, cur, next.clone()),
+            sweep("diffuse z + react", 2, true, cur, next.clone()),
         ] {
             plan.add_pass(&ctx, desc)?;
         }
