@@ -7,9 +7,10 @@
 // order: from the - neighbour, stayers, from the + neighbour; past 16 they go to the overflow
 // list. Each sweep covers its `step_region` of the local planes (halos included, redundantly
 // with the neighbouring device).
-// A site with no particle in reach becomes empty at once. The others are queued in workgroup
-// memory and taken up by consecutive threads, so that the few sites of a sparse lattice with
-// work run in whole warps instead of one busy lane per warp.
+// Each thread looks at SITES planes (at x, y). A site with no particle in reach becomes empty
+// at once. The others are queued in workgroup memory and taken up by consecutive threads, so
+// that the few sites of a sparse lattice with work run in whole warps instead of one busy lane
+// per warp, and (several sites per thread) in fewer rounds of workgroups.
 //!include common/step.wgsl
 //!include common/rng.wgsl
 //!include rdme/common.wgsl
@@ -36,11 +37,12 @@ override WZ: u32 = 1u;
 // Used with REACT only.
 @group(1) @binding(6) var<storage, read> reactions: array<Reaction>;
 
-// Most threads of a workgroup (the lattice passes are checked to have at most this many).
-const MAX_WORKGROUP: u32 = 1024u;
+// Sites per thread, along z (workgroup threads x SITES <= QUEUE, checked on the host).
+override SITES: u32 = 4u;
+const QUEUE: u32 = 1024u;
 
 // Local indices of this workgroup's sites with particles in reach, and how many there are.
-var<workgroup> busy_sites: array<u32, MAX_WORKGROUP>;
+var<workgroup> busy_sites: array<u32, QUEUE>;
 var<workgroup> busy_count: atomic<u32>;
 
 // The destination site being assembled.
@@ -170,13 +172,19 @@ fn sweep(gid: vec3<u32>, lid: u32) {
     }
     workgroupBarrier();
     let region = step_region(step_info.step, select(0u, 1u, AXIS == 2u));
-    if gid.x < lat.nx && gid.y < lat.ny && gid.z >= region.x && gid.z < region.y {
-        let i = gid.x + lat.nx * (gid.y + lat.ny * gid.z);
-        // Zeroth-order reactions fire in empty sites too.
-        if particles_in_reach(gid.x, gid.y, gid.z, i) || (REACT && lat.zeroth_order != 0u) {
-            busy_sites[atomicAdd(&busy_count, 1u)] = i;
-        } else {
-            dst[i] = 0u;
+    if gid.x < lat.nx && gid.y < lat.ny {
+        for (var k = 0u; k < SITES; k++) {
+            let plane = gid.z * SITES + k;
+            if plane < region.x || plane >= region.y {
+                continue;
+            }
+            let i = gid.x + lat.nx * (gid.y + lat.ny * plane);
+            // Zeroth-order reactions fire in empty sites too.
+            if particles_in_reach(gid.x, gid.y, plane, i) || (REACT && lat.zeroth_order != 0u) {
+                busy_sites[atomicAdd(&busy_count, 1u)] = i;
+            } else {
+                dst[i] = 0u;
+            }
         }
     }
     workgroupBarrier();

@@ -108,16 +108,19 @@ fn the_lattice_does_not_depend_on_the_workgroup_size() {
             "workgroup {workgroup:?}"
         );
     }
-    // More threads than the sweeps' queue holds is refused, naming the field.
+    // More threads than the sweeps' queue holds (4 sites each) is refused, naming the field.
     let options = SimOptions {
-        workgroup: [64, 32],
+        workgroup: [32, 16],
         ..SimOptions::default()
     };
     let err = RdmeSim::new(vec![ctx.clone()], &model, &lat0, 0, &options)
         .err()
-        .expect("a 2048-thread workgroup is refused")
+        .expect("a 512-thread workgroup is refused")
         .to_string();
-    assert!(err.contains("workgroup"), "{err}");
+    assert!(
+        err.contains("workgroup") && err.contains("at most 256 threads"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -75,6 +75,10 @@ pub struct Slab {
     pub halo_refetches: u64,
 }
 
+/// Sites (consecutive z planes) each thread of a sweep looks at: fewer threads, so fewer rounds of
+/// workgroups wait for their few busy sites (rdme/diffuse.wgsl).
+pub const SWEEP_SITES_PER_THREAD: u32 = 4;
+
 /// Workgroup shape of the sweep along `axis`, from the configured (wx, wy): as many threads, laid
 /// out for y and z so that a warp (32 consecutive invocations) spans 8 sites along x and 4 along
 /// the axis. A particle's site and its two neighbours along the axis then often share a warp,
@@ -142,15 +146,18 @@ impl Slab {
             _pad: 0,
         };
         let [wx, wy] = workgroup;
-        ctx.check_workgroup_size("rdme passes", [wx, wy, 1])?;
-        // The sweeps queue busy sites in a workgroup array of this size (rdme/diffuse.wgsl).
-        if wx * wy > 1024 {
+        // The sweeps queue busy sites in a workgroup array of 1024 (rdme/diffuse.wgsl).
+        if wx * wy * SWEEP_SITES_PER_THREAD > 1024 {
             return Err(crate::error::invalid(
                 "workgroup",
                 format!("{wx}x{wy}"),
-                "at most 1024 threads per workgroup",
+                format!(
+                    "at most {} threads per workgroup",
+                    1024 / SWEEP_SITES_PER_THREAD
+                ),
             ));
         }
+        ctx.check_workgroup_size("rdme passes", [wx, wy, 1])?;
         for axis in 1..3 {
             ctx.check_workgroup_size("rdme sweeps", sweep_shape(axis, workgroup))?;
         }
@@ -204,6 +211,7 @@ impl Slab {
                 ("WZ", sz as f64),
                 ("AXIS", axis as f64),
                 ("REACT", react as u8 as f64),
+                ("SITES", SWEEP_SITES_PER_THREAD as f64),
             ];
             let bindings = vec![
                 Binding::uniform("lattice"),
@@ -219,7 +227,11 @@ impl Slab {
                 shader: "rdme/diffuse.wgsl",
                 entry: "diffuse",
                 bindings,
-                workgroups: [nx.div_ceil(sx), ny.div_ceil(sy), planes.div_ceil(sz)],
+                workgroups: [
+                    nx.div_ceil(sx),
+                    ny.div_ceil(sy),
+                    planes.div_ceil(sz * SWEEP_SITES_PER_THREAD),
+                ],
                 constants,
             }
         };
