@@ -111,7 +111,7 @@ pub(crate) struct BenchArgs {
     #[arg(long)]
     pub(crate) scaling_only: bool,
     /// rdme: halo planes per side, i.e. steps between halo exchanges, on several devices
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 16)]
     pub(crate) halo_depth: u32,
     /// rdme: steps between load-balancing decisions on several devices (0: never)
     #[arg(long, default_value_t = 200)]

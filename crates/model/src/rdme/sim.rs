@@ -43,7 +43,7 @@ impl Default for SimOptions {
             workgroup: [64, 4],
             max_steps_per_batch: 256,
             overflow_capacity: 4096,
-            halo_depth: 8,
+            halo_depth: 16,
             balance_every: 200,
             balance_threshold: 0.05,
             move_cost: None,
