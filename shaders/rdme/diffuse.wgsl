@@ -120,8 +120,6 @@ fn gather(x: u32, y: u32, plane: u32, i: u32, g: u32) {
     // word: threads of a warp whose particles sit in different sources draw together instead
     // of one source after the other.
     var todo = occupied_words(minus) | (occupied_words(own) << 4u) | (occupied_words(plus) << 8u);
-    out_words = vec4<u32>(0u);
-    out_count = 0u;
     while todo != 0u {
         let bit = firstTrailingBit(todo);
         todo &= todo - 1u;
@@ -142,7 +140,11 @@ fn gather(x: u32, y: u32, plane: u32, i: u32, g: u32) {
             dir = -1;
             g_source = g + stride;
         }
-        let word = select(select(select(words.w, words.z, w == 2u), words.y, w == 1u), words.x, w == 0u);
+        let word = select(
+            select(select(words.w, words.z, w == 2u), words.y, w == 1u),
+            words.x,
+            w == 0u,
+        );
         let r = threefry_u32x4(step_seed(), step_info.step, g_source, 4u * AXIS + w);
         for (var b = 0u; b < 4u; b++) {
             let sp = (word >> (8u * b)) & 0xFFu;
@@ -175,15 +177,14 @@ fn sweep(gid: vec3<u32>, lid: u32) {
     if gid.x < lat.nx && gid.y < lat.ny {
         for (var k = 0u; k < SITES; k++) {
             let plane = gid.z * SITES + k;
-            if plane < region.x || plane >= region.y {
-                continue;
-            }
-            let i = gid.x + lat.nx * (gid.y + lat.ny * plane);
-            // Zeroth-order reactions fire in empty sites too.
-            if particles_in_reach(gid.x, gid.y, plane, i) || (REACT && lat.zeroth_order != 0u) {
-                busy_sites[atomicAdd(&busy_count, 1u)] = i;
-            } else {
-                dst[i] = 0u;
+            if plane >= region.x && plane < region.y {
+                let i = gid.x + lat.nx * (gid.y + lat.ny * plane);
+                // Zeroth-order reactions fire in empty sites too.
+                if particles_in_reach(gid.x, gid.y, plane, i) || (REACT && lat.zeroth_order != 0u) {
+                    busy_sites[atomicAdd(&busy_count, 1u)] = i;
+                } else {
+                    dst[i] = 0u;
+                }
             }
         }
     }

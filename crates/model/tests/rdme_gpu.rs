@@ -83,44 +83,54 @@ fn gpu_steps_match_the_cpu_reference_exactly() {
 }
 
 #[test]
-fn the_lattice_does_not_depend_on_the_workgroup_size() {
+fn the_lattice_does_not_depend_on_the_workgroup_size_or_the_sites_per_thread() {
     // 64x4 (the default: y and z sweeps as 8x32 and 8x1x32), 16x2 (8x4, 8x1x4), 8x8 and 5x3
-    // (not a multiple of a warp: every sweep 5x3); the busy sites of a workgroup are queued and
-    // taken up in another order each time (rdme/diffuse.wgsl).
+    // (not a multiple of a warp: every sweep 5x3), each thread looking at 1, 2, 4 or 8 planes;
+    // the busy sites of a workgroup are queued and taken up in another order each time
+    // (rdme/diffuse.wgsl).
     let model = busy_model();
     let lat0 = initial_lattice(&model).unwrap();
     let ctx = test_context();
-    let run = |workgroup: [u32; 2]| {
-        let options = SimOptions {
-            workgroup,
-            ..SimOptions::default()
-        };
+    let options = |workgroup: [u32; 2], sites: u32| SimOptions {
+        workgroup,
+        sites_per_thread: Some(sites),
+        ..SimOptions::default()
+    };
+    let run = |options: SimOptions| {
         let mut sim = RdmeSim::new(vec![ctx.clone()], &model, &lat0, 0, &options).unwrap();
         sim.advance(9).unwrap();
         sim.read_lattice().unwrap()
     };
-    let reference = run([64, 4]);
+    let reference = run(options([64, 4], 1));
     assert_ne!(reference, lat0);
-    for workgroup in [[16, 2], [8, 8], [5, 3]] {
+    for (workgroup, sites) in [
+        ([64, 4], 4),
+        ([16, 2], 2),
+        ([8, 8], 8),
+        ([5, 3], 4),
+        ([5, 3], 1),
+    ] {
         assert_eq!(
-            first_difference(&run(workgroup), &reference),
+            first_difference(&run(options(workgroup, sites)), &reference),
             None,
-            "workgroup {workgroup:?}"
+            "workgroup {workgroup:?}, {sites} sites per thread"
         );
     }
-    // More threads than the sweeps' queue holds (4 sites each) is refused, naming the field.
-    let options = SimOptions {
-        workgroup: [32, 16],
-        ..SimOptions::default()
-    };
-    let err = RdmeSim::new(vec![ctx.clone()], &model, &lat0, 0, &options)
+    // More queued sites than the sweeps' queue holds (1024), or another number of sites per
+    // thread, is refused naming the field.
+    for (workgroup, sites, field) in [([64, 4], 8, "workgroup"), ([8, 8], 3, "sites_per_thread")] {
+        let err = RdmeSim::new(
+            vec![ctx.clone()],
+            &model,
+            &lat0,
+            0,
+            &options(workgroup, sites),
+        )
         .err()
-        .expect("a 512-thread workgroup is refused")
+        .expect("refused")
         .to_string();
-    assert!(
-        err.contains("workgroup") && err.contains("at most 256 threads"),
-        "{err}"
-    );
+        assert!(err.contains(field), "{err}");
+    }
 }
 
 #[test]

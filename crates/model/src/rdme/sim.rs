@@ -20,6 +20,10 @@ use std::time::{Duration, Instant};
 pub struct SimOptions {
     /// Workgroup size (x, y) of the lattice passes.
     pub workgroup: [u32; 2],
+    /// Sites (z planes) each thread of a sweep looks at: 1, 2, 4 or 8; None: 4 on a GPU, 1 on
+    /// a software adapter (lavapipe's memory grows without bound at 4, see
+    /// `slab::sites_per_thread`). Results do not depend on it.
+    pub sites_per_thread: Option<u32>,
     /// Steps recorded in one submission on a single device.
     pub max_steps_per_batch: u32,
     /// Overflow list entries per device per step.
@@ -41,6 +45,7 @@ impl Default for SimOptions {
     fn default() -> Self {
         Self {
             workgroup: [64, 4],
+            sites_per_thread: None,
             max_steps_per_batch: 256,
             overflow_capacity: 4096,
             halo_depth: 16,

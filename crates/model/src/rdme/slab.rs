@@ -75,9 +75,24 @@ pub struct Slab {
     pub halo_refetches: u64,
 }
 
-/// Sites (consecutive z planes) each thread of a sweep looks at: fewer threads, so fewer rounds of
-/// workgroups wait for their few busy sites (rdme/diffuse.wgsl).
-pub const SWEEP_SITES_PER_THREAD: u32 = 4;
+/// Sites (consecutive z planes) each thread of a sweep looks at, as `SimOptions` asks: fewer
+/// threads, so fewer rounds of workgroups wait for their few busy sites (rdme/diffuse.wgsl).
+/// By default 4 on a GPU (the Min system's step on the H200: 40 us at 1, 32.5 at 4) and 1 on a
+/// software adapter, where it gains nothing and where lavapipe (Mesa 22.3) grew by about
+/// 130 MB per second of stepping at 4 (the birth-death test ran out of memory).
+pub fn sites_per_thread(ctx: &GpuContext, options: &SimOptions) -> Result<u32> {
+    let sites = options
+        .sites_per_thread
+        .unwrap_or(if ctx.adapter.is_software() { 1 } else { 4 });
+    if ![1, 2, 4, 8].contains(&sites) {
+        return Err(crate::error::invalid(
+            "sites_per_thread",
+            sites,
+            "1, 2, 4 or 8",
+        ));
+    }
+    Ok(sites)
+}
 
 /// Workgroup shape of the sweep along `axis`, from the configured (wx, wy): as many threads, laid
 /// out for y and z so that a warp (32 consecutive invocations) spans 8 sites along x and 4 along
@@ -146,14 +161,15 @@ impl Slab {
             _pad: 0,
         };
         let [wx, wy] = workgroup;
+        let sites_per_thread = sites_per_thread(&ctx, options)?;
         // The sweeps queue busy sites in a workgroup array of 1024 (rdme/diffuse.wgsl).
-        if wx * wy * SWEEP_SITES_PER_THREAD > 1024 {
+        if wx * wy * sites_per_thread > 1024 {
             return Err(crate::error::invalid(
                 "workgroup",
                 format!("{wx}x{wy}"),
                 format!(
-                    "at most {} threads per workgroup",
-                    1024 / SWEEP_SITES_PER_THREAD
+                    "at most {} threads per workgroup with {sites_per_thread} sites per thread",
+                    1024 / sites_per_thread
                 ),
             ));
         }
@@ -211,7 +227,7 @@ impl Slab {
                 ("WZ", sz as f64),
                 ("AXIS", axis as f64),
                 ("REACT", react as u8 as f64),
-                ("SITES", SWEEP_SITES_PER_THREAD as f64),
+                ("SITES", sites_per_thread as f64),
             ];
             let bindings = vec![
                 Binding::uniform("lattice"),
@@ -230,7 +246,7 @@ impl Slab {
                 workgroups: [
                     nx.div_ceil(sx),
                     ny.div_ceil(sy),
-                    planes.div_ceil(sz * SWEEP_SITES_PER_THREAD),
+                    planes.div_ceil(sz * sites_per_thread),
                 ],
                 constants,
             }
