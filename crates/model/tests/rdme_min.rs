@@ -6,8 +6,8 @@
 //!
 //! MinD_m starts with nothing on the membrane (everything uniform in the cytoplasm), gathers at
 //! one pole, then moves to the other: the first half period of the pole-to-pole oscillation
-//! (in about 10 and 20 s here; the full period is about 18 s on this lattice). Fixed seed;
-//! thresholds are stated at each check. Particle numbers are conserved exactly at every
+//! (at about 3 and 8 s with this seed; the full period is about 18 s on this lattice). Fixed
+//! seed; thresholds are stated at each check. Particle numbers are conserved exactly at every
 //! observation.
 
 use petri_engine::testing::test_context;
