@@ -134,7 +134,7 @@ pub(crate) struct BenchArgs {
     /// Benchmark the continuous model alone (no tip cells)
     #[arg(long)]
     pub(crate) no_tips: bool,
-    /// Workgroup size of the field update
+    /// Workgroup size of the field update (angiogenesis) or of the lattice passes (rdme: X,Y,1)
     #[arg(long, value_parser = parse_triple)]
     pub(crate) workgroup: Option<[u32; 3]>,
     /// Config to take parameters from [default: assets/angiogenesis.json, assets/min-system.json]

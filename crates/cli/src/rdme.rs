@@ -20,6 +20,17 @@ pub fn is_checkpoint(path: &Path) -> bool {
         .is_ok_and(|()| &magic == checkpoint::MAGIC)
 }
 
+/// The lattice passes' workgroup from `--workgroup X,Y,1` (the default without it).
+fn workgroup(arg: Option<[u32; 3]>) -> Result<[u32; 2]> {
+    match arg {
+        None => Ok(SimOptions::default().workgroup),
+        Some([x, y, 1]) => Ok([x, y]),
+        Some([x, y, z]) => {
+            bail!("--workgroup {x},{y},{z}: rdme workgroups are two-dimensional, give X,Y,1")
+        }
+    }
+}
+
 pub fn run(args: RunArgs) -> Result<()> {
     let config = args
         .config
@@ -31,13 +42,10 @@ pub fn run(args: RunArgs) -> Result<()> {
     for w in &model.warnings {
         eprintln!("warning: {w}");
     }
-    let mut sim = SimOptions::default();
-    if let Some([x, y, z]) = args.workgroup {
-        if z != 1 {
-            bail!("--workgroup {x},{y},{z}: rdme workgroups are two-dimensional, give X,Y,1");
-        }
-        sim.workgroup = [x, y];
-    }
+    let sim = SimOptions {
+        workgroup: workgroup(args.workgroup)?,
+        ..SimOptions::default()
+    };
     let contexts = if args.devices == 1 {
         vec![args.gpu.context()?]
     } else {
@@ -149,13 +157,7 @@ pub fn bench(args: BenchArgs) -> Result<()> {
     };
     let steps = args.steps as u64;
     let cpu_steps = args.cpu_steps as u64;
-    let workgroup = match args.workgroup {
-        None => SimOptions::default().workgroup,
-        Some([x, y, 1]) => [x, y],
-        Some([x, y, z]) => {
-            bail!("--workgroup {x},{y},{z}: rdme workgroups are two-dimensional, give X,Y,1")
-        }
-    };
+    let workgroup = workgroup(args.workgroup)?;
     let cpu_max = args.cpu_max_cells as u64;
     println!("| case | lattice | sites | particles | steps | GPU us/step | wall us/step | site updates/s | simulated s per wall hour | CPU us/step | GPU/CPU |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
