@@ -18,16 +18,19 @@ struct Reaction {
     _pad1: u32,
 }
 
+// Bytes of `w` that are zero (exact: no carries between bytes).
+fn zero_bytes(w: u32) -> u32 {
+    let y = (w & 0x7F7F7F7Fu) + 0x7F7F7F7Fu;
+    return countOneBits(~(y | w | 0x7F7F7F7Fu));
+}
+
+// Particles of `species` (never 0) in the site: the bytes equal to it, i.e. the zero bytes of
+// each word xor the species in every byte. Branch-free and with no indexing by slot, which the
+// compiler would put in local memory; this runs for every reaction of every occupied site.
 fn count_species(words: vec4<u32>, species: u32) -> u32 {
-    var n = 0u;
-    for (var j = 0u; j < CAPACITY; j++) {
-        let s = species_at(words, j);
-        if s == 0u {
-            break;
-        }
-        n += select(0u, 1u, s == species);
-    }
-    return n;
+    let s = species * 0x01010101u;
+    return zero_bytes(words.x ^ s) + zero_bytes(words.y ^ s) + zero_bytes(words.z ^ s)
+        + zero_bytes(words.w ^ s);
 }
 
 fn propensity_tau(words: vec4<u32>, r: Reaction) -> f32 {
