@@ -78,8 +78,11 @@ pub struct Slab {
 /// Sites (consecutive z planes) each thread of a sweep looks at, as `SimOptions` asks: fewer
 /// threads, so fewer rounds of workgroups wait for their few busy sites (rdme/diffuse.wgsl).
 /// By default 4 on a GPU (the Min system's step on the H200: 40 us at 1, 32.5 at 4) and 1 on a
-/// software adapter, where it gains nothing and where lavapipe (Mesa 22.3) grew by about
-/// 130 MB per second of stepping at 4 (the birth-death test ran out of memory).
+/// software adapter, where it gains nothing and where lavapipe (Mesa 22.3.6, LLVM 15) grew by
+/// about 130 MB per second of stepping at 4 (the birth-death test ran out of memory). Narrowed
+/// down since: only the z sweep + reactions pass grows, and only on lattices 8 sites wide in x
+/// (8x8x8, 8x16x8, 8x32x8, 8x8x32 grew; 4, 7, 9, 12, 16, 24 and 32 wide stayed flat). The
+/// cause inside lavapipe is not known.
 pub fn sites_per_thread(ctx: &GpuContext, options: &SimOptions) -> Result<u32> {
     let sites = options
         .sites_per_thread
