@@ -25,8 +25,10 @@ fn zero_bytes(w: u32) -> u32 {
 }
 
 // Particles of `species` (never 0) in the site: the bytes equal to it, i.e. the zero bytes of
-// each word xor the species in every byte. Branch-free and with no indexing by slot, which the
-// compiler would put in local memory; this runs for every reaction of every occupied site.
+// each word xor the species in every byte. The words must be zero past the site's last particle,
+// as the gather and remove_one build them (so does particle_count). Branch-free and with no
+// indexing by slot, which the compiler would put in local memory; this runs for every reaction
+// of every occupied site.
 fn count_species(words: vec4<u32>, species: u32) -> u32 {
     let s = species * 0x01010101u;
     return zero_bytes(words.x ^ s) + zero_bytes(words.y ^ s) + zero_bytes(words.z ^ s)
