@@ -159,8 +159,6 @@ pub fn bench(args: BenchArgs) -> Result<()> {
     let cpu_steps = args.cpu_steps as u64;
     let workgroup = workgroup(args.workgroup)?;
     let cpu_max = args.cpu_max_cells as u64;
-    println!("| case | lattice | sites | particles | steps | GPU us/step | wall us/step | site updates/s | simulated s per wall hour | CPU us/step | GPU/CPU |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     let mut rows = Vec::new();
     let print = |r: &petri_model::rdme::bench::BenchRow| {
         println!(
@@ -187,6 +185,8 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         )
     };
     if !args.scaling_only {
+        println!("| case | lattice | sites | particles | steps | GPU us/step | wall us/step | site updates/s | simulated s per wall hour | CPU us/step | GPU/CPU |");
+        println!("|---|---|---|---|---|---|---|---|---|---|---|");
         let r = bench_model(&ctx, "Min system", &min, workgroup, steps, cpu_steps)?;
         print(&r);
         let passes: Vec<String> = r
