@@ -168,7 +168,11 @@ fn store(i: u32, words: vec4<u32>, count: u32) {
 
 // The sweep over this workgroup's sites, followed by each site's reactions with REACT: the
 // empty ones at once, then the queued ones (see the top of this file).
-fn sweep(gid: vec3<u32>, lid: u32) {
+@compute @workgroup_size(WX, WY, WZ)
+fn diffuse(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
     if lid == 0u {
         atomicStore(&busy_count, 0u);
     }
@@ -208,12 +212,4 @@ fn sweep(gid: vec3<u32>, lid: u32) {
         }
         store(i, words, particle_count(words));
     }
-}
-
-@compute @workgroup_size(WX, WY, WZ)
-fn diffuse(
-    @builtin(global_invocation_id) gid: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32,
-) {
-    sweep(gid, lid);
 }

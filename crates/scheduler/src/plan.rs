@@ -170,9 +170,14 @@ impl StepPlan {
             .unwrap_or_else(|| panic!("step plan has no buffer {name:?}"))
     }
 
+    /// Which half of every pair holds the state after the steps recorded so far (0 or 1).
+    pub fn parity(&self) -> usize {
+        (self.step % 2) as usize
+    }
+
     /// The half of a pair holding the state after the steps recorded so far.
     pub fn current(&self, name: &str) -> &wgpu::Buffer {
-        &self.pair(name)[(self.step % 2) as usize]
+        &self.pair(name)[self.parity()]
     }
 
     pub fn pair(&self, name: &str) -> &[wgpu::Buffer; 2] {

@@ -370,11 +370,6 @@ impl Slab {
         self.plan.current("particles")
     }
 
-    /// Which half of the pair holds the state (indexes the per-half bind groups).
-    fn parity(&self) -> usize {
-        (self.plan.step % 2) as usize
-    }
-
     pub fn owned_planes(&self) -> u32 {
         self.own.1 - self.own.0
     }
@@ -394,7 +389,7 @@ impl Slab {
             {
                 let mut pass = encoder.begin_compute_pass(&Default::default());
                 pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, &groups[self.parity()], &[]);
+                pass.set_bind_group(0, &groups[self.plan.parity()], &[]);
                 let [x, y, _] = self.workgroups_all;
                 pass.dispatch_workgroups(x, y, 2 * self.uniforms.halo_depth);
             }
@@ -518,7 +513,7 @@ impl Slab {
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
             pass.set_pipeline(&self.observe);
-            pass.set_bind_group(0, &self.observe_groups[self.parity()], &[]);
+            pass.set_bind_group(0, &self.observe_groups[self.plan.parity()], &[]);
             let [x, y, z] = self.workgroups_own;
             pass.dispatch_workgroups(x, y, z);
         }
