@@ -30,7 +30,8 @@ pub(crate) struct GpuArgs {
     /// Backend: vulkan, metal, dx12, gl or all [env: PETRI_BACKEND]
     #[arg(long)]
     pub(crate) backend: Option<String>,
-    /// Use the adapter whose name contains this text, e.g. "H200" or "llvmpipe" [env: PETRI_ADAPTER]
+    /// Use the adapter whose name contains this text, e.g. "H200" or "llvmpipe", or the one at
+    /// this index of `petri adapters`, e.g. 2 (GPUs of one name) [env: PETRI_ADAPTER]
     #[arg(long)]
     pub(crate) adapter: Option<String>,
 }

@@ -1,7 +1,8 @@
 //! The GPU context: which adapter Petri runs on, with which features and limits.
 //!
-//! Choice order: the user's backend and adapter-name filters (CLI flags or the environment
-//! variables `PETRI_BACKEND`, `PETRI_ADAPTER`), then hardware before software (discrete, integrated,
+//! Choice order: the user's backend and adapter filters (CLI flags or the environment
+//! variables `PETRI_BACKEND`, `PETRI_ADAPTER`: a name, or an index into `petri adapters` for
+//! machines whose GPUs share one name), then hardware before software (discrete, integrated,
 //! virtual, CPU), then Vulkan, Metal, DX12, GL. When no hardware adapter exists this picks the
 //! software one (lavapipe on Linux, WARP on Windows), so the same code runs in CI.
 
@@ -13,7 +14,9 @@ use serde::Serialize;
 pub struct DeviceRequest {
     /// One of vulkan, metal, dx12, gl, all.
     pub backend: Option<String>,
-    /// Case-insensitive substring of the adapter name (e.g. "H200", "llvmpipe").
+    /// Case-insensitive substring of the adapter name (e.g. "H200", "llvmpipe"), or a number:
+    /// the adapter at that index of `list_adapters` (same backend filter), e.g. "2" for the
+    /// third of four GPUs named alike.
     pub adapter: Option<String>,
     /// Ask for timestamp queries when the adapter has them (default). False runs as on an
     /// adapter without them: profiling falls back to wall clock. `PETRI_TIMESTAMPS=0`.
@@ -63,13 +66,20 @@ impl DeviceRequest {
         parse_backends(self.backend.as_deref())
     }
 
+    /// The adapter filter as an index into `list_adapters`, when it is a number.
+    fn adapter_index(&self) -> Option<usize> {
+        self.adapter.as_deref()?.trim().parse().ok()
+    }
+
     fn describe(&self) -> String {
         let mut parts = Vec::new();
         if let Some(b) = &self.backend {
             parts.push(format!("backend {b:?}"));
         }
-        if let Some(a) = &self.adapter {
-            parts.push(format!("name containing {a:?}"));
+        match (&self.adapter, self.adapter_index()) {
+            (_, Some(k)) => parts.push(format!("index {k} of `petri adapters`")),
+            (Some(a), None) => parts.push(format!("name containing {a:?}")),
+            (None, None) => {}
         }
         if parts.is_empty() {
             String::new()
@@ -191,6 +201,16 @@ fn backend_rank(b: wgpu::Backend) -> u8 {
 /// EGL is slow and noisy on headless Linux.
 fn candidate_adapters(request: &DeviceRequest) -> Result<Vec<wgpu::Adapter>> {
     let mut adapters = Vec::new();
+    if let Some(k) = request.adapter_index() {
+        // The list `petri adapters` shows (every backend asked for, GL included), by index.
+        let all = matching_adapters(request, request.backends()?)?;
+        return match all.into_iter().nth(k) {
+            Some(adapter) => Ok(vec![adapter]),
+            None => Err(EngineError::NoAdapter {
+                filter: request.describe(),
+            }),
+        };
+    }
     if request.backend.is_none() {
         adapters = matching_adapters(request, wgpu::Backends::PRIMARY)?;
     }
@@ -212,7 +232,7 @@ fn matching_adapters(
 ) -> Result<Vec<wgpu::Adapter>> {
     let instance = new_instance(backends);
     let mut adapters = pollster::block_on(instance.enumerate_adapters(backends));
-    if let Some(name) = &request.adapter {
+    if let (Some(name), None) = (&request.adapter, request.adapter_index()) {
         let name = name.to_lowercase();
         adapters.retain(|a| a.get_info().name.to_lowercase().contains(&name));
     }

@@ -1,0 +1,36 @@
+//! Choosing an adapter by its index in `petri adapters` (for machines whose GPUs share a name).
+
+use petri_engine::{list_adapters, DeviceRequest, EngineError, GpuContext};
+
+fn request_for(adapter: &str) -> DeviceRequest {
+    DeviceRequest {
+        adapter: Some(adapter.to_string()),
+        ..DeviceRequest::from_env()
+    }
+}
+
+#[test]
+fn an_index_picks_that_adapter_of_the_list() {
+    let request = DeviceRequest::from_env();
+    let list = list_adapters(request.backend.as_deref()).expect("adapters");
+    assert!(!list.is_empty(), "GPU tests need an adapter");
+    let ctx = GpuContext::new(&request_for("0")).expect("adapter 0");
+    assert_eq!(ctx.adapter.name, list[0].name);
+    assert_eq!(ctx.adapter.backend, list[0].backend);
+}
+
+#[test]
+fn an_index_past_the_list_is_an_error_that_says_so() {
+    let request = DeviceRequest::from_env();
+    let n = list_adapters(request.backend.as_deref())
+        .expect("adapters")
+        .len();
+    match GpuContext::new(&request_for(&n.to_string())) {
+        Err(e @ EngineError::NoAdapter { .. }) => {
+            let text = e.to_string();
+            assert!(text.contains(&format!("index {n}")), "{text}");
+        }
+        Err(e) => panic!("expected NoAdapter, got {e}"),
+        Ok(ctx) => panic!("index {n} of {n} adapters opened {}", ctx.adapter.name),
+    }
+}
