@@ -7,6 +7,9 @@
 // planes' moves are counted; entries outside that region are dropped (those planes are stale
 // and refreshed from the owner before they are read again). A particle with no room anywhere in its plane is
 // counted as unresolved and the run stops (crates/model/src/rdme/sim.rs).
+// Every loop runs to a fixed bound (the entries, the ring radius, the ring's rows) or moves its
+// counter toward it by at least one each round (the insertion sort's j, the ring's dx):
+//!bounded-loops
 //!include common/step.wgsl
 //!include rdme/common.wgsl
 //!include rdme/particles.wgsl

@@ -12,6 +12,14 @@
 //! compiled into straight-line WGSL). The file keeps a small valid default there, so it
 //! validates like any other; `source_generated` swaps in the launcher's code, and
 //! `module_from_source` validates the result with naga before wgpu sees it.
+//!
+//! A standalone file may declare `//!bounded-loops`: every loop in it and in the files it
+//! includes ends for every input, by a fixed bound or a counter that only moves toward its
+//! bound. `module` then creates it without the counters naga adds to every loop so that a loop
+//! the compiler cannot prove finite still ends (`ShaderRuntimeChecks::force_loop_bounding`);
+//! bounds checks stay on. The RDME step's passes declare it: the counters cost 9% of the Min
+//! system's step and 14% of a dense lattice's on the H200 (docs/BENCHMARKS.md). Fragments cannot
+//! declare it: the file that includes them vouches for them.
 
 use crate::error::{EngineError, Result};
 use std::collections::HashSet;
@@ -23,6 +31,8 @@ mod embedded {
 const INCLUDE: &str = "//!include ";
 
 const FRAGMENT: &str = "//!fragment";
+
+const BOUNDED_LOOPS: &str = "//!bounded-loops";
 
 /// Paths (relative to `shaders/`) of every embedded WGSL file.
 pub fn names() -> impl Iterator<Item = &'static str> {
@@ -44,6 +54,11 @@ pub fn raw(name: &str) -> Result<&'static str> {
         .find(|(n, _)| *n == name)
         .map(|(_, s)| *s)
         .ok_or_else(|| EngineError::UnknownShader(name.to_string()))
+}
+
+/// Whether a file declares `//!bounded-loops` (see the module doc).
+pub fn has_bounded_loops(name: &str) -> Result<bool> {
+    Ok(raw(name)?.lines().any(|l| l.trim() == BOUNDED_LOOPS))
 }
 
 /// The shader with its includes pasted in, ready for naga or wgpu.
@@ -115,7 +130,9 @@ pub fn validate_source(label: &str, src: &str) -> Result<(naga::Module, naga::va
 /// Creates a wgpu shader module from a registry shader (validated by naga first, so errors name
 /// the file and line rather than surfacing as a device error).
 pub fn module(device: &wgpu::Device, name: &str) -> Result<wgpu::ShaderModule> {
-    module_from_source(device, name, source(name)?)
+    let src = source(name)?;
+    validate_source(name, &src)?;
+    Ok(create_module(device, name, src, has_bounded_loops(name)?))
 }
 
 /// Creates a wgpu shader module from shader text (e.g. from `source_generated`), validated by
@@ -126,10 +143,27 @@ pub fn module_from_source(
     src: String,
 ) -> Result<wgpu::ShaderModule> {
     validate_source(label, &src)?;
-    Ok(device.create_shader_module(wgpu::ShaderModuleDescriptor {
+    Ok(create_module(device, label, src, false))
+}
+
+fn create_module(
+    device: &wgpu::Device,
+    label: &str,
+    src: String,
+    bounded_loops: bool,
+) -> wgpu::ShaderModule {
+    let desc = wgpu::ShaderModuleDescriptor {
         label: Some(label),
         source: wgpu::ShaderSource::Wgsl(src.into()),
-    }))
+    };
+    if !bounded_loops {
+        return device.create_shader_module(desc);
+    }
+    let mut checks = wgpu::ShaderRuntimeChecks::checked();
+    checks.force_loop_bounding = false;
+    // SAFETY: wgpu asks that such a shader have no infinite loop, which `//!bounded-loops`
+    // declares (module doc); bounds checks stay on.
+    unsafe { device.create_shader_module_trusted(desc, checks) }
 }
 
 #[cfg(test)]
@@ -143,6 +177,24 @@ mod tests {
             let src = source(name).unwrap();
             assert!(src.contains(&format!("// ---- {name} ----")));
         }
+    }
+
+    #[test]
+    fn bounded_loops_are_declared_by_standalone_shaders_only() {
+        let standalone: Vec<&str> = standalone_names().collect();
+        for name in names() {
+            if has_bounded_loops(name).unwrap() {
+                assert!(
+                    standalone.contains(&name),
+                    "fragment {name} declares {BOUNDED_LOOPS}; the files that include it must"
+                );
+            }
+        }
+        // The RDME step's passes, where the loop counters cost most (module doc).
+        for name in ["rdme/diffuse.wgsl", "rdme/resolve.wgsl"] {
+            assert!(has_bounded_loops(name).unwrap(), "{name}");
+        }
+        assert!(!has_bounded_loops("rdme/observe.wgsl").unwrap());
     }
 
     #[test]
