@@ -54,8 +54,19 @@ fn words_in_use(n: u32) -> u32 {
     return min(4u, n / 4u + 1u);
 }
 
+// Word w of a site, by selects: words[w] with a computed w would put the site in local memory.
+fn word_at(words: vec4<u32>, w: u32) -> u32 {
+    return select(select(select(words.w, words.z, w == 2u), words.y, w == 1u), words.x, w == 0u);
+}
+
+// The site with `species` put in slot j (which must be empty).
+fn with_slot(words: vec4<u32>, j: u32, species: u32) -> vec4<u32> {
+    let bits = vec4<u32>(species << ((j & 3u) * 8u));
+    return words | select(vec4<u32>(0u), bits, vec4<u32>(j >> 2u) == vec4<u32>(0u, 1u, 2u, 3u));
+}
+
 fn species_at(words: vec4<u32>, j: u32) -> u32 {
-    return (words[j >> 2u] >> ((j & 3u) * 8u)) & 0xFFu;
+    return (word_at(words, j >> 2u) >> ((j & 3u) * 8u)) & 0xFFu;
 }
 
 // Particles in a site: slots are packed from 0, so count the non-zero bytes.

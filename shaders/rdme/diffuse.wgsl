@@ -54,11 +54,7 @@ var<private> out_count: u32;
 
 fn arrive(global_site: u32, species: u32) {
     if out_count < CAPACITY {
-        // A select per word instead of out_words[out_count / 4], which would put the site in
-        // local memory.
-        let word = vec4<u32>(out_count >> 2u);
-        let bits = vec4<u32>(species << ((out_count & 3u) * 8u));
-        out_words |= select(vec4<u32>(0u), bits, word == vec4<u32>(0u, 1u, 2u, 3u));
+        out_words = with_slot(out_words, out_count, species);
     } else {
         push_overflow(global_site, overflow_tag(AXIS, out_count, species));
     }
@@ -143,11 +139,7 @@ fn gather(x: u32, y: u32, plane: u32, i: u32, g: u32) {
             dir = -1;
             g_source = g + stride;
         }
-        let word = select(
-            select(select(words.w, words.z, w == 2u), words.y, w == 1u),
-            words.x,
-            w == 0u,
-        );
+        let word = word_at(words, w);
         let r = threefry_u32x4(step_seed(), step_info.step, g_source, 4u * AXIS + w);
         for (var b = 0u; b < 4u; b++) {
             let sp = (word >> (8u * b)) & 0xFFu;

@@ -71,7 +71,7 @@ fn remove_one(words: vec4<u32>, species: u32) -> vec4<u32> {
             removed = true;
             continue;
         }
-        out[n >> 2u] |= s << ((n & 3u) * 8u);
+        out = with_slot(out, n, s);
         n += 1u;
     }
     return out;
@@ -126,7 +126,7 @@ fn react_site(site: vec4<u32>, t: u32, g: u32) -> vec4<u32> {
                     break;
                 }
                 if n < CAPACITY {
-                    words[n >> 2u] |= sp << ((n & 3u) * 8u);
+                    words = with_slot(words, n, sp);
                 } else {
                     push_overflow(g, overflow_tag(3u, n, sp));
                 }
