@@ -7,8 +7,9 @@
 // order: from the - neighbour, stayers, from the + neighbour; past 16 they go to the overflow
 // list. Each sweep covers its `step_region` of the local planes (halos included, redundantly
 // with the neighbouring device).
-// Each thread looks at SITES planes (at x, y). A site with no particle in reach becomes empty
-// at once. The others are queued in workgroup memory and taken up by consecutive threads, so
+// Each thread looks at a run of SITES sites: along y in the y sweep, along z in the others (see
+// Run), so in the y and z sweeps the run's sites share their neighbours' loads. A site with no
+// particle in reach becomes empty at once. The others are queued in workgroup memory and taken up by consecutive threads, so
 // that the few sites of a sparse lattice with work run in whole warps instead of one busy lane
 // per warp, and (several sites per thread) in fewer rounds of workgroups.
 // Every loop here and in the includes runs to a fixed bound (4 words, 16 slots, SITES, the
@@ -40,7 +41,7 @@ override WZ: u32 = 1u;
 // Used with REACT only.
 @group(1) @binding(6) var<storage, read> reactions: array<Reaction>;
 
-// Sites per thread, along z (workgroup threads x SITES <= QUEUE, checked on the host).
+// Sites per thread (workgroup threads x SITES <= QUEUE, checked on the host).
 override SITES: u32 = 4u;
 const QUEUE: u32 = 1024u;
 
@@ -85,6 +86,47 @@ fn particles_in_reach(x: u32, y: u32, plane: u32, i: u32) -> bool {
     let near = particles[i] | select(0u, particles[i - stride], a.x > 0u)
         | select(0u, particles[i + stride], a.x + 1u < a.y);
     return near != 0u;
+}
+
+// A thread's SITES sites: a run of consecutive sites along y in the y sweep, along z in the x
+// and z sweeps, from (x, y, local plane) here.
+struct Run {
+    x: u32,
+    y: u32,
+    plane: u32,
+}
+
+fn thread_run(gid: vec3<u32>) -> Run {
+    if AXIS == 1u {
+        return Run(gid.x, gid.y * SITES, gid.z);
+    }
+    return Run(gid.x, gid.y, gid.z * SITES);
+}
+
+// Site k of the run as (x, y, local plane); k = 0xFFFFFFFF is the site before it, which before
+// the lattice's or the slab's start wraps to a coordinate no check lets through.
+fn run_site(run: Run, k: u32) -> vec3<u32> {
+    if AXIS == 1u {
+        return vec3<u32>(run.x, run.y + k, run.plane);
+    }
+    return vec3<u32>(run.x, run.y, run.plane + k);
+}
+
+fn local_index(c: vec3<u32>) -> u32 {
+    return c.x + lat.nx * (c.y + lat.ny * c.z);
+}
+
+// Whether this pass updates the site: in the lattice and in the step's region of local planes.
+fn updated(c: vec3<u32>, region: vec2<u32>) -> bool {
+    return c.x < lat.nx && c.y < lat.ny && c.z >= region.x && c.z < region.y;
+}
+
+// Word 0 of a site, 0 outside the lattice or the slab's local planes.
+fn word0(c: vec3<u32>) -> u32 {
+    if c.x < lat.nx && c.y < lat.ny && c.z < lat.planes {
+        return particles[local_index(c)];
+    }
+    return 0u;
 }
 
 // Assembles site i (at x, y, local plane; global index g) after the sweep in out_words /
@@ -173,17 +215,39 @@ fn diffuse(
     }
     workgroupBarrier();
     let region = step_region(step_info.step, select(0u, 1u, AXIS == 2u));
-    if gid.x < lat.nx && gid.y < lat.ny {
+    let run = thread_run(gid);
+    // Look at all the run's sites first (bit k: site k has work), then queue: the loads go out
+    // together instead of each after the previous site's queueing.
+    var busy_bits = 0u;
+    if AXIS == 0u {
         for (var k = 0u; k < SITES; k++) {
-            let plane = gid.z * SITES + k;
-            if plane >= region.x && plane < region.y {
-                let i = gid.x + lat.nx * (gid.y + lat.ny * plane);
-                // Zeroth-order reactions fire in empty sites too.
-                if particles_in_reach(gid.x, gid.y, plane, i) || (REACT && lat.zeroth_order != 0u) {
-                    busy_sites[atomicAdd(&busy_count, 1u)] = i;
-                } else {
-                    dst[i] = 0u;
-                }
+            let c = run_site(run, k);
+            if updated(c, region) && particles_in_reach(c.x, c.y, c.z, local_index(c)) {
+                busy_bits |= 1u << k;
+            }
+        }
+    } else {
+        // Along the axis the run's sites share their neighbours: SITES + 2 loads, not 3 SITES.
+        var before = word0(run_site(run, 0xFFFFFFFFu));
+        var here = word0(run_site(run, 0u));
+        for (var k = 0u; k < SITES; k++) {
+            let after = word0(run_site(run, k + 1u));
+            if updated(run_site(run, k), region) && (before | here | after) != 0u {
+                busy_bits |= 1u << k;
+            }
+            before = here;
+            here = after;
+        }
+    }
+    for (var k = 0u; k < SITES; k++) {
+        let c = run_site(run, k);
+        if updated(c, region) {
+            let i = local_index(c);
+            // Zeroth-order reactions fire in empty sites too.
+            if (busy_bits & (1u << k)) != 0u || (REACT && lat.zeroth_order != 0u) {
+                busy_sites[atomicAdd(&busy_count, 1u)] = i;
+            } else {
+                dst[i] = 0u;
             }
         }
     }

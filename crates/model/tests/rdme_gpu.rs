@@ -84,8 +84,9 @@ fn gpu_steps_match_the_cpu_reference_exactly() {
 
 #[test]
 fn the_lattice_does_not_depend_on_the_workgroup_size_or_the_sites_per_thread() {
-    // 64x4 (the default: y and z sweeps as 8x32 and 8x1x32), 16x2 (8x4, 8x1x4), 8x8 and 5x3
-    // (not a multiple of a warp: every sweep 5x3), each thread looking at 1, 2, 4 or 8 planes;
+    // 64x4 (the default: y and z sweeps as 32x8 and 8x1x32), 16x2 (32x1, 8x1x4), 8x8 and 5x3
+    // (not a multiple of a warp: every sweep 5x3), each thread looking at a run of 1, 2, 4 or 8
+    // sites (along y in the y sweep, along z in the others);
     // the busy sites of a workgroup are queued and taken up in another order each time
     // (rdme/diffuse.wgsl).
     let model = busy_model();

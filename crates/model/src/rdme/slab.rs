@@ -98,16 +98,18 @@ pub fn sites_per_thread(ctx: &GpuContext, options: &SimOptions) -> Result<u32> {
 }
 
 /// Workgroup shape of the sweep along `axis`, from the configured (wx, wy): as many threads, laid
-/// out for y and z so that a warp (32 consecutive invocations) spans 8 sites along x and 4 along
-/// the axis. A particle's site and its two neighbours along the axis then often share a warp,
-/// which draws the particle's random numbers once, instead of three warps drawing them each.
+/// out so that a site and its neighbours along the axis are near in a warp (32 consecutive
+/// invocations). The y sweep: a warp spans 32 sites along x, each thread a run of sites along y
+/// (rdme/diffuse.wgsl), so most neighbours are the thread's own. The z sweep: a warp spans 8
+/// sites along x and 4 threads along z, each with a run of planes. In either, a particle's draw
+/// is often made by one warp instead of three.
 pub fn sweep_shape(axis: u32, [wx, wy]: [u32; 2]) -> [u32; 3] {
     let threads = wx * wy;
     if axis == 0 || threads % 32 != 0 || threads > 512 {
         return [wx, wy, 1];
     }
     match axis {
-        1 => [8, threads / 8, 1],
+        1 => [32, threads / 32, 1],
         _ => [8, 1, threads / 8],
     }
 }
@@ -246,11 +248,18 @@ impl Slab {
                 shader: "rdme/diffuse.wgsl",
                 entry: "diffuse",
                 bindings,
-                workgroups: [
-                    nx.div_ceil(sx),
-                    ny.div_ceil(sy),
-                    planes.div_ceil(sz * sites_per_thread),
-                ],
+                workgroups: match axis {
+                    1 => [
+                        nx.div_ceil(sx),
+                        ny.div_ceil(sy * sites_per_thread),
+                        planes.div_ceil(sz),
+                    ],
+                    _ => [
+                        nx.div_ceil(sx),
+                        ny.div_ceil(sy),
+                        planes.div_ceil(sz * sites_per_thread),
+                    ],
+                },
                 constants,
             }
         };
