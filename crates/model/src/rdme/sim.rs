@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 pub struct SimOptions {
     /// Workgroup size (x, y) of the lattice passes.
     pub workgroup: [u32; 2],
-    /// Sites (z planes) each thread of a sweep looks at: 1, 2, 4 or 8; None: 4 on a GPU, 1 on
-    /// a software adapter (lavapipe's memory grows without bound at 4, see
+    /// Sites (a run of consecutive sites) each thread of a sweep looks at: 1, 2, 4 or 8; None:
+    /// 4 on a GPU, 1 on a software adapter (lavapipe's memory grows without bound at 4, see
     /// `slab::sites_per_thread`). Results do not depend on it.
     pub sites_per_thread: Option<u32>,
     /// Steps recorded in one submission on a single device.

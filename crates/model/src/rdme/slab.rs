@@ -75,8 +75,8 @@ pub struct Slab {
     pub halo_refetches: u64,
 }
 
-/// Sites (consecutive z planes) each thread of a sweep looks at, as `SimOptions` asks: fewer
-/// threads, so fewer rounds of workgroups wait for their few busy sites (rdme/diffuse.wgsl).
+/// Sites (a run of consecutive sites) each thread of a sweep looks at, as `SimOptions` asks:
+/// fewer threads, so fewer rounds of workgroups wait for their few busy sites (rdme/diffuse.wgsl).
 /// By default 4 on a GPU (the Min system's step on the H200: 40 us at 1, 32.5 at 4) and 1 on a
 /// software adapter, where it gains nothing and where lavapipe (Mesa 22.3.6, LLVM 15) grew by
 /// about 130 MB per second of stepping at 4 (the birth-death test ran out of memory). Narrowed
