@@ -9,9 +9,10 @@
 // with the neighbouring device).
 // Each thread looks at a run of SITES sites: along y in the y sweep, along z in the others (see
 // Run), so in the y and z sweeps the run's sites share their neighbours' loads. A site with no
-// particle in reach becomes empty at once. The others are queued in workgroup memory and taken up by consecutive threads, so
-// that the few sites of a sparse lattice with work run in whole warps instead of one busy lane
-// per warp, and (several sites per thread) in fewer rounds of workgroups.
+// particle in reach becomes empty at once. The others are queued in workgroup memory and taken
+// up by consecutive threads, so that the few sites of a sparse lattice with work run in whole
+// warps instead of one busy lane per warp, and (several sites per thread) in fewer rounds of
+// workgroups.
 // Every loop here and in the includes runs to a fixed bound (4 words, 16 slots, SITES, the
 // reactions) or to the queue's count, or clears one bit of a 12-bit mask per round:
 //!bounded-loops

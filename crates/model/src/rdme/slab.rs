@@ -102,7 +102,8 @@ pub fn sites_per_thread(ctx: &GpuContext, options: &SimOptions) -> Result<u32> {
 /// invocations). The y sweep: a warp spans 32 sites along x, each thread a run of sites along y
 /// (rdme/diffuse.wgsl), so most neighbours are the thread's own. The z sweep: a warp spans 8
 /// sites along x and 4 threads along z, each with a run of planes. In either, a particle's draw
-/// is often made by one warp instead of three.
+/// is often made by one warp instead of three. The x sweep keeps the configured shape (a warp
+/// along x), its threads' runs along z.
 pub fn sweep_shape(axis: u32, [wx, wy]: [u32; 2]) -> [u32; 3] {
     let threads = wx * wy;
     if axis == 0 || threads % 32 != 0 || threads > 512 {
