@@ -130,6 +130,44 @@ fn word0(c: vec3<u32>) -> u32 {
     return 0u;
 }
 
+// Queues the run's sites that have work and empties the others: all the run's sites are looked
+// at first (bit k: site k has work), then queued, so the loads go out together instead of each
+// after the previous site's queueing.
+fn queue_run(run: Run, region: vec2<u32>, all_busy: bool) {
+    var busy_bits = 0u;
+    if AXIS == 0u {
+        for (var k = 0u; k < SITES; k++) {
+            let c = run_site(run, k);
+            if updated(c, region) && particles_in_reach(c.x, c.y, c.z, local_index(c)) {
+                busy_bits |= 1u << k;
+            }
+        }
+    } else {
+        // Along the axis the run's sites share their neighbours: SITES + 2 loads, not 3 SITES.
+        var before = word0(run_site(run, 0xFFFFFFFFu));
+        var here = word0(run_site(run, 0u));
+        for (var k = 0u; k < SITES; k++) {
+            let after = word0(run_site(run, k + 1u));
+            if updated(run_site(run, k), region) && (before | here | after) != 0u {
+                busy_bits |= 1u << k;
+            }
+            before = here;
+            here = after;
+        }
+    }
+    for (var k = 0u; k < SITES; k++) {
+        let c = run_site(run, k);
+        if updated(c, region) {
+            let i = local_index(c);
+            if (busy_bits & (1u << k)) != 0u || all_busy {
+                busy_sites[atomicAdd(&busy_count, 1u)] = i;
+            } else {
+                dst[i] = 0u;
+            }
+        }
+    }
+}
+
 // Assembles site i (at x, y, local plane; global index g) after the sweep in out_words /
 // out_count.
 fn gather(x: u32, y: u32, plane: u32, i: u32, g: u32) {
@@ -217,40 +255,22 @@ fn diffuse(
     workgroupBarrier();
     let region = step_region(step_info.step, select(0u, 1u, AXIS == 2u));
     let run = thread_run(gid);
-    // Look at all the run's sites first (bit k: site k has work), then queue: the loads go out
-    // together instead of each after the previous site's queueing.
-    var busy_bits = 0u;
-    if AXIS == 0u {
-        for (var k = 0u; k < SITES; k++) {
-            let c = run_site(run, k);
-            if updated(c, region) && particles_in_reach(c.x, c.y, c.z, local_index(c)) {
-                busy_bits |= 1u << k;
-            }
-        }
-    } else {
-        // Along the axis the run's sites share their neighbours: SITES + 2 loads, not 3 SITES.
-        var before = word0(run_site(run, 0xFFFFFFFFu));
-        var here = word0(run_site(run, 0u));
-        for (var k = 0u; k < SITES; k++) {
-            let after = word0(run_site(run, k + 1u));
-            if updated(run_site(run, k), region) && (before | here | after) != 0u {
-                busy_bits |= 1u << k;
-            }
-            before = here;
-            here = after;
-        }
-    }
-    for (var k = 0u; k < SITES; k++) {
-        let c = run_site(run, k);
+    // Zeroth-order reactions fire in empty sites too.
+    let all_busy = REACT && lat.zeroth_order != 0u;
+    if SITES == 1u {
+        // One site: look and queue at once. (The two loops below, with one site, made lavapipe
+        // 22.3's memory grow without bound on lattices 8 sites wide; slab::sites_per_thread.)
+        let c = run_site(run, 0u);
         if updated(c, region) {
             let i = local_index(c);
-            // Zeroth-order reactions fire in empty sites too.
-            if (busy_bits & (1u << k)) != 0u || (REACT && lat.zeroth_order != 0u) {
+            if particles_in_reach(c.x, c.y, c.z, i) || all_busy {
                 busy_sites[atomicAdd(&busy_count, 1u)] = i;
             } else {
                 dst[i] = 0u;
             }
         }
+    } else {
+        queue_run(run, region, all_busy);
     }
     workgroupBarrier();
     let busy = atomicLoad(&busy_count);

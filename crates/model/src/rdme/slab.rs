@@ -82,7 +82,9 @@ pub struct Slab {
 /// about 130 MB per second of stepping at 4 (the birth-death test ran out of memory). Narrowed
 /// down since: only the z sweep + reactions pass grows, and only on lattices 8 sites wide in x
 /// (8x8x8, 8x16x8, 8x32x8, 8x8x32 grew; 4, 7, 9, 12, 16, 24 and 32 wide stayed flat). The
-/// cause inside lavapipe is not known.
+/// cause inside lavapipe is not known. The sweeps' look-first loops (all of a thread's sites
+/// looked at, then queued) made it grow the same way at one site per thread too (8x8x8, the
+/// birth-death test), so with one site the sweeps look and queue at once (rdme/diffuse.wgsl).
 pub fn sites_per_thread(ctx: &GpuContext, options: &SimOptions) -> Result<u32> {
     let sites = options
         .sites_per_thread
