@@ -258,7 +258,7 @@ fn diffuse(
     // Zeroth-order reactions fire in empty sites too.
     let all_busy = REACT && lat.zeroth_order != 0u;
     if SITES == 1u {
-        // One site: look and queue at once. (The two loops below, with one site, made lavapipe
+        // One site: look and queue at once. (queue_run's two loops, with one site, made lavapipe
         // 22.3's memory grow without bound on lattices 8 sites wide; slab::sites_per_thread.)
         let c = run_site(run, 0u);
         if updated(c, region) {

@@ -22,6 +22,8 @@ struct Pass {
 
 /// The passes of the RDME step as crates/model/src/rdme/slab.rs makes them with the default 64x4
 /// workgroup and 4 sites per thread, then the same with 1 site per thread (software adapters).
+/// The shapes are `slab::sweep_shape`'s, written out: the engine cannot call the model crate,
+/// so they must follow it by hand.
 fn passes() -> Vec<Pass> {
     let mut out = Vec::new();
     for sites in [4.0, 1.0] {
@@ -39,7 +41,7 @@ fn passes() -> Vec<Pass> {
             ],
         };
         out.push(sweep("diffuse x", [64.0, 4.0, 1.0], 0.0, false));
-        out.push(sweep("diffuse y", [8.0, 32.0, 1.0], 1.0, false));
+        out.push(sweep("diffuse y", [32.0, 8.0, 1.0], 1.0, false));
         out.push(sweep("diffuse z + react", [8.0, 1.0, 32.0], 2.0, true));
     }
     out.push(Pass {
