@@ -38,12 +38,15 @@ struct Lattice {
 const CAPACITY: u32 = 16u;
 
 // Overflow list header (array<atomic<u32>>): entries this step, entries lost because the list
-// was full, particles with no site of their type with room in their plane, particles moved so far.
+// was full, particles with no site of their type with room in their plane, particles moved so far,
+// and the workgroups of the current z sweep done so far (rdme/diffuse_occupied.wgsl: the last
+// one resolves the overflow).
 const OVERFLOW_COUNT: u32 = 0u;
 const OVERFLOW_LOST: u32 = 1u;
 const OVERFLOW_UNRESOLVED: u32 = 2u;
 const OVERFLOW_MOVED: u32 = 3u;
-const OVERFLOW_HEADER: u32 = 4u;
+const OVERFLOW_DONE: u32 = 4u;
+const OVERFLOW_HEADER: u32 = 5u;
 
 // The four random streams of a step: x, y, z sweeps use 4 * axis + word, reactions 12.
 const STREAM_REACTION: u32 = 12u;

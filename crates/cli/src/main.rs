@@ -90,6 +90,10 @@ struct RunArgs {
     /// Workgroup size of the field update, e.g. 64,4,1 (results do not depend on it)
     #[arg(long, value_parser = parse_triple)]
     workgroup: Option<[u32; 3]>,
+    /// rdme: which sites the diffusion sweeps look at: auto (occupied on one device, every-site
+    /// on several), every-site or occupied (results do not depend on it)
+    #[arg(long, default_value = "auto")]
+    sweeps: petri_model::rdme::Sweeps,
     #[command(flatten)]
     network: ssa::NetworkArgs,
     #[command(flatten)]
@@ -138,6 +142,10 @@ pub(crate) struct BenchArgs {
     /// Workgroup size of the field update (angiogenesis) or of the lattice passes (rdme: X,Y,1)
     #[arg(long, value_parser = parse_triple)]
     pub(crate) workgroup: Option<[u32; 3]>,
+    /// rdme: which sites the diffusion sweeps look at: auto (occupied on one device, every-site
+    /// on several), every-site or occupied
+    #[arg(long, default_value = "auto")]
+    pub(crate) sweeps: petri_model::rdme::Sweeps,
     /// Config to take parameters from [default: assets/angiogenesis.json, assets/min-system.json]
     #[arg(long)]
     pub(crate) config: Option<PathBuf>,

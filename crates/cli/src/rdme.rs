@@ -44,6 +44,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     let sim = SimOptions {
         workgroup: workgroup(args.workgroup)?,
+        sweeps: args.sweeps,
         ..SimOptions::default()
     };
     let contexts = if args.devices == 1 {
@@ -187,7 +188,15 @@ pub fn bench(args: BenchArgs) -> Result<()> {
     if !args.scaling_only {
         println!("| case | lattice | sites | particles | steps | GPU us/step | wall us/step | site updates/s | simulated s per wall hour | CPU us/step | GPU/CPU |");
         println!("|---|---|---|---|---|---|---|---|---|---|---|");
-        let r = bench_model(&ctx, "Min system", &min, workgroup, steps, cpu_steps)?;
+        let r = bench_model(
+            &ctx,
+            "Min system",
+            &min,
+            workgroup,
+            args.sweeps,
+            steps,
+            cpu_steps,
+        )?;
         print(&r);
         let passes: Vec<String> = r
             .pass_us
@@ -204,7 +213,15 @@ pub fn bench(args: BenchArgs) -> Result<()> {
             let sites: u64 = shape.iter().map(|&n| n as u64).product();
             let model = uniform_model(shape, 0.5, 1)?;
             let cpu = if sites <= cpu_max { cpu_steps } else { 0 };
-            let r = bench_model(&ctx, "uniform, 0.5 per site", &model, workgroup, steps, cpu)?;
+            let r = bench_model(
+                &ctx,
+                "uniform, 0.5 per site",
+                &model,
+                workgroup,
+                args.sweeps,
+                steps,
+                cpu,
+            )?;
             print(&r);
             rows.push(r);
         }
@@ -216,6 +233,7 @@ pub fn bench(args: BenchArgs) -> Result<()> {
                 &format!("uniform, {d} per site"),
                 &model,
                 workgroup,
+                args.sweeps,
                 steps,
                 0,
             )?;
@@ -233,6 +251,7 @@ pub fn bench(args: BenchArgs) -> Result<()> {
             eprintln!("device {k}: {} ({})", c.adapter.name, c.adapter.backend);
         }
         let options = SimOptions {
+            sweeps: args.sweeps,
             halo_depth: args.halo_depth,
             balance_every: args.balance_every,
             ..SimOptions::default()

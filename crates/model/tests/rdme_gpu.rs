@@ -3,21 +3,32 @@
 use petri_engine::testing::test_context;
 use petri_model::rdme::cpu::CpuReference;
 use petri_model::rdme::lattice::initial_lattice;
-use petri_model::rdme::{Lattice, RdmeConfig, RdmeModel, RdmeSim, SimOptions};
+use petri_model::rdme::{Lattice, RdmeConfig, RdmeModel, RdmeSim, SimOptions, Sweeps};
 use std::path::Path;
 
 /// A 12 x 10 x 14 lattice with a membrane-shelled sphere and a box, three species, every
 /// reaction order, walls, and a crowded corner that overflows.
 fn busy_model() -> RdmeModel {
-    let json = serde_json::json!({
+    crowded_model([12, 10, 14], true)
+}
+
+/// A lattice of `shape` (12 x 10 x 14 at least) with a membrane-shelled sphere in the middle and
+/// a crowded box in a corner that overflows; three species, walls, reactions of order 1 and 2
+/// (one that empties sites) and, with `zeroth_order`, one of order 0.
+fn crowded_model(shape: [u32; 3], zeroth_order: bool) -> RdmeModel {
+    let center: Vec<f64> = shape.iter().map(|&n| n as f64 * 0.5e-8).collect();
+    let radius = shape.iter().min().copied().unwrap_or(0) as f64 * 0.45e-8;
+    let scale = shape.iter().map(|&n| n as f64).product::<f64>() / 1680.0;
+    let count = |n: f64| (n * scale).round() as u64;
+    let mut json = serde_json::json!({
         "model": "rdme",
-        "lattice": { "shape": [12, 10, 14], "spacing_m": 1e-8 },
+        "lattice": { "shape": shape, "spacing_m": 1e-8 },
         "tau_s": 1e-4,
         "steps": 10,
         "seed": 7,
         "site_types": ["outside", "inside", "membrane", "crowd"],
         "geometry": [
-            { "sphere": { "center_m": [6e-8, 5e-8, 7e-8], "radius_m": 4.5e-8, "site_type": "inside",
+            { "sphere": { "center_m": center, "radius_m": radius, "site_type": "inside",
                           "shell": { "thickness_m": 1.2e-8, "site_type": "membrane" } } },
             { "box": { "min_m": [0.0, 0.0, 0.0], "max_m": [3e-8, 3e-8, 3e-8], "site_type": "crowd" } }
         ],
@@ -33,16 +44,20 @@ fn busy_model() -> RdmeModel {
             { "reactants": ["A"], "products": ["B"], "rate": 300.0, "units": "1/s" },
             { "reactants": ["A", "B"], "products": ["C"], "rate": 1e9, "units": "1/(M s)", "site_types": ["inside", "membrane"] },
             { "reactants": ["A", "A"], "products": ["C", "C", "A"], "rate": 5e8, "units": "1/(M s)", "site_types": ["inside", "membrane"] },
-            { "reactants": ["C"], "products": ["A", "B"], "rate": 200.0, "units": "1/s", "site_types": ["membrane"] }
+            { "reactants": ["C"], "products": ["A", "B"], "rate": 200.0, "units": "1/s", "site_types": ["membrane"] },
+            { "reactants": ["B"], "products": [], "rate": 100.0, "units": "1/s", "site_types": ["inside"] }
         ],
         "initial": [
-            { "species": "A", "count": 400, "site_types": ["inside", "membrane"] },
-            { "species": "B", "count": 200, "site_types": ["inside"] },
-            { "species": "A", "count": 300, "site_types": ["outside"] },
+            { "species": "A", "count": count(400.0), "site_types": ["inside", "membrane"] },
+            { "species": "B", "count": count(200.0), "site_types": ["inside"] },
+            { "species": "A", "count": count(300.0), "site_types": ["outside"] },
             { "species": "A", "count": 280, "site_types": ["crowd"] },
             { "species": "C", "count": 40, "site_types": ["crowd"] }
         ]
     });
+    if !zeroth_order {
+        json["reactions"].as_array_mut().unwrap().remove(0);
+    }
     let cfg: RdmeConfig = serde_json::from_value(json).unwrap();
     cfg.resolve(Path::new(".")).unwrap()
 }
@@ -53,13 +68,20 @@ fn first_difference(a: &Lattice, b: &Lattice) -> Option<String> {
         .map(|i| format!("site {i}: {:?} vs {:?}", a.particles(i), b.particles(i)))
 }
 
-#[test]
-fn gpu_steps_match_the_cpu_reference_exactly() {
-    let model = busy_model();
-    let lat0 = initial_lattice(&model).unwrap();
-    let ctx = test_context();
-    let mut sim = RdmeSim::new(vec![ctx], &model, &lat0, 0, &SimOptions::default()).unwrap();
-    let mut cpu = CpuReference::new(&model, lat0.clone());
+/// Steps `model` on the GPU with `sweeps` and on the CPU in rounds of 1, 1, 3 and 5 steps,
+/// asserting identical lattices after each; returns the GPU's observables and the CPU reference.
+fn compare_with_cpu(
+    model: &RdmeModel,
+    sweeps: Sweeps,
+) -> (petri_model::rdme::Observables, CpuReference<'_>) {
+    let lat0 = initial_lattice(model).unwrap();
+    let options = SimOptions {
+        sweeps,
+        ..SimOptions::default()
+    };
+    let mut sim = RdmeSim::new(vec![test_context()], model, &lat0, 0, &options).unwrap();
+    assert_eq!(sim.slabs[0].occupied_sweeps, sweeps == Sweeps::Occupied);
+    let mut cpu = CpuReference::new(model, lat0);
     for steps in [1u64, 1, 3, 5] {
         sim.advance(steps).unwrap();
         cpu.run(steps);
@@ -67,11 +89,18 @@ fn gpu_steps_match_the_cpu_reference_exactly() {
         assert_eq!(
             first_difference(&gpu, &cpu.lattice),
             None,
-            "after step {}",
+            "{sweeps:?} sweeps, after step {}",
             sim.step
         );
     }
-    let obs = sim.observe().unwrap();
+    (sim.observe().unwrap(), cpu)
+}
+
+#[test]
+fn gpu_steps_match_the_cpu_reference_exactly() {
+    let model = busy_model();
+    compare_with_cpu(&model, Sweeps::Occupied);
+    let (obs, cpu) = compare_with_cpu(&model, Sweeps::EverySite);
     assert_eq!(obs.overflow_moved, cpu.counts.moved);
     assert!(cpu.counts.moved > 0, "the crowded corner should overflow");
     // Counts by plane and by type agree with the lattice.
@@ -79,6 +108,20 @@ fn gpu_steps_match_the_cpu_reference_exactly() {
     for s in 1..model.n_species_ids() {
         assert_eq!(obs.species_total(s), totals[s]);
         assert_eq!(obs.by_plane.iter().map(|p| p[s]).sum::<u64>(), totals[s]);
+    }
+}
+
+#[test]
+fn occupied_sweeps_match_the_cpu_reference_over_many_workgroups() {
+    // 40 x 36 x 24 = 34,560 sites: 17 workgroups of 2048 sites (rdme/diffuse_occupied.wgsl),
+    // sites emptied by B -> nothing and by hops, overflow from the crowded corner resolved by
+    // whichever workgroup of the z sweep finishes last. Without zeroth-order reactions only the
+    // sites with particles in reach are updated; with them, the reactions visit every site.
+    for zeroth_order in [false, true] {
+        let model = crowded_model([40, 36, 24], zeroth_order);
+        let (obs, cpu) = compare_with_cpu(&model, Sweeps::Occupied);
+        assert!(cpu.counts.moved > 0, "the crowded corner should overflow");
+        assert_eq!(obs.overflow_moved, cpu.counts.moved);
     }
 }
 
@@ -95,6 +138,7 @@ fn the_lattice_does_not_depend_on_the_workgroup_size_or_the_sites_per_thread() {
     let options = |workgroup: [u32; 2], sites: u32| SimOptions {
         workgroup,
         sites_per_thread: Some(sites),
+        sweeps: Sweeps::EverySite,
         ..SimOptions::default()
     };
     let run = |options: SimOptions| {
@@ -139,8 +183,10 @@ fn one_two_and_three_devices_give_bitwise_identical_lattices() {
     let model = busy_model();
     let lat0 = initial_lattice(&model).unwrap();
     let ctx = test_context();
+    // One device sweeps the occupied sites (Sweeps::Auto), several every site.
     let mut one =
         RdmeSim::new(vec![ctx.clone()], &model, &lat0, 0, &SimOptions::default()).unwrap();
+    assert!(one.slabs[0].occupied_sweeps);
     one.advance(12).unwrap();
     let reference = one.read_lattice().unwrap();
 
@@ -181,6 +227,23 @@ fn one_two_and_three_devices_give_bitwise_identical_lattices() {
         None
     );
     assert_eq!(three.observe().unwrap(), one.observe().unwrap());
+
+    // The occupancy maps are not exchanged with the halos: occupied sweeps need one device.
+    let occupied = SimOptions {
+        sweeps: Sweeps::Occupied,
+        ..SimOptions::default()
+    };
+    let err = RdmeSim::new(
+        vec![test_context(), test_context()],
+        &model,
+        &lat0,
+        0,
+        &occupied,
+    )
+    .err()
+    .expect("refused")
+    .to_string();
+    assert!(err.contains("sweeps"), "{err}");
 }
 
 #[test]

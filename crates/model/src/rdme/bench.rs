@@ -5,7 +5,7 @@
 use super::config::{RdmeConfig, RdmeModel};
 use super::cpu::CpuReference;
 use super::lattice::initial_lattice;
-use super::sim::{RdmeSim, SimOptions};
+use super::sim::{RdmeSim, SimOptions, Sweeps};
 use crate::error::Result;
 use petri_engine::{GpuContext, Profiler};
 use serde::Serialize;
@@ -92,13 +92,15 @@ fn warm_up(sim: &mut RdmeSim, warm_up: Duration) -> Result<u64> {
     Ok(n)
 }
 
-/// Times `steps` steps of `model` on one device with the given lattice-pass workgroup size, and
-/// `cpu_steps` of the CPU reference.
+/// Times `steps` steps of `model` on one device with the given lattice-pass workgroup size and
+/// kind of sweep, and `cpu_steps` of the CPU reference.
+#[allow(clippy::too_many_arguments)]
 pub fn bench_model(
     ctx: &GpuContext,
     label: &str,
     model: &RdmeModel,
     workgroup: [u32; 2],
+    sweeps: Sweeps,
     steps: u64,
     cpu_steps: u64,
 ) -> Result<BenchRow> {
@@ -107,6 +109,7 @@ pub fn bench_model(
     let options = SimOptions {
         max_steps_per_batch: 1024,
         workgroup,
+        sweeps,
         ..SimOptions::default()
     };
     let mut sim = RdmeSim::new(vec![ctx.clone()], model, &lattice, 0, &options)?;

@@ -16,4 +16,4 @@ pub mod slab;
 
 pub use config::{RdmeConfig, RdmeModel};
 pub use lattice::Lattice;
-pub use sim::{Observables, RdmeSim, SimOptions};
+pub use sim::{Observables, RdmeSim, SimOptions, Sweeps};

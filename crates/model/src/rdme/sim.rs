@@ -24,6 +24,8 @@ pub struct SimOptions {
     /// 4 on a GPU, 1 on a software adapter (lavapipe's memory grows without bound at 4, see
     /// `slab::sites_per_thread`). Results do not depend on it.
     pub sites_per_thread: Option<u32>,
+    /// Which sites the sweeps look at (results do not depend on it).
+    pub sweeps: Sweeps,
     /// Steps recorded in one submission on a single device.
     pub max_steps_per_batch: u32,
     /// Overflow list entries per device per step.
@@ -46,6 +48,7 @@ impl Default for SimOptions {
         Self {
             workgroup: [64, 4],
             sites_per_thread: None,
+            sweeps: Sweeps::Auto,
             max_steps_per_batch: 256,
             overflow_capacity: 4096,
             halo_depth: 16,
@@ -53,6 +56,35 @@ impl Default for SimOptions {
             balance_threshold: 0.05,
             move_cost: None,
             split: None,
+        }
+    }
+}
+
+/// Which sites a diffusion sweep looks at. Both give the same lattice, bit for bit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Sweeps {
+    /// Occupied sites on one device, every site on several.
+    #[default]
+    Auto,
+    /// Every site of the slab (rdme/diffuse.wgsl): the cost follows the lattice's size.
+    EverySite,
+    /// Only the sites with particles in reach, found in occupancy bitmaps
+    /// (rdme/diffuse_occupied.wgsl): the cost follows the particles. One device only.
+    Occupied,
+}
+
+impl std::str::FromStr for Sweeps {
+    type Err = crate::error::ModelError;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "auto" => Ok(Self::Auto),
+            "every-site" => Ok(Self::EverySite),
+            "occupied" => Ok(Self::Occupied),
+            other => Err(crate::error::invalid(
+                "sweeps",
+                other,
+                "auto, every-site or occupied",
+            )),
         }
     }
 }

@@ -8,10 +8,14 @@
 //! `shaders/rdme/region.wgsl` gives for the step. The halo planes of the state (`halo_depth`
 //! deep) are refreshed from the neighbours every `halo_depth` steps or fewer (sim.rs); in
 //! between the slab steps them itself.
+//!
+//! The sweeps look at every site of the slab (rdme/diffuse.wgsl) or, on one device, only at the
+//! sites with particles in reach, found in three occupancy bitmaps (`occupancy`,
+//! rdme/diffuse_occupied.wgsl); `Sweeps` chooses.
 
 use super::config::RdmeModel;
 use super::lattice::Lattice;
-use super::sim::SimOptions;
+use super::sim::{SimOptions, Sweeps};
 use crate::error::Result;
 use petri_engine::kernel::{self, Access};
 use petri_engine::{buffers, GpuContext, Profiler};
@@ -42,7 +46,7 @@ pub struct LatticeUniforms {
 }
 
 /// Overflow header words (`shaders/rdme/common.wgsl`).
-pub const OVERFLOW_HEADER: usize = 4;
+pub const OVERFLOW_HEADER: usize = 5;
 
 pub struct Slab {
     pub ctx: GpuContext,
@@ -52,6 +56,8 @@ pub struct Slab {
     pub base: u32,
     pub uniforms: LatticeUniforms,
     pub plan: StepPlan,
+    /// Whether the sweeps look at the occupied sites only (`Sweeps`).
+    pub occupied_sweeps: bool,
     lattice_uniform: wgpu::Buffer,
     overflow: wgpu::Buffer,
     counts: wgpu::Buffer,
@@ -117,6 +123,41 @@ pub fn sweep_shape(axis: u32, [wx, wy]: [u32; 2]) -> [u32; 3] {
     }
 }
 
+/// Threads per workgroup of the occupied sweeps (2048 sites each). On the H200 the Min system
+/// steps as fast with 64, 128 or 256 (23 us then), 512 is slower (34); uniform lattices of 0.1
+/// to 0.5 particles per site step fastest with 256 (128^3 at 0.5: 459, 281, 220, 218 us for 64,
+/// 128, 256, 512).
+const OCCUPIED_THREADS: u32 = 256;
+
+/// Whether the sweeps of a slab with or without halos look at the occupied sites only.
+pub fn occupied_sweeps(sweeps: Sweeps, has_halos: bool) -> Result<bool> {
+    match sweeps {
+        Sweeps::Auto => Ok(!has_halos),
+        Sweeps::EverySite => Ok(false),
+        Sweeps::Occupied if has_halos => Err(crate::error::invalid(
+            "sweeps",
+            "occupied",
+            "every-site or auto on several devices (the occupancy bitmaps are not exchanged with \
+             the halos)",
+        )),
+        Sweeps::Occupied => Ok(true),
+    }
+}
+
+/// The three occupancy bitmaps of rdme/diffuse_occupied.wgsl for a slab whose state is `words`:
+/// map 0 (the x sweep's source) from the state, maps 1 and 2 empty (the other half of the pair
+/// starts empty).
+pub fn occupancy_maps(words: &[u32], sites: usize) -> Vec<u32> {
+    let n = sites.div_ceil(32);
+    let mut maps = vec![0u32; 3 * n];
+    for (i, &w) in words[..sites].iter().enumerate() {
+        if w != 0 {
+            maps[i / 32] |= 1 << (i % 32);
+        }
+    }
+    maps
+}
+
 /// Bytes before the word blocks in the halo stage.
 const STAGE_HEADER: u64 = 16;
 
@@ -150,6 +191,7 @@ impl Slab {
         let local = lattice.slab(base, end);
         let planes = end - base;
         let sites = local.sites() as u32;
+        let occupied = occupied_sweeps(options.sweeps, base < own.0 || end > own.1)?;
         let uniforms = LatticeUniforms {
             nx,
             ny,
@@ -195,6 +237,12 @@ impl Slab {
         };
         let types = buffers::storage_from(&ctx, "rdme site types", &local.packed_types())?;
         let hop = buffers::storage_from(&ctx, "rdme hop probabilities", &model.hop)?;
+        // Kept by the overflow pass in either kind of sweep (a few bits per site).
+        let occupancy = buffers::storage_from(
+            &ctx,
+            "rdme occupancy",
+            &occupancy_maps(&local.words, sites as usize),
+        )?;
         // A binding needs one whole element even when there are no reactions.
         let mut table = model.reactions.clone();
         if table.is_empty() {
@@ -218,6 +266,7 @@ impl Slab {
             ("hop", hop),
             ("reactions", reactions),
             ("overflow", overflow.clone()),
+            ("occupancy", occupancy),
         ] {
             plan.add_buffer(name, buf);
         }
@@ -228,16 +277,7 @@ impl Slab {
         let workgroups_own = [gx, gy, own.1 - own.0];
         let wg = vec![("WX", wx as f64), ("WY", wy as f64)];
         let sweep = |label, axis: u32, react: bool, from: Binding, to: Binding| {
-            let [sx, sy, sz] = sweep_shape(axis, workgroup);
-            let constants = vec![
-                ("WX", sx as f64),
-                ("WY", sy as f64),
-                ("WZ", sz as f64),
-                ("AXIS", axis as f64),
-                ("REACT", react as u8 as f64),
-                ("SITES", sites_per_thread as f64),
-            ];
-            let bindings = vec![
+            let mut bindings = vec![
                 Binding::uniform("lattice"),
                 from,
                 to,
@@ -246,6 +286,31 @@ impl Slab {
                 Binding::read_write("overflow"),
                 Binding::read("reactions"),
             ];
+            let flags = [("AXIS", axis as f64), ("REACT", react as u8 as f64)];
+            if occupied {
+                // 2048 sites (64 bitmap words) per workgroup.
+                let groups = sites.div_ceil(2048);
+                let gx = groups.min(32768);
+                bindings.push(Binding::read_write("occupancy"));
+                let mut constants = flags.to_vec();
+                constants.push(("THREADS", OCCUPIED_THREADS as f64));
+                return PassDesc {
+                    label,
+                    shader: "rdme/diffuse_occupied.wgsl",
+                    entry: "diffuse_occupied",
+                    bindings,
+                    workgroups: [gx, groups.div_ceil(gx), 1],
+                    constants,
+                };
+            }
+            let [sx, sy, sz] = sweep_shape(axis, workgroup);
+            let mut constants = vec![
+                ("WX", sx as f64),
+                ("WY", sy as f64),
+                ("WZ", sz as f64),
+                ("SITES", sites_per_thread as f64),
+            ];
+            constants.extend(flags);
             PassDesc {
                 label,
                 shader: "rdme/diffuse.wgsl",
@@ -280,22 +345,26 @@ impl Slab {
         ] {
             plan.add_pass(&ctx, desc)?;
         }
-        plan.add_pass(
-            &ctx,
-            PassDesc {
-                label: "resolve overflow",
-                shader: "rdme/resolve.wgsl",
-                entry: "resolve",
-                bindings: vec![
-                    Binding::uniform("lattice"),
-                    next,
-                    Binding::read("types"),
-                    Binding::read_write("overflow"),
-                ],
-                workgroups: [1, 1, 1],
-                constants: vec![],
-            },
-        )?;
+        // The occupied sweeps resolve the overflow at the end of the z sweep.
+        if !occupied {
+            plan.add_pass(
+                &ctx,
+                PassDesc {
+                    label: "resolve overflow",
+                    shader: "rdme/resolve.wgsl",
+                    entry: "resolve",
+                    bindings: vec![
+                        Binding::uniform("lattice"),
+                        next,
+                        Binding::read("types"),
+                        Binding::read_write("overflow"),
+                        Binding::read_write("occupancy"),
+                    ],
+                    workgroups: [1, 1, 1],
+                    constants: vec![],
+                },
+            )?;
+        }
 
         let layout = kernel::bind_group_layout(
             &ctx,
@@ -354,6 +423,7 @@ impl Slab {
             base,
             uniforms,
             plan,
+            occupied_sweeps: occupied,
             lattice_uniform: u,
             overflow,
             counts,

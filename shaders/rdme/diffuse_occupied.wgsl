@@ -1,0 +1,183 @@
+// One MPD diffusion sweep along AXIS (and with REACT the reaction substep after the z sweep),
+// over the occupied sites only: the same result as rdme/diffuse.wgsl, bit for bit, for a lattice
+// on one device (no halos), at a cost that follows the particles instead of the sites.
+//
+// Three occupancy bitmaps (bit i % 32 of word i / 32: site i holds particles) sit in `occupancy`,
+// map m at words [m * W, (m + 1) * W). The sweeps of a step are x, y, z in that order and each
+// writes the half of the particle pair the one before read, so with the map of sweep AXIS's
+// source in map AXIS:
+// - map AXIS: the source's occupied sites (written by the sweep before; the overflow pass sets
+//   the bits of the sites it fills in map 0, the next step's x source);
+// - map (AXIS + 1) % 3: this sweep writes its destination's occupied sites there;
+// - map (AXIS + 2) % 3: the destination's occupied sites before this sweep (it still holds the
+//   source of the sweep before).
+// A workgroup takes 64 bitmap words (2048 sites), each thread a span of one word. The sites with particles in reach (the source's bits
+// and those of the neighbours along AXIS; a superset at the lattice's rows and planes, which is
+// harmless: such a site gathers nothing and is written empty) are queued in workgroup memory
+// and updated by consecutive threads, as in rdme/diffuse.wgsl; the destination's sites that
+// held particles and get none now are emptied; every other destination site is empty already.
+// With REACT the last workgroup to finish also resolves the step's overflow
+// (rdme/resolve_overflow.wgsl), which saves the dispatch of rdme/resolve.wgsl. It knows it is
+// last from a counter in the overflow header taken after a storage barrier (a device-scope
+// release of this workgroup's writes) and reads the lattice after another (the acquire).
+// Every loop here and in the includes runs to a fixed bound (4 words, 16 slots, the reactions),
+// or to the queue's count, or clears one bit of a mask per round:
+//!bounded-loops
+//!include common/step.wgsl
+//!include common/rng.wgsl
+//!include rdme/common.wgsl
+//!include rdme/particles.wgsl
+//!include rdme/overflow.wgsl
+//!include rdme/hop.wgsl
+//!include rdme/reaction.wgsl
+//!include rdme/gather.wgsl
+//!include rdme/region.wgsl
+//!include rdme/resolve_overflow.wgsl
+
+override AXIS: u32 = 0u;
+override REACT: bool = false;
+
+@group(1) @binding(0) var<uniform> lat: Lattice;
+@group(1) @binding(1) var<storage, read> particles: array<u32>;
+@group(1) @binding(2) var<storage, read_write> dst: array<u32>;
+@group(1) @binding(3) var<storage, read> types: array<u32>;
+@group(1) @binding(4) var<storage, read> hop: array<f32>;
+@group(1) @binding(5) var<storage, read_write> overflow: array<atomic<u32>>;
+// Used with REACT only.
+@group(1) @binding(6) var<storage, read> reactions: array<Reaction>;
+@group(1) @binding(7) var<storage, read_write> occupancy: array<u32>;
+
+// Threads per workgroup: 64, 128, 256 or 512 (the host checks); a workgroup covers WORDS
+// bitmap words, QUEUE sites, so each thread looks at QUEUE / THREADS consecutive sites of one
+// word (its span).
+override THREADS: u32 = 256u;
+const WORDS: u32 = 64u;
+// Every site of the workgroup may be busy.
+const QUEUE: u32 = WORDS * 32u;
+
+var<workgroup> busy_sites: array<u32, QUEUE>;
+var<workgroup> busy_count: atomic<u32>;
+// The workgroup's words of the destination's map, gathered before one plain store each.
+var<workgroup> out_bits: array<atomic<u32>, WORDS>;
+
+var<workgroup> last_done: u32;
+
+// The overflow resolution places particles into the destination.
+fn target_word(k: u32) -> u32 {
+    return dst[k];
+}
+
+fn set_target_word(k: u32, value: u32) {
+    dst[k] = value;
+}
+
+// Map 0 is the z sweep's destination map (and the next x sweep's source map).
+fn mark_occupied(i: u32) {
+    occupancy[i / 32u] |= 1u << (i & 31u);
+}
+
+fn map_words() -> u32 {
+    return (lat.sites + 31u) / 32u;
+}
+
+// 32 bits of map `m` from bit `start` on; bits before 0 or past the map read as 0.
+fn bits_from(m: u32, start: i32) -> u32 {
+    let n = i32(map_words());
+    let q = start >> 5u;
+    let r = u32(start & 31);
+    var low = 0u;
+    var high = 0u;
+    if q >= 0 && q < n {
+        low = occupancy[m * u32(n) + u32(q)];
+    }
+    if q + 1 >= 0 && q + 1 < n {
+        high = occupancy[m * u32(n) + u32(q + 1)];
+    }
+    if r == 0u {
+        return low;
+    }
+    return (low >> r) | (high << (32u - r));
+}
+
+fn axis_stride() -> u32 {
+    if AXIS == 1u {
+        return lat.nx;
+    }
+    if AXIS == 2u {
+        return lat.nx * lat.ny;
+    }
+    return 1u;
+}
+
+@compute @workgroup_size(THREADS)
+fn diffuse_occupied(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    if lid == 0u {
+        atomicStore(&busy_count, 0u);
+    }
+    if lid < WORDS {
+        atomicStore(&out_bits[lid], 0u);
+    }
+    workgroupBarrier();
+    let n = map_words();
+    let first_word = (wid.x + wid.y * groups.x) * WORDS;
+    let span = QUEUE / THREADS;
+    let w = first_word + lid * span / 32u;
+    if w < n {
+        let stride = i32(axis_stride());
+        let start = i32(32u * w);
+        var reach = occupancy[AXIS * n + w] | bits_from(AXIS, start - stride)
+            | bits_from(AXIS, start + stride);
+        // Zeroth-order reactions fire in empty sites too.
+        if REACT && lat.zeroth_order != 0u {
+            reach = 0xFFFFFFFFu;
+        }
+        // This thread's span of the word, within the lattice.
+        let first_bit = (lid * span) & 31u;
+        let left = lat.sites - 32u * w;
+        let mask = (0xFFFFFFFFu >> (32u - span)) << first_bit;
+        reach &= select(mask, mask & ((1u << left) - 1u), left < 32u);
+        var emptied = occupancy[((AXIS + 2u) % 3u) * n + w] & mask & ~reach;
+        while emptied != 0u {
+            dst[32u * w + firstTrailingBit(emptied)] = 0u;
+            emptied &= emptied - 1u;
+        }
+        var k = atomicAdd(&busy_count, countOneBits(reach));
+        while reach != 0u {
+            busy_sites[k] = 32u * w + firstTrailingBit(reach);
+            reach &= reach - 1u;
+            k += 1u;
+        }
+    }
+    workgroupBarrier();
+    let busy = atomicLoad(&busy_count);
+    for (var k = lid; k < busy; k += THREADS) {
+        let i = busy_sites[k];
+        if update_site(i) != 0u {
+            atomicOr(&out_bits[i / 32u - first_word], 1u << (i & 31u));
+        }
+    }
+    workgroupBarrier();
+    if lid < WORDS && first_word + lid < n {
+        occupancy[((AXIS + 1u) % 3u) * n + first_word + lid] = atomicLoad(&out_bits[lid]);
+    }
+    if !REACT {
+        return;
+    }
+    storageBarrier();
+    if lid == 0u {
+        let done = atomicAdd(&overflow[OVERFLOW_DONE], 1u);
+        last_done = select(0u, 1u, done + 1u == groups.x * groups.y * groups.z);
+    }
+    if workgroupUniformLoad(&last_done) == 0u {
+        return;
+    }
+    storageBarrier();
+    if lid == 0u {
+        atomicStore(&overflow[OVERFLOW_DONE], 0u);
+        resolve_overflow();
+    }
+}
