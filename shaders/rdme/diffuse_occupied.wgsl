@@ -37,7 +37,19 @@
 override AXIS: u32 = 0u;
 override REACT: bool = false;
 
-@group(1) @binding(0) var<uniform> lat: Lattice;
+// The lattice's numbers are pipeline constants here (one device: no halos, nothing changes
+// them), so the compiler folds the index arithmetic and no pass waits on the uniform; the
+// uniform itself stays bound, unread, for the layout all sweeps share.
+@group(1) @binding(0) var<uniform> lattice_uniform: Lattice;
+override NX: u32 = 1u;
+override NY: u32 = 1u;
+override NZ: u32 = 1u;
+override N_TYPES: u32 = 1u;
+override N_SPECIES: u32 = 1u;
+override N_REACTIONS: u32 = 0u;
+override OVERFLOW_CAPACITY: u32 = 0u;
+override ZEROTH_ORDER: u32 = 0u;
+var<private> lat: Lattice;
 @group(1) @binding(1) var<storage, read> particles: array<u32>;
 @group(1) @binding(2) var<storage, read_write> dst: array<u32>;
 @group(1) @binding(3) var<storage, read> types: array<u32>;
@@ -47,7 +59,7 @@ override REACT: bool = false;
 @group(1) @binding(6) var<storage, read> reactions: array<Reaction>;
 @group(1) @binding(7) var<storage, read_write> occupancy: array<u32>;
 
-// Threads per workgroup: 64, 128, 256 or 512 (the host checks); a workgroup covers WORDS
+// Threads per workgroup: 64, 128, 256 or 512 (slab.rs passes 256); a workgroup covers WORDS
 // bitmap words, QUEUE sites, so each thread looks at QUEUE / THREADS consecutive sites of one
 // word (its span).
 override THREADS: u32 = 256u;
@@ -115,6 +127,9 @@ fn diffuse_occupied(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lid: u32,
 ) {
+    // The slab is the whole lattice: z_base 0, every plane owned, halo depth 1.
+    lat = Lattice(NX, NY, NZ, NX * NY * NZ, 0u, NZ, 0u, NZ, N_TYPES, N_SPECIES, N_REACTIONS,
+        OVERFLOW_CAPACITY, ZEROTH_ORDER, 1u, 0u, 0u);
     if lid == 0u {
         atomicStore(&busy_count, 0u);
     }

@@ -294,6 +294,18 @@ impl Slab {
                 bindings.push(Binding::read_write("occupancy"));
                 let mut constants = flags.to_vec();
                 constants.push(("THREADS", OCCUPIED_THREADS as f64));
+                for (name, value) in [
+                    ("NX", uniforms.nx),
+                    ("NY", uniforms.ny),
+                    ("NZ", uniforms.nz),
+                    ("N_TYPES", uniforms.n_types),
+                    ("N_SPECIES", uniforms.n_species),
+                    ("N_REACTIONS", uniforms.n_reactions),
+                    ("OVERFLOW_CAPACITY", uniforms.overflow_capacity),
+                    ("ZEROTH_ORDER", uniforms.zeroth_order),
+                ] {
+                    constants.push((name, value as f64));
+                }
                 return PassDesc {
                     label,
                     shader: "rdme/diffuse_occupied.wgsl",
