@@ -9,16 +9,17 @@ use std::path::Path;
 /// A 12 x 10 x 14 lattice with a membrane-shelled sphere and a box, three species, every
 /// reaction order, walls, and a crowded corner that overflows.
 fn busy_model() -> RdmeModel {
-    crowded_model([12, 10, 14], true)
+    crowded_model([12, 10, 14], true, 1.0)
 }
 
 /// A lattice of `shape` (12 x 10 x 14 at least) with a membrane-shelled sphere in the middle and
 /// a crowded box in a corner that overflows; three species, walls, reactions of order 1 and 2
-/// (one that empties sites) and, with `zeroth_order`, one of order 0.
-fn crowded_model(shape: [u32; 3], zeroth_order: bool) -> RdmeModel {
+/// (one that empties sites) and, with `zeroth_order`, one of order 0. Outside the crowded box
+/// there are about 0.7 particles per site, divided by `dilution`.
+fn crowded_model(shape: [u32; 3], zeroth_order: bool, dilution: f64) -> RdmeModel {
     let center: Vec<f64> = shape.iter().map(|&n| n as f64 * 0.5e-8).collect();
     let radius = shape.iter().min().copied().unwrap_or(0) as f64 * 0.45e-8;
-    let scale = shape.iter().map(|&n| n as f64).product::<f64>() / 1680.0;
+    let scale = shape.iter().map(|&n| n as f64).product::<f64>() / 1680.0 / dilution;
     let count = |n: f64| (n * scale).round() as u64;
     let mut json = serde_json::json!({
         "model": "rdme",
@@ -69,11 +70,12 @@ fn first_difference(a: &Lattice, b: &Lattice) -> Option<String> {
 }
 
 /// Steps `model` on the GPU with `sweeps` and on the CPU in rounds of 1, 1, 3 and 5 steps,
-/// asserting identical lattices after each; returns the GPU's observables and the CPU reference.
+/// asserting identical lattices after each; returns the GPU's observables, the CPU reference and
+/// the occupied sweeps' threads per workgroup.
 fn compare_with_cpu(
     model: &RdmeModel,
     sweeps: Sweeps,
-) -> (petri_model::rdme::Observables, CpuReference<'_>) {
+) -> (petri_model::rdme::Observables, CpuReference<'_>, u32) {
     let lat0 = initial_lattice(model).unwrap();
     let options = SimOptions {
         sweeps,
@@ -93,14 +95,14 @@ fn compare_with_cpu(
             sim.step
         );
     }
-    (sim.observe().unwrap(), cpu)
+    (sim.observe().unwrap(), cpu, sim.slabs[0].occupied_threads)
 }
 
 #[test]
 fn gpu_steps_match_the_cpu_reference_exactly() {
     let model = busy_model();
     compare_with_cpu(&model, Sweeps::Occupied);
-    let (obs, cpu) = compare_with_cpu(&model, Sweeps::EverySite);
+    let (obs, cpu, _) = compare_with_cpu(&model, Sweeps::EverySite);
     assert_eq!(obs.overflow_moved, cpu.counts.moved);
     assert!(cpu.counts.moved > 0, "the crowded corner should overflow");
     // Counts by plane and by type agree with the lattice.
@@ -116,10 +118,15 @@ fn occupied_sweeps_match_the_cpu_reference_over_many_workgroups() {
     // 40 x 36 x 24 = 34,560 sites: 17 workgroups of 2048 sites (rdme/diffuse_occupied.wgsl),
     // sites emptied by B -> nothing and by hops, overflow from the crowded corner resolved by
     // whichever workgroup of the z sweep finishes last. Without zeroth-order reactions only the
-    // sites with particles in reach are updated; with them, the reactions visit every site.
-    for zeroth_order in [false, true] {
-        let model = crowded_model([40, 36, 24], zeroth_order);
-        let (obs, cpu) = compare_with_cpu(&model, Sweeps::Occupied);
+    // sites with particles in reach are updated; with them, the reactions visit every site. At
+    // 0.55 particles per site the sweeps run 256 threads per workgroup, diluted to 0.015 (below
+    // 0.02) 128.
+    for (zeroth_order, dilution, threads) in
+        [(false, 1.0, 256), (true, 1.0, 256), (false, 100.0, 128)]
+    {
+        let model = crowded_model([40, 36, 24], zeroth_order, dilution);
+        let (obs, cpu, used) = compare_with_cpu(&model, Sweeps::Occupied);
+        assert_eq!(used, threads, "dilution {dilution}");
         assert!(cpu.counts.moved > 0, "the crowded corner should overflow");
         assert_eq!(obs.overflow_moved, cpu.counts.moved);
     }
@@ -183,10 +190,15 @@ fn one_two_and_three_devices_give_bitwise_identical_lattices() {
     let model = busy_model();
     let lat0 = initial_lattice(&model).unwrap();
     let ctx = test_context();
-    // One device sweeps the occupied sites (Sweeps::Auto), several every site.
-    let mut one =
-        RdmeSim::new(vec![ctx.clone()], &model, &lat0, 0, &SimOptions::default()).unwrap();
-    assert!(one.slabs[0].occupied_sweeps);
+    // One device sweeps the occupied sites, several every site (Sweeps::Auto; on one device
+    // Auto would take every site too on this small crowded lattice).
+    let auto = RdmeSim::new(vec![ctx.clone()], &model, &lat0, 0, &SimOptions::default()).unwrap();
+    assert!(!auto.slabs[0].occupied_sweeps);
+    let occupied = SimOptions {
+        sweeps: Sweeps::Occupied,
+        ..SimOptions::default()
+    };
+    let mut one = RdmeSim::new(vec![ctx.clone()], &model, &lat0, 0, &occupied).unwrap();
     one.advance(12).unwrap();
     let reference = one.read_lattice().unwrap();
 
@@ -229,10 +241,6 @@ fn one_two_and_three_devices_give_bitwise_identical_lattices() {
     assert_eq!(three.observe().unwrap(), one.observe().unwrap());
 
     // The occupancy maps are not exchanged with the halos: occupied sweeps need one device.
-    let occupied = SimOptions {
-        sweeps: Sweeps::Occupied,
-        ..SimOptions::default()
-    };
     let err = RdmeSim::new(
         vec![test_context(), test_context()],
         &model,

@@ -113,6 +113,11 @@ pub fn bench_model(
         ..SimOptions::default()
     };
     let mut sim = RdmeSim::new(vec![ctx.clone()], model, &lattice, 0, &options)?;
+    let kind = match sim.slabs[0].occupied_sweeps {
+        true => "occupied",
+        false => "every-site",
+    };
+    let label = format!("{label}, {kind} sweeps");
     warm_up(&mut sim, Duration::from_millis(500))?;
 
     // Wall clock over many steps per submission.
@@ -162,7 +167,7 @@ pub fn bench_model(
     let sites = model.config.sites();
     let per_step_s = wall;
     Ok(BenchRow {
-        label: label.to_string(),
+        label,
         shape: model.config.lattice.shape,
         sites,
         particles,

@@ -58,6 +58,8 @@ pub struct Slab {
     pub plan: StepPlan,
     /// Whether the sweeps look at the occupied sites only (`Sweeps`).
     pub occupied_sweeps: bool,
+    /// Threads per workgroup of the occupied sweeps (`occupied_threads`).
+    pub occupied_threads: u32,
     lattice_uniform: wgpu::Buffer,
     overflow: wgpu::Buffer,
     counts: wgpu::Buffer,
@@ -123,16 +125,34 @@ pub fn sweep_shape(axis: u32, [wx, wy]: [u32; 2]) -> [u32; 3] {
     }
 }
 
-/// Threads per workgroup of the occupied sweeps (2048 sites each). On the H200 the Min system
-/// steps as fast with 64, 128 or 256 (23 us then), 512 is slower (34); uniform lattices of 0.1
-/// to 0.5 particles per site step fastest with 256 (128^3 at 0.5: 459, 281, 220, 218 us for 64,
-/// 128, 256, 512).
-const OCCUPIED_THREADS: u32 = 256;
+/// Threads per workgroup of the occupied sweeps (2048 sites each), by particles per site at the
+/// start. Measured on the H200: the Min system (0.004 per site) in its oscillating state (1.5 M
+/// to 3.5 M steps) steps 1.2% faster with 128 than with 256 and much slower with 512 (49.2,
+/// 48.6, 33.1 thousand steps/s); uniform lattices of 0.1 particles per site and more step
+/// fastest with 256 (128^3 at 0.1: 92, 72 us; at 0.5: 281, 220 us with 128, 256).
+fn occupied_threads(particles_per_site: f64) -> u32 {
+    if particles_per_site < 0.02 {
+        128
+    } else {
+        256
+    }
+}
 
-/// Whether the sweeps of a slab with or without halos look at the occupied sites only.
-pub fn occupied_sweeps(sweeps: Sweeps, has_halos: bool) -> Result<bool> {
+/// Whether the sweeps of a slab (with or without halos, of `sites` sites holding `particles`)
+/// look at the occupied sites only. `Auto` takes every site on several devices (the occupancy
+/// bitmaps are not exchanged with the halos) and on small crowded lattices, where the occupied
+/// sweeps' one thread per 8 sites leaves the GPU part idle (H200, 64^3 at 0.5 per site: 71 us
+/// against 51); the occupied sweeps are as fast or faster from 2 M sites or below 0.1 particles
+/// per site (Min system 28.2 -> 22.2 us in the same bench run; 128^3 at 0.5: 224 -> 214 us).
+pub fn occupied_sweeps(
+    sweeps: Sweeps,
+    has_halos: bool,
+    sites: u64,
+    particles: u64,
+) -> Result<bool> {
+    let crowded_and_small = sites < 1 << 21 && particles as f64 >= 0.1 * sites as f64;
     match sweeps {
-        Sweeps::Auto => Ok(!has_halos),
+        Sweeps::Auto => Ok(!has_halos && !crowded_and_small),
         Sweeps::EverySite => Ok(false),
         Sweeps::Occupied if has_halos => Err(crate::error::invalid(
             "sweeps",
@@ -191,7 +211,14 @@ impl Slab {
         let local = lattice.slab(base, end);
         let planes = end - base;
         let sites = local.sites() as u32;
-        let occupied = occupied_sweeps(options.sweeps, base < own.0 || end > own.1)?;
+        let particles: u64 = local.species_totals(model.n_species_ids()).iter().sum();
+        let occupied = occupied_sweeps(
+            options.sweeps,
+            base < own.0 || end > own.1,
+            sites as u64,
+            particles,
+        )?;
+        let occupied_threads = occupied_threads(particles as f64 / sites as f64);
         let uniforms = LatticeUniforms {
             nx,
             ny,
@@ -293,7 +320,7 @@ impl Slab {
                 let gx = groups.min(32768);
                 bindings.push(Binding::read_write("occupancy"));
                 let mut constants = flags.to_vec();
-                constants.push(("THREADS", OCCUPIED_THREADS as f64));
+                constants.push(("THREADS", occupied_threads as f64));
                 for (name, value) in [
                     ("NX", uniforms.nx),
                     ("NY", uniforms.ny),
@@ -436,6 +463,7 @@ impl Slab {
             uniforms,
             plan,
             occupied_sweeps: occupied,
+            occupied_threads,
             lattice_uniform: u,
             overflow,
             counts,
