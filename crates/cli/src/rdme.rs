@@ -8,7 +8,7 @@ use petri_engine::{DeviceRequest, GpuContext};
 use petri_model::angiogenesis::bench::parse_size;
 use petri_model::rdme::bench::{bench_devices, bench_model, uniform_model};
 use petri_model::rdme::run::RunOptions;
-use petri_model::rdme::{checkpoint, RdmeConfig, SimOptions};
+use petri_model::rdme::{checkpoint, RdmeConfig, SimOptions, Sweeps};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -250,8 +250,14 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         for (k, c) in contexts.iter().enumerate() {
             eprintln!("device {k}: {} ({})", c.adapter.name, c.adapter.backend);
         }
+        // The same kernels on every device count: several devices sweep every site, so one does
+        // too here (the single-device tables above show the occupied sweeps).
+        let sweeps = match args.sweeps {
+            Sweeps::Auto => Sweeps::EverySite,
+            other => other,
+        };
         let options = SimOptions {
-            sweeps: args.sweeps,
+            sweeps,
             halo_depth: args.halo_depth,
             balance_every: args.balance_every,
             ..SimOptions::default()
