@@ -21,7 +21,8 @@ struct Pass {
 }
 
 /// The passes of the RDME step as crates/model/src/rdme/slab.rs makes them with the default 64x4
-/// workgroup and 4 sites per thread, then the same with 1 site per thread (software adapters).
+/// workgroup and 4 sites per thread, then the same with 1 site per thread (software adapters),
+/// then the occupied sweeps.
 /// The shapes are `slab::sweep_shape`'s, written out: the engine cannot call the model crate,
 /// so they must follow it by hand.
 fn passes() -> Vec<Pass> {
@@ -50,6 +51,32 @@ fn passes() -> Vec<Pass> {
         entry: "resolve",
         constants: vec![],
     });
+    // The occupied sweeps as slab.rs makes them for the Min asset (128 threads: below 0.02
+    // particles per site; the lattice's numbers are pipeline constants there).
+    for (label, axis, react) in [
+        ("occupied x", 0.0, false),
+        ("occupied y", 1.0, false),
+        ("occupied z + react + overflow", 2.0, true),
+    ] {
+        out.push(Pass {
+            label: label.into(),
+            shader: "rdme/diffuse_occupied.wgsl",
+            entry: "diffuse_occupied",
+            constants: vec![
+                ("AXIS", axis),
+                ("REACT", react as u8 as f64),
+                ("THREADS", 128.0),
+                ("NX", 64.0),
+                ("NY", 64.0),
+                ("NZ", 256.0),
+                ("N_TYPES", 3.0),
+                ("N_SPECIES", 6.0),
+                ("N_REACTIONS", 5.0),
+                ("OVERFLOW_CAPACITY", 4096.0),
+                ("ZEROTH_ORDER", 0.0),
+            ],
+        });
+    }
     out
 }
 
