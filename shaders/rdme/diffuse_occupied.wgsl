@@ -6,22 +6,25 @@
 // map m at words [m * W, (m + 1) * W). The sweeps of a step are x, y, z in that order and each
 // writes the half of the particle pair the one before read, so with the map of sweep AXIS's
 // source in map AXIS:
-// - map AXIS: the source's occupied sites (written by the sweep before; the overflow pass sets
-//   the bits of the sites it fills in map 0, the next step's x source);
+// - map AXIS: the source's occupied sites (written by the sweep before; the overflow placement
+//   at the end of the z sweep sets the bits of the sites it fills in map 0, the next step's x
+//   source);
 // - map (AXIS + 1) % 3: this sweep writes its destination's occupied sites there;
 // - map (AXIS + 2) % 3: the destination's occupied sites before this sweep (it still holds the
 //   source of the sweep before).
-// A workgroup takes 64 bitmap words (2048 sites), each thread a span of one word. The sites with particles in reach (the source's bits
-// and those of the neighbours along AXIS; a superset at the lattice's rows and planes, which is
-// harmless: such a site gathers nothing and is written empty) are queued in workgroup memory
-// and updated by consecutive threads, as in rdme/diffuse.wgsl; the destination's sites that
-// held particles and get none now are emptied; every other destination site is empty already.
+// A workgroup takes 64 bitmap words (2048 sites), each thread a span of one word. The sites with
+// particles in reach (the source's bits and those of the neighbours along AXIS; a superset at
+// the lattice's rows and planes, which is harmless: such a site gathers nothing and is written
+// empty) are queued in workgroup memory and updated by consecutive threads, as in
+// rdme/diffuse.wgsl; the destination's sites that held particles and get none now are emptied;
+// every other destination site is empty already.
 // With REACT the last workgroup to finish also resolves the step's overflow
 // (rdme/resolve_overflow.wgsl), which saves the dispatch of rdme/resolve.wgsl. It knows it is
 // last from a counter in the overflow header taken after a storage barrier (a device-scope
 // release of this workgroup's writes) and reads the lattice after another (the acquire).
 // Every loop here and in the includes runs to a fixed bound (4 words, 16 slots, the reactions),
-// or to the queue's count, or clears one bit of a mask per round:
+// or to the queue's count, or clears one bit of a mask per round, or is the overflow
+// placement's (bounded, rdme/resolve_overflow.wgsl):
 //!bounded-loops
 //!include common/step.wgsl
 //!include common/rng.wgsl

@@ -14,8 +14,6 @@
 @group(1) @binding(1) var<storage, read_write> particles: array<u32>;
 @group(1) @binding(2) var<storage, read> types: array<u32>;
 @group(1) @binding(3) var<storage, read_write> overflow: array<atomic<u32>>;
-// The occupancy maps of rdme/diffuse_occupied.wgsl, kept here too (one bit per placement).
-@group(1) @binding(4) var<storage, read_write> occupancy: array<u32>;
 
 fn target_word(k: u32) -> u32 {
     return particles[k];
@@ -25,9 +23,8 @@ fn set_target_word(k: u32, value: u32) {
     particles[k] = value;
 }
 
-fn mark_occupied(i: u32) {
-    occupancy[i / 32u] |= 1u << (i & 31u);
-}
+// The every-site sweeps keep no occupancy maps.
+fn mark_occupied(i: u32) {}
 
 @compute @workgroup_size(1)
 fn resolve() {

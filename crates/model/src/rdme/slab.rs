@@ -144,12 +144,7 @@ fn occupied_threads(particles_per_site: f64) -> u32 {
 /// sweeps' one thread per 8 sites leaves the GPU part idle (H200, 64^3 at 0.5 per site: 71 us
 /// against 51); the occupied sweeps are as fast or faster from 2 M sites or below 0.1 particles
 /// per site (Min system 28.2 -> 22.2 us in the same bench run; 128^3 at 0.5: 224 -> 214 us).
-pub fn occupied_sweeps(
-    sweeps: Sweeps,
-    has_halos: bool,
-    sites: u64,
-    particles: u64,
-) -> Result<bool> {
+fn occupied_sweeps(sweeps: Sweeps, has_halos: bool, sites: u64, particles: u64) -> Result<bool> {
     let crowded_and_small = sites < 1 << 21 && particles as f64 >= 0.1 * sites as f64;
     match sweeps {
         Sweeps::Auto => Ok(!has_halos && !crowded_and_small),
@@ -167,7 +162,7 @@ pub fn occupied_sweeps(
 /// The three occupancy bitmaps of rdme/diffuse_occupied.wgsl for a slab whose state is `words`:
 /// map 0 (the x sweep's source) from the state, maps 1 and 2 empty (the other half of the pair
 /// starts empty).
-pub fn occupancy_maps(words: &[u32], sites: usize) -> Vec<u32> {
+fn occupancy_maps(words: &[u32], sites: usize) -> Vec<u32> {
     let n = sites.div_ceil(32);
     let mut maps = vec![0u32; 3 * n];
     for (i, &w) in words[..sites].iter().enumerate() {
@@ -264,12 +259,6 @@ impl Slab {
         };
         let types = buffers::storage_from(&ctx, "rdme site types", &local.packed_types())?;
         let hop = buffers::storage_from(&ctx, "rdme hop probabilities", &model.hop)?;
-        // Kept by the overflow pass in either kind of sweep (a few bits per site).
-        let occupancy = buffers::storage_from(
-            &ctx,
-            "rdme occupancy",
-            &occupancy_maps(&local.words, sites as usize),
-        )?;
         // A binding needs one whole element even when there are no reactions.
         let mut table = model.reactions.clone();
         if table.is_empty() {
@@ -293,9 +282,15 @@ impl Slab {
             ("hop", hop),
             ("reactions", reactions),
             ("overflow", overflow.clone()),
-            ("occupancy", occupancy),
         ] {
             plan.add_buffer(name, buf);
+        }
+        if occupied {
+            let maps = occupancy_maps(&local.words, sites as usize);
+            plan.add_buffer(
+                "occupancy",
+                buffers::storage_from(&ctx, "rdme occupancy", &maps)?,
+            );
         }
         let gx = nx.div_ceil(wx);
         let gy = ny.div_ceil(wy);
@@ -397,7 +392,6 @@ impl Slab {
                         next,
                         Binding::read("types"),
                         Binding::read_write("overflow"),
-                        Binding::read_write("occupancy"),
                     ],
                     workgroups: [1, 1, 1],
                     constants: vec![],
