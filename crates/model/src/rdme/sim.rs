@@ -63,8 +63,8 @@ impl Default for SimOptions {
 /// Which sites a diffusion sweep looks at. Both give the same lattice, bit for bit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Sweeps {
-    /// Occupied sites on one device, every site on several devices and on small crowded
-    /// lattices (`slab::occupied_sweeps`).
+    /// Occupied sites on one Vulkan device, every site on several devices, on small crowded
+    /// lattices and on other backends (`slab::occupied_sweeps`).
     #[default]
     Auto,
     /// Every site of the slab (rdme/diffuse.wgsl): the cost follows the lattice's size.

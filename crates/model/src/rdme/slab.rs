@@ -140,14 +140,23 @@ fn occupied_threads(particles_per_site: f64) -> u32 {
 
 /// Whether the sweeps of a slab (with or without halos, of `sites` sites holding `particles`)
 /// look at the occupied sites only. `Auto` takes every site on several devices (the occupancy
-/// bitmaps are not exchanged with the halos) and on small crowded lattices, where the occupied
+/// bitmaps are not exchanged with the halos), on small crowded lattices, where the occupied
 /// sweeps' one thread per 8 sites leaves the GPU part idle (H200, 64^3 at 0.5 per site: 71 us
-/// against 51); the occupied sweeps are as fast or faster from 2 M sites or below 0.1 particles
-/// per site (Min system 28.2 -> 22.2 us in the same bench run; 128^3 at 0.5: 224 -> 214 us).
-fn occupied_sweeps(sweeps: Sweeps, has_halos: bool, sites: u64, particles: u64) -> Result<bool> {
+/// against 51; the occupied sweeps are as fast or faster from 2 M sites or below 0.1 particles
+/// per site: Min system 28.2 -> 22.2 us in the same bench run, 128^3 at 0.5: 224 -> 214 us),
+/// and off Vulkan: the overflow placement of the occupied z sweep relies on `storageBarrier`
+/// being a device-scope fence, which naga's SPIR-V is and which was tested there (lavapipe,
+/// the H200); the Metal, DX12 and GL translations were not tested.
+fn occupied_sweeps(
+    sweeps: Sweeps,
+    has_halos: bool,
+    vulkan: bool,
+    sites: u64,
+    particles: u64,
+) -> Result<bool> {
     let crowded_and_small = sites < 1 << 21 && particles as f64 >= 0.1 * sites as f64;
     match sweeps {
-        Sweeps::Auto => Ok(!has_halos && !crowded_and_small),
+        Sweeps::Auto => Ok(!has_halos && vulkan && !crowded_and_small),
         Sweeps::EverySite => Ok(false),
         Sweeps::Occupied if has_halos => Err(crate::error::invalid(
             "sweeps",
@@ -210,6 +219,7 @@ impl Slab {
         let occupied = occupied_sweeps(
             options.sweeps,
             base < own.0 || end > own.1,
+            ctx.adapter.backend == "Vulkan",
             sites as u64,
             particles,
         )?;
