@@ -62,7 +62,7 @@ var<private> lat: Lattice;
 @group(1) @binding(6) var<storage, read> reactions: array<Reaction>;
 @group(1) @binding(7) var<storage, read_write> occupancy: array<u32>;
 
-// Threads per workgroup: 64, 128, 256 or 512 (slab.rs passes 256); a workgroup covers WORDS
+// Threads per workgroup: 64, 128, 256 or 512 (slab.rs passes 128 or 256); a workgroup covers WORDS
 // bitmap words, QUEUE sites, so each thread looks at QUEUE / THREADS consecutive sites of one
 // word (its span).
 override THREADS: u32 = 256u;

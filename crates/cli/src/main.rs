@@ -90,8 +90,9 @@ struct RunArgs {
     /// Workgroup size of the field update, e.g. 64,4,1 (results do not depend on it)
     #[arg(long, value_parser = parse_triple)]
     workgroup: Option<[u32; 3]>,
-    /// rdme: which sites the diffusion sweeps look at: auto (occupied on one device, every-site
-    /// on several), every-site or occupied (results do not depend on it)
+    /// rdme: which sites the diffusion sweeps look at: auto (occupied on one Vulkan device unless
+    /// the lattice is small and crowded, every-site otherwise; docs/models/rdme.md), every-site
+    /// or occupied (results do not depend on it)
     #[arg(long, default_value = "auto")]
     sweeps: petri_model::rdme::Sweeps,
     #[command(flatten)]
@@ -142,8 +143,9 @@ pub(crate) struct BenchArgs {
     /// Workgroup size of the field update (angiogenesis) or of the lattice passes (rdme: X,Y,1)
     #[arg(long, value_parser = parse_triple)]
     pub(crate) workgroup: Option<[u32; 3]>,
-    /// rdme: which sites the diffusion sweeps look at: auto (occupied on one device, every-site
-    /// on several), every-site or occupied
+    /// rdme: which sites the diffusion sweeps look at: auto (occupied on one Vulkan device unless
+    /// the lattice is small and crowded, every-site otherwise; docs/models/rdme.md), every-site
+    /// or occupied
     #[arg(long, default_value = "auto")]
     pub(crate) sweeps: petri_model::rdme::Sweeps,
     /// Config to take parameters from [default: assets/angiogenesis.json, assets/min-system.json]

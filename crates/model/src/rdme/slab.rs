@@ -215,10 +215,16 @@ impl Slab {
         let local = lattice.slab(base, end);
         let planes = end - base;
         let sites = local.sites() as u32;
-        let particles: u64 = local.species_totals(model.n_species_ids()).iter().sum();
+        let has_halos = base < own.0 || end > own.1;
+        // Counting takes a pass over the lattice: only where the kind of sweep depends on it (a
+        // slab with halos sweeps every site, and is rebuilt at every boundary move).
+        let particles: u64 = match has_halos {
+            true => 0,
+            false => local.species_totals(model.n_species_ids()).iter().sum(),
+        };
         let occupied = occupied_sweeps(
             options.sweeps,
-            base < own.0 || end > own.1,
+            has_halos,
             ctx.adapter.backend == "Vulkan",
             sites as u64,
             particles,
