@@ -40,13 +40,15 @@ const CAPACITY: u32 = 16u;
 // Overflow list header (array<atomic<u32>>): entries this step, entries lost because the list
 // was full, particles with no site of their type with room in their plane, particles moved so far,
 // and the workgroups of the current z sweep done so far (rdme/diffuse_occupied.wgsl: the last
-// one resolves the overflow).
+// one resolves the overflow) with OVERFLOW_PENDING set once this step has an entry, so that the
+// last one knows from its own ticket whether there is anything to place.
 const OVERFLOW_COUNT: u32 = 0u;
 const OVERFLOW_LOST: u32 = 1u;
 const OVERFLOW_UNRESOLVED: u32 = 2u;
 const OVERFLOW_MOVED: u32 = 3u;
 const OVERFLOW_DONE: u32 = 4u;
 const OVERFLOW_HEADER: u32 = 5u;
+const OVERFLOW_PENDING: u32 = 0x80000000u;
 
 // The four random streams of a step: x, y, z sweeps use 4 * axis + word, reactions 12.
 const STREAM_REACTION: u32 = 12u;

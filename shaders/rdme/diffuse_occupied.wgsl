@@ -21,7 +21,9 @@
 // With REACT the last workgroup to finish also resolves the step's overflow
 // (rdme/resolve_overflow.wgsl), which saves the dispatch of rdme/resolve.wgsl. It knows it is
 // last from a counter in the overflow header taken after a storage barrier (a device-scope
-// release of this workgroup's writes) and reads the lattice after another (the acquire).
+// release of this workgroup's writes) and reads the lattice after another (the acquire). The
+// counter's top bit, set by every overflow entry (rdme/overflow.wgsl), tells it whether there is
+// anything to place: in most steps there is not, and it stops at once.
 // Every loop here and in the includes runs to a fixed bound (4 words, 16 slots, the reactions),
 // or to the queue's count, or clears one bit of a mask per round, or is the overflow
 // placement's (bounded, rdme/resolve_overflow.wgsl):
@@ -163,7 +165,10 @@ fn diffuse_occupied(
             dst[32u * w + firstTrailingBit(emptied)] = 0u;
             emptied &= emptied - 1u;
         }
-        var k = atomicAdd(&busy_count, countOneBits(reach));
+        var k = 0u;
+        if reach != 0u {
+            k = atomicAdd(&busy_count, countOneBits(reach));
+        }
         while reach != 0u {
             busy_sites[k] = 32u * w + firstTrailingBit(reach);
             reach &= reach - 1u;
@@ -187,9 +192,17 @@ fn diffuse_occupied(
     }
     storageBarrier();
     if lid == 0u {
+        // The ticket also tells whether any workgroup (this one included: its entries were
+        // pushed before the barrier) has recorded overflow this step.
         let done = atomicAdd(&overflow[OVERFLOW_DONE], 1u);
-        last_done = select(0u, 1u, done + 1u == groups.x * groups.y * groups.z);
+        let last = (done & ~OVERFLOW_PENDING) + 1u == groups.x * groups.y * groups.z;
+        let pending = (done & OVERFLOW_PENDING) != 0u;
+        if last && !pending {
+            atomicStore(&overflow[OVERFLOW_DONE], 0u);
+        }
+        last_done = select(0u, 1u, last && pending);
     }
+    // Only the last workgroup of a step with overflow goes on.
     if workgroupUniformLoad(&last_done) == 0u {
         return;
     }

@@ -29,4 +29,5 @@ fn mark_occupied(i: u32) {}
 @compute @workgroup_size(1)
 fn resolve() {
     resolve_overflow();
+    atomicStore(&overflow[OVERFLOW_DONE], 0u);
 }
