@@ -55,6 +55,18 @@ const STREAM_REACTION: u32 = 12u;
 
 // Words a reader looks at for `n` particles: those holding particles, plus the next one (which
 // must then read as empty) when the last word is full.
+// The bits j of bitmap word w whose sites lo <= 32 w + j < hi (an occupancy map's word,
+// rdme/diffuse_occupied.wgsl).
+fn range_bits(w: u32, lo: u32, hi: u32) -> u32 {
+    let a = clamp(i32(lo) - i32(32u * w), 0, 32);
+    let b = clamp(i32(hi) - i32(32u * w), 0, 32);
+    if b <= a {
+        return 0u;
+    }
+    let below_b = select((1u << u32(b)) - 1u, 0xFFFFFFFFu, b == 32);
+    return below_b & ~((1u << u32(a)) - 1u);
+}
+
 fn words_in_use(n: u32) -> u32 {
     return min(4u, n / 4u + 1u);
 }

@@ -41,10 +41,13 @@
 
 override AXIS: u32 = 0u;
 override REACT: bool = false;
+// A slab with halos (several devices): its numbers come from the uniform (the halo refresh step
+// changes), and each pass covers its step region of planes (rdme/region.wgsl) as in
+// rdme/diffuse.wgsl; the sites outside it keep their destination words and so their bits.
+override HALOS: bool = false;
 
-// The lattice's numbers are pipeline constants here (one device: no halos, nothing changes
-// them), so the compiler folds the index arithmetic and no pass waits on the uniform; the
-// uniform itself stays bound, unread, for the layout all sweeps share.
+// Without halos (one device) the lattice's numbers are pipeline constants here (nothing changes
+// them), so the compiler folds the index arithmetic and no pass waits on the uniform.
 @group(1) @binding(0) var<uniform> lattice_uniform: Lattice;
 override NX: u32 = 1u;
 override NY: u32 = 1u;
@@ -132,9 +135,15 @@ fn diffuse_occupied(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lid: u32,
 ) {
-    // The slab is the whole lattice: z_base 0, every plane owned, halo depth 1.
-    lat = Lattice(NX, NY, NZ, NX * NY * NZ, 0u, NZ, 0u, NZ, N_TYPES, N_SPECIES, N_REACTIONS,
-        OVERFLOW_CAPACITY, ZEROTH_ORDER, 1u, 0u, 0u);
+    if HALOS {
+        lat = lattice_uniform;
+    } else {
+        // The slab is the whole lattice: z_base 0, every plane owned, halo depth 1.
+        lat = Lattice(NX, NY, NZ, NX * NY * NZ, 0u, NZ, 0u, NZ, N_TYPES, N_SPECIES, N_REACTIONS,
+            OVERFLOW_CAPACITY, ZEROTH_ORDER, 1u, 0u, 0u);
+    }
+    // The sites this pass updates (all of them without halos).
+    let region = step_region(step_info.step, select(0u, 1u, REACT)) * lat.nx * lat.ny;
     if lid == 0u {
         atomicStore(&busy_count, 0u);
     }
@@ -158,7 +167,7 @@ fn diffuse_occupied(
         // This thread's span of the word, within the lattice.
         let first_bit = (lid * span) & 31u;
         let left = lat.sites - 32u * w;
-        let mask = (0xFFFFFFFFu >> (32u - span)) << first_bit;
+        let mask = ((0xFFFFFFFFu >> (32u - span)) << first_bit) & range_bits(w, region.x, region.y);
         reach &= select(mask, mask & ((1u << left) - 1u), left < 32u);
         var emptied = occupancy[((AXIS + 2u) % 3u) * n + w] & mask & ~reach;
         while emptied != 0u {
@@ -184,8 +193,13 @@ fn diffuse_occupied(
         }
     }
     workgroupBarrier();
-    if lid < WORDS && first_word + lid < n {
-        occupancy[((AXIS + 1u) % 3u) * n + first_word + lid] = atomicLoad(&out_bits[lid]);
+    let word = first_word + lid;
+    if lid < WORDS && word < n {
+        var bits = atomicLoad(&out_bits[lid]);
+        if HALOS {
+            bits |= occupancy[((AXIS + 2u) % 3u) * n + word] & ~range_bits(word, region.x, region.y);
+        }
+        occupancy[((AXIS + 1u) % 3u) * n + word] = bits;
     }
     if !REACT {
         return;

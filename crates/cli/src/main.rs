@@ -90,8 +90,8 @@ struct RunArgs {
     /// Workgroup size of the field update, e.g. 64,4,1 (results do not depend on it)
     #[arg(long, value_parser = parse_triple)]
     workgroup: Option<[u32; 3]>,
-    /// rdme: which sites the diffusion sweeps look at: auto (occupied on one Vulkan device unless
-    /// the lattice is small and crowded, every-site otherwise; docs/models/rdme.md), every-site
+    /// rdme: which sites the diffusion sweeps look at: auto (occupied on Vulkan unless a
+    /// device's slab is small and crowded, every-site otherwise; docs/models/rdme.md), every-site
     /// or occupied (results do not depend on it)
     #[arg(long, default_value = "auto")]
     sweeps: petri_model::rdme::Sweeps,
@@ -143,8 +143,8 @@ pub(crate) struct BenchArgs {
     /// Workgroup size of the field update (angiogenesis) or of the lattice passes (rdme: X,Y,1)
     #[arg(long, value_parser = parse_triple)]
     pub(crate) workgroup: Option<[u32; 3]>,
-    /// rdme: which sites the diffusion sweeps look at: auto (occupied on one Vulkan device unless
-    /// the lattice is small and crowded, every-site otherwise; docs/models/rdme.md), every-site
+    /// rdme: which sites the diffusion sweeps look at: auto (occupied on Vulkan unless a
+    /// device's slab is small and crowded, every-site otherwise; docs/models/rdme.md), every-site
     /// or occupied
     #[arg(long, default_value = "auto")]
     pub(crate) sweeps: petri_model::rdme::Sweeps,

@@ -8,7 +8,7 @@ use petri_engine::{DeviceRequest, GpuContext};
 use petri_model::angiogenesis::bench::parse_size;
 use petri_model::rdme::bench::{bench_devices, bench_model, uniform_model};
 use petri_model::rdme::run::RunOptions;
-use petri_model::rdme::{checkpoint, RdmeConfig, SimOptions, Sweeps};
+use petri_model::rdme::{checkpoint, RdmeConfig, SimOptions};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -250,29 +250,23 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         for (k, c) in contexts.iter().enumerate() {
             eprintln!("device {k}: {} ({})", c.adapter.name, c.adapter.backend);
         }
-        // The same kernels on every device count: several devices sweep every site, so one does
-        // too here (the single-device tables above show the occupied sweeps).
-        let sweeps = match args.sweeps {
-            Sweeps::Auto => Sweeps::EverySite,
-            other => other,
-        };
         let options = SimOptions {
-            sweeps,
+            sweeps: args.sweeps,
             halo_depth: args.halo_depth,
             balance_every: args.balance_every,
             ..SimOptions::default()
         };
         let large_model = uniform_model(large, 0.5, 1)?;
         println!();
-        println!("| case | devices | lattice | steps | wall ms/step | of which stepping / halo writes / balancing | speedup | parallel efficiency | planes per device | halo depth | rebalances | identical to 1 device |");
-        println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+        println!("| case | devices | lattice | steps | wall ms/step | of which stepping / halo writes / balancing | speedup | parallel efficiency | planes per device | halo depth | rebalances | sweeps | identical to 1 device |");
+        println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (label, model, n) in [
             ("uniform, 0.5 per site", &large_model, steps.min(500)),
             ("Min system", &min, steps),
         ] {
             for r in bench_devices(&contexts, model, n, &options)? {
                 println!(
-                    "| {label} | {} | {}x{}x{} | {} | {:.3} | {:.3} / {:.3} / {:.3} | {:.2}x | {:.0}% | {:?} | {} | {} | {} |",
+                    "| {label} | {} | {}x{}x{} | {} | {:.3} | {:.3} / {:.3} / {:.3} | {:.2}x | {:.0}% | {:?} | {} | {} | {} | {} |",
                     r.devices,
                     r.shape[0],
                     r.shape[1],
@@ -287,6 +281,7 @@ pub fn bench(args: BenchArgs) -> Result<()> {
                     r.final_split,
                     r.halo_depth,
                     r.rebalances,
+                    r.sweeps,
                     if r.identical_to_one_device {
                         "yes"
                     } else {

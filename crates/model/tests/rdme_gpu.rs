@@ -190,8 +190,7 @@ fn one_two_and_three_devices_give_bitwise_identical_lattices() {
     let model = busy_model();
     let lat0 = initial_lattice(&model).unwrap();
     let ctx = test_context();
-    // One device sweeps the occupied sites, several every site (Sweeps::Auto; on one device
-    // Auto would take every site too on this small crowded lattice).
+    // Sweeps::Auto takes every site on this small crowded lattice.
     let auto = RdmeSim::new(vec![ctx.clone()], &model, &lat0, 0, &SimOptions::default()).unwrap();
     assert!(!auto.slabs[0].occupied_sweeps);
     let occupied = SimOptions {
@@ -202,56 +201,101 @@ fn one_two_and_three_devices_give_bitwise_identical_lattices() {
     one.advance(12).unwrap();
     let reference = one.read_lattice().unwrap();
 
-    let two_devices = vec![test_context(), test_context()];
-    let mut two = RdmeSim::new(two_devices, &model, &lat0, 0, &SimOptions::default()).unwrap();
-    two.advance(12).unwrap();
-    assert_eq!(
-        first_difference(&two.read_lattice().unwrap(), &reference),
-        None
-    );
-    // Halos carry only the word planes the boundary sites use; the crowded corner needs all
-    // four at some exchange, more than the two copied at first: a second round trip.
-    assert!(two.slabs.iter().map(|s| s.halo_refetches).sum::<u64>() > 0);
+    // Both kinds of sweep on several devices: with the occupied ones each slab's maps cover its
+    // halos too, the sweeps keep the bits outside their step region, and after each exchange
+    // the halo planes are marked anew (rdme/mark_halos.wgsl).
+    for sweeps in [Sweeps::EverySite, Sweeps::Occupied] {
+        let two_devices = vec![test_context(), test_context()];
+        let options = SimOptions {
+            sweeps,
+            ..SimOptions::default()
+        };
+        let mut two = RdmeSim::new(two_devices, &model, &lat0, 0, &options).unwrap();
+        assert!(two
+            .slabs
+            .iter()
+            .all(|s| s.occupied_sweeps == (sweeps == Sweeps::Occupied)));
+        two.advance(12).unwrap();
+        assert_eq!(
+            first_difference(&two.read_lattice().unwrap(), &reference),
+            None,
+            "{sweeps:?}"
+        );
+        // Halos carry only the word planes the boundary sites use; the crowded corner needs
+        // all four at some exchange, more than the two copied at first: a second round trip.
+        assert!(two.slabs.iter().map(|s| s.halo_refetches).sum::<u64>() > 0);
 
-    // Two devices exchange 7-plane halos every 7 steps (12 = 7 + 5: a short last batch).
-    // Uneven split (halos 2 deep), rebalanced by hand mid-run (halos 1 deep) and by the balancer
-    // every 3 steps.
-    let options = SimOptions {
-        split: Some(vec![2, 9, 3]),
-        balance_every: 3,
-        balance_threshold: 0.0,
-        move_cost: Some(std::time::Duration::ZERO),
+        // Two devices exchange 7-plane halos every 7 steps (12 = 7 + 5: a short last batch).
+        // Uneven split (halos 2 deep), rebalanced by hand mid-run (halos 1 deep) and by the
+        // balancer every 3 steps.
+        let options = SimOptions {
+            split: Some(vec![2, 9, 3]),
+            balance_every: 3,
+            balance_threshold: 0.0,
+            move_cost: Some(std::time::Duration::ZERO),
+            sweeps,
+            ..SimOptions::default()
+        };
+        let mut three = RdmeSim::new(
+            vec![ctx.clone(), ctx.clone(), ctx.clone()],
+            &model,
+            &lat0,
+            0,
+            &options,
+        )
+        .unwrap();
+        three.advance(5).unwrap();
+        three.rebalance(&[6, 1, 7]).unwrap();
+        three.advance(7).unwrap();
+        assert_eq!(
+            first_difference(&three.read_lattice().unwrap(), &reference),
+            None,
+            "{sweeps:?}"
+        );
+        assert_eq!(three.observe().unwrap(), one.observe().unwrap());
+    }
+}
+
+#[test]
+fn occupied_sweeps_on_several_devices_match_one_device_over_many_workgroups() {
+    // 40 x 36 x 24: 17 workgroups of 2048 sites on one device, 4-10 per slab on three; no
+    // zeroth-order reactions, so every pass finds its sites in the maps (the halo planes' bits
+    // come from mark_halos.wgsl after each exchange); the crowded corner's overflow is placed
+    // by whichever workgroup finishes last on each device. Halos 4 deep (exchanges at steps 4
+    // and 8 of 10), then 1 deep after a rebalance.
+    let model = crowded_model([40, 36, 24], false, 1.0);
+    let lat0 = initial_lattice(&model).unwrap();
+    let occupied = SimOptions {
+        sweeps: Sweeps::Occupied,
         ..SimOptions::default()
     };
-    let mut three = RdmeSim::new(
-        vec![ctx.clone(), ctx.clone(), ctx],
-        &model,
-        &lat0,
-        0,
-        &options,
-    )
-    .unwrap();
-    three.advance(5).unwrap();
-    three.rebalance(&[6, 1, 7]).unwrap();
+    let mut one = RdmeSim::new(vec![test_context()], &model, &lat0, 0, &occupied).unwrap();
+    one.advance(10).unwrap();
+    let options = SimOptions {
+        split: Some(vec![10, 4, 10]),
+        halo_depth: 4,
+        balance_every: 0,
+        ..occupied.clone()
+    };
+    let ctx = test_context();
+    let mut three =
+        RdmeSim::new(vec![ctx.clone(), ctx.clone(), ctx], &model, &lat0, 0, &options).unwrap();
+    assert!(three.slabs.iter().all(|s| s.occupied_sweeps));
+    three.advance(10).unwrap();
+    assert_eq!(
+        first_difference(&three.read_lattice().unwrap(), &one.read_lattice().unwrap()),
+        None
+    );
+    assert!(one.observe().unwrap().overflow_moved > 0, "the crowded corner should overflow");
+    assert_eq!(three.observe().unwrap(), one.observe().unwrap());
+    three.rebalance(&[2, 20, 2]).unwrap();
+    one.advance(7).unwrap();
     three.advance(7).unwrap();
     assert_eq!(
-        first_difference(&three.read_lattice().unwrap(), &reference),
+        first_difference(&three.read_lattice().unwrap(), &one.read_lattice().unwrap()),
         None
     );
     assert_eq!(three.observe().unwrap(), one.observe().unwrap());
-
-    // The occupancy maps are not exchanged with the halos: occupied sweeps need one device.
-    let err = RdmeSim::new(
-        vec![test_context(), test_context()],
-        &model,
-        &lat0,
-        0,
-        &occupied,
-    )
-    .err()
-    .expect("refused")
-    .to_string();
-    assert!(err.contains("sweeps"), "{err}");
 }
 
 #[test]

@@ -52,6 +52,8 @@ pub struct DeviceRow {
     /// Boundary moves the balancer made during the timed run.
     pub rebalances: u64,
     pub identical_to_one_device: bool,
+    /// The devices' kind of sweep at the end: "occupied", "every-site" or "mixed".
+    pub sweeps: &'static str,
 }
 
 /// A uniform box in the style of the Lattice Microbes benchmarks: one site type, A + B <-> C
@@ -232,6 +234,11 @@ pub fn bench_devices(
             halo_depth: sim.halo_depth(),
             rebalances: sim.rebalances,
             identical_to_one_device: reference.as_ref() == Some(&lat),
+            sweeps: match sim.slabs.iter().filter(|s| s.occupied_sweeps).count() {
+                0 => "every-site",
+                n if n == k => "occupied",
+                _ => "mixed",
+            },
         });
     }
     Ok(rows)

@@ -75,6 +75,11 @@ pub struct Slab {
     /// Counts the word planes the boundary planes use (`shaders/rdme/halo_words.wgsl`): the
     /// pipeline, its bind groups for half 0 and half 1 of the pair, the result.
     halo_words: (wgpu::ComputePipeline, [wgpu::BindGroup; 2], wgpu::Buffer),
+    /// `shaders/rdme/mark_halos.wgsl` and its bind groups for half 0 and half 1 of the pair (a
+    /// slab with halos and the occupied sweeps), and whether halos were written since it last
+    /// ran.
+    mark_halos: Option<(wgpu::ComputePipeline, [wgpu::BindGroup; 2])>,
+    halos_written: bool,
     /// Word planes copied to the stage at the next exchange (what the last one needed).
     words_to_copy: u32,
     /// Word planes in the stage this exchange.
@@ -138,33 +143,20 @@ fn occupied_threads(particles_per_site: f64) -> u32 {
     }
 }
 
-/// Whether the sweeps of a slab (with or without halos, of `sites` sites holding `particles`)
-/// look at the occupied sites only. `Auto` takes every site on several devices (the occupancy
-/// bitmaps are not exchanged with the halos), on small crowded lattices, where the occupied
+/// Whether the sweeps of a slab (with its halos, `sites` sites holding `particles`) look at the
+/// occupied sites only. `Auto` takes every site on small crowded slabs, where the occupied
 /// sweeps' one thread per 8 sites leaves the GPU part idle (H200, 64^3 at 0.5 per site: 71 us
 /// against 51; the occupied sweeps are as fast or faster from 2 M sites or below 0.1 particles
 /// per site: Min system 28.2 -> 22.2 us in the same bench run, 128^3 at 0.5: 224 -> 214 us),
 /// and off Vulkan: the overflow placement of the occupied z sweep relies on `storageBarrier`
 /// being a device-scope fence, which naga's SPIR-V is and which was tested there (lavapipe,
 /// the H200); the Metal, DX12 and GL translations were not tested.
-fn occupied_sweeps(
-    sweeps: Sweeps,
-    has_halos: bool,
-    vulkan: bool,
-    sites: u64,
-    particles: u64,
-) -> Result<bool> {
+fn occupied_sweeps(sweeps: Sweeps, vulkan: bool, sites: u64, particles: u64) -> bool {
     let crowded_and_small = sites < 1 << 21 && particles as f64 >= 0.1 * sites as f64;
     match sweeps {
-        Sweeps::Auto => Ok(!has_halos && vulkan && !crowded_and_small),
-        Sweeps::EverySite => Ok(false),
-        Sweeps::Occupied if has_halos => Err(crate::error::invalid(
-            "sweeps",
-            "occupied",
-            "every-site or auto on several devices (the occupancy bitmaps are not exchanged with \
-             the halos)",
-        )),
-        Sweeps::Occupied => Ok(true),
+        Sweeps::Auto => vulkan && !crowded_and_small,
+        Sweeps::EverySite => false,
+        Sweeps::Occupied => true,
     }
 }
 
@@ -216,19 +208,13 @@ impl Slab {
         let planes = end - base;
         let sites = local.sites() as u32;
         let has_halos = base < own.0 || end > own.1;
-        // Counting takes a pass over the lattice: only where the kind of sweep depends on it (a
-        // slab with halos sweeps every site, and is rebuilt at every boundary move).
-        let particles: u64 = match has_halos {
-            true => 0,
-            false => local.species_totals(model.n_species_ids()).iter().sum(),
-        };
+        let particles: u64 = local.species_totals(model.n_species_ids()).iter().sum();
         let occupied = occupied_sweeps(
             options.sweeps,
-            has_halos,
             ctx.adapter.backend == "Vulkan",
             sites as u64,
             particles,
-        )?;
+        );
         let occupied_threads = occupied_threads(particles as f64 / sites as f64);
         let uniforms = LatticeUniforms {
             nx,
@@ -332,6 +318,7 @@ impl Slab {
                 bindings.push(Binding::read_write("occupancy"));
                 let mut constants = flags.to_vec();
                 constants.push(("THREADS", occupied_threads as f64));
+                constants.push(("HALOS", has_halos as u8 as f64));
                 for (name, value) in [
                     ("NX", uniforms.nx),
                     ("NY", uniforms.ny),
@@ -466,6 +453,33 @@ impl Slab {
             }),
             needed,
         );
+        // With the occupied sweeps, after each halo refresh: the halo planes' bits in map 0.
+        let mark_halos = match (occupied, has_halos) {
+            (true, true) => {
+                let layout = kernel::bind_group_layout(
+                    &ctx,
+                    "rdme mark halos",
+                    &[Access::Uniform, Access::ReadOnly, Access::ReadWrite],
+                );
+                let pipeline = kernel::compute_pipeline(
+                    &ctx,
+                    "rdme/mark_halos.wgsl",
+                    "mark_halos",
+                    &[&layout],
+                    &[],
+                )?;
+                let groups = [&a, &b].map(|half| {
+                    kernel::bind_group(
+                        &ctx,
+                        "rdme mark halos",
+                        &layout,
+                        &[plan.buffer("lattice"), half, plan.buffer("occupancy")],
+                    )
+                });
+                Some((pipeline, groups))
+            }
+            _ => None,
+        };
         Ok(Self {
             ctx,
             own,
@@ -484,6 +498,8 @@ impl Slab {
             workgroups_own,
             halo_stage,
             halo_words,
+            mark_halos,
+            halos_written: false,
             words_to_copy: 2,
             words_staged: 0,
             halo_refetches: 0,
@@ -514,6 +530,20 @@ impl Slab {
         profiler: Option<&mut Profiler>,
         halo_out: bool,
     ) -> wgpu::CommandEncoder {
+        if let (true, Some((pipeline, groups))) = (self.halos_written, &self.mark_halos) {
+            // Before the steps (the halo writes precede every later submission).
+            let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, &groups[self.plan.parity()], &[]);
+                let words = self.uniforms.sites.div_ceil(32);
+                let x = words.div_ceil(64).min(65535);
+                pass.dispatch_workgroups(x, words.div_ceil(64).div_ceil(x), 1);
+            }
+            self.ctx.queue.submit([encoder.finish()]);
+            self.halos_written = false;
+        }
         let mut encoder = self.plan.encode(&self.ctx, steps, profiler);
         if let (true, Some(stage)) = (halo_out, &self.halo_stage) {
             let (pipeline, groups, needed) = &self.halo_words;
@@ -617,6 +647,7 @@ impl Slab {
 
     /// Marks the halos as refreshed at `step`: the step regions start over from the full slab.
     pub fn set_halo_start(&mut self, step: u64) {
+        self.halos_written = true;
         self.uniforms.halo_start = step as u32;
         self.ctx
             .queue
