@@ -41,17 +41,23 @@
 
 override AXIS: u32 = 0u;
 override REACT: bool = false;
-// A slab with halos (several devices): its numbers come from the uniform (the halo refresh step
-// changes), and each pass covers its step region of planes (rdme/region.wgsl) as in
-// rdme/diffuse.wgsl; the sites outside it keep their destination words and so their bits.
+// A slab with halos (several devices): each pass covers its step region of planes
+// (rdme/region.wgsl) as in rdme/diffuse.wgsl, from the halo refresh step in the uniform; the
+// sites outside it keep their destination words and so their bits.
 override HALOS: bool = false;
 
-// Without halos (one device) the lattice's numbers are pipeline constants here (nothing changes
-// them), so the compiler folds the index arithmetic and no pass waits on the uniform.
+// The slab's numbers are pipeline constants here (only the halo refresh step changes, and the
+// slab is rebuilt when its planes change), so the compiler folds the index arithmetic and,
+// without halos, no pass waits on the uniform.
 @group(1) @binding(0) var<uniform> lattice_uniform: Lattice;
 override NX: u32 = 1u;
 override NY: u32 = 1u;
 override NZ: u32 = 1u;
+override PLANES: u32 = 1u;
+override Z_BASE: u32 = 0u;
+override OWN_BEGIN: u32 = 0u;
+override OWN_END: u32 = 1u;
+override HALO_DEPTH: u32 = 1u;
 override N_TYPES: u32 = 1u;
 override N_SPECIES: u32 = 1u;
 override N_REACTIONS: u32 = 0u;
@@ -135,13 +141,12 @@ fn diffuse_occupied(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lid: u32,
 ) {
+    var halo_start = 0u;
     if HALOS {
-        lat = lattice_uniform;
-    } else {
-        // The slab is the whole lattice: z_base 0, every plane owned, halo depth 1.
-        lat = Lattice(NX, NY, NZ, NX * NY * NZ, 0u, NZ, 0u, NZ, N_TYPES, N_SPECIES, N_REACTIONS,
-            OVERFLOW_CAPACITY, ZEROTH_ORDER, 1u, 0u, 0u);
+        halo_start = lattice_uniform.halo_start;
     }
+    lat = Lattice(NX, NY, PLANES, NX * NY * PLANES, Z_BASE, NZ, OWN_BEGIN, OWN_END, N_TYPES,
+        N_SPECIES, N_REACTIONS, OVERFLOW_CAPACITY, ZEROTH_ORDER, HALO_DEPTH, halo_start, 0u);
     // The sites this pass updates (all of them without halos).
     let region = step_region(step_info.step, select(0u, 1u, REACT)) * lat.nx * lat.ny;
     if lid == 0u {
