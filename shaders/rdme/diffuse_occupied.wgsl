@@ -1,6 +1,6 @@
 // One MPD diffusion sweep along AXIS (and with REACT the reaction substep after the z sweep),
-// over the occupied sites only: the same result as rdme/diffuse.wgsl, bit for bit, for a lattice
-// on one device (no halos), at a cost that follows the particles instead of the sites.
+// over the occupied sites only: the same result as rdme/diffuse.wgsl, bit for bit, on one device
+// or on a slab with halos, at a cost that follows the particles instead of the sites.
 //
 // Three occupancy bitmaps (bit i % 32 of word i / 32: site i holds particles) sit in `occupancy`,
 // map m at words [m * W, (m + 1) * W). The sweeps of a step are x, y, z in that order and each
@@ -17,7 +17,9 @@
 // the lattice's rows and planes, which is harmless: such a site gathers nothing and is written
 // empty) are queued in workgroup memory and updated by consecutive threads, as in
 // rdme/diffuse.wgsl; the destination's sites that held particles and get none now are emptied;
-// every other destination site is empty already.
+// every other destination site is empty already. On a slab with halos (HALOS) a pass covers its
+// step region of planes and keeps the map bits of the sites outside it (their destination words
+// stay too); after each halo exchange rdme/mark_halos.wgsl marks the halo planes in map 0.
 // With REACT the last workgroup to finish also resolves the step's overflow
 // (rdme/resolve_overflow.wgsl), which saves the dispatch of rdme/resolve.wgsl. It knows it is
 // last from a counter in the overflow header taken after a storage barrier (a device-scope

@@ -262,7 +262,7 @@ fn occupied_sweeps_on_several_devices_match_one_device_over_many_workgroups() {
     // zeroth-order reactions, so every pass finds its sites in the maps (the halo planes' bits
     // come from mark_halos.wgsl after each exchange); the crowded corner's overflow is placed
     // by whichever workgroup finishes last on each device. Halos 4 deep (exchanges at steps 4
-    // and 8 of 10), then 1 deep after a rebalance.
+    // and 8 of 10), then 2 deep after a rebalance (capped by the smallest slab).
     let model = crowded_model([40, 36, 24], false, 1.0);
     let lat0 = initial_lattice(&model).unwrap();
     let occupied = SimOptions {
@@ -278,17 +278,27 @@ fn occupied_sweeps_on_several_devices_match_one_device_over_many_workgroups() {
         ..occupied.clone()
     };
     let ctx = test_context();
-    let mut three =
-        RdmeSim::new(vec![ctx.clone(), ctx.clone(), ctx], &model, &lat0, 0, &options).unwrap();
+    let mut three = RdmeSim::new(
+        vec![ctx.clone(), ctx.clone(), ctx],
+        &model,
+        &lat0,
+        0,
+        &options,
+    )
+    .unwrap();
     assert!(three.slabs.iter().all(|s| s.occupied_sweeps));
     three.advance(10).unwrap();
     assert_eq!(
         first_difference(&three.read_lattice().unwrap(), &one.read_lattice().unwrap()),
         None
     );
-    assert!(one.observe().unwrap().overflow_moved > 0, "the crowded corner should overflow");
+    assert!(
+        one.observe().unwrap().overflow_moved > 0,
+        "the crowded corner should overflow"
+    );
     assert_eq!(three.observe().unwrap(), one.observe().unwrap());
     three.rebalance(&[2, 20, 2]).unwrap();
+    assert_eq!(three.halo_depth(), 2);
     one.advance(7).unwrap();
     three.advance(7).unwrap();
     assert_eq!(

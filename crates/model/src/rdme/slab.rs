@@ -9,9 +9,10 @@
 //! deep) are refreshed from the neighbours every `halo_depth` steps or fewer (sim.rs); in
 //! between the slab steps them itself.
 //!
-//! The sweeps look at every site of the slab (rdme/diffuse.wgsl) or, on one device, only at the
-//! sites with particles in reach, found in three occupancy bitmaps (`occupancy`,
-//! rdme/diffuse_occupied.wgsl); `Sweeps` chooses.
+//! The sweeps look at every site of the slab (rdme/diffuse.wgsl) or only at the sites with
+//! particles in reach, found in three occupancy bitmaps (`occupancy`,
+//! rdme/diffuse_occupied.wgsl; with halos, rdme/mark_halos.wgsl marks the halo planes after
+//! each exchange); `Sweeps` chooses.
 
 use super::config::RdmeModel;
 use super::lattice::Lattice;
