@@ -52,12 +52,15 @@ fn passes() -> Vec<Pass> {
         constants: vec![],
     });
     // The occupied sweeps as slab.rs makes them for the Min asset (128 threads: below 0.02
-    // particles per site; the lattice's numbers are pipeline constants there).
-    for (label, axis, react) in [
-        ("occupied x", 0.0, false),
-        ("occupied y", 1.0, false),
-        ("occupied z + react + overflow", 2.0, true),
+    // particles per site; the lattice's numbers are pipeline constants there), then the z sweep
+    // of the lower slab of two (128 owned planes, 16 halo planes above).
+    for (label, axis, react, halos) in [
+        ("occupied x", 0.0, false, false),
+        ("occupied y", 1.0, false, false),
+        ("occupied z + react + overflow", 2.0, true, false),
+        ("occupied z + react + overflow, slab with halos", 2.0, true, true),
     ] {
+        let planes = if halos { 144.0 } else { 256.0 };
         out.push(Pass {
             label: label.into(),
             shader: "rdme/diffuse_occupied.wgsl",
@@ -69,6 +72,12 @@ fn passes() -> Vec<Pass> {
                 ("NX", 64.0),
                 ("NY", 64.0),
                 ("NZ", 256.0),
+                ("PLANES", planes),
+                ("Z_BASE", 0.0),
+                ("OWN_BEGIN", 0.0),
+                ("OWN_END", if halos { 128.0 } else { 256.0 }),
+                ("HALO_DEPTH", if halos { 16.0 } else { 1.0 }),
+                ("HALOS", halos as u8 as f64),
                 ("N_TYPES", 3.0),
                 ("N_SPECIES", 6.0),
                 ("N_REACTIONS", 5.0),

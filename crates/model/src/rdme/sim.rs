@@ -63,14 +63,14 @@ impl Default for SimOptions {
 /// Which sites a diffusion sweep looks at. Both give the same lattice, bit for bit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Sweeps {
-    /// Occupied sites on one Vulkan device, every site on several devices, on small crowded
-    /// lattices and on other backends (`slab::occupied_sweeps`).
+    /// Occupied sites on Vulkan, every site on small crowded slabs and on other backends
+    /// (`slab::occupied_sweeps`).
     #[default]
     Auto,
     /// Every site of the slab (rdme/diffuse.wgsl): the cost follows the lattice's size.
     EverySite,
     /// Only the sites with particles in reach, found in occupancy bitmaps
-    /// (rdme/diffuse_occupied.wgsl): the cost follows the particles. One device only.
+    /// (rdme/diffuse_occupied.wgsl): the cost follows the particles.
     Occupied,
 }
 
