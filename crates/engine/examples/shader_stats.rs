@@ -58,7 +58,12 @@ fn passes() -> Vec<Pass> {
         ("occupied x", 0.0, false, false),
         ("occupied y", 1.0, false, false),
         ("occupied z + react + overflow", 2.0, true, false),
-        ("occupied z + react + overflow, slab with halos", 2.0, true, true),
+        (
+            "occupied z + react + overflow, slab with halos",
+            2.0,
+            true,
+            true,
+        ),
     ] {
         let planes = if halos { 144.0 } else { 256.0 };
         out.push(Pass {
