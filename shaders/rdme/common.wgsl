@@ -53,8 +53,6 @@ const OVERFLOW_PENDING: u32 = 0x80000000u;
 // The four random streams of a step: x, y, z sweeps use 4 * axis + word, reactions 12.
 const STREAM_REACTION: u32 = 12u;
 
-// Words a reader looks at for `n` particles: those holding particles, plus the next one (which
-// must then read as empty) when the last word is full.
 // The bits j of bitmap word w whose sites lo <= 32 w + j < hi (an occupancy map's word,
 // rdme/diffuse_occupied.wgsl).
 fn range_bits(w: u32, lo: u32, hi: u32) -> u32 {
@@ -67,6 +65,8 @@ fn range_bits(w: u32, lo: u32, hi: u32) -> u32 {
     return below_b & ~((1u << u32(a)) - 1u);
 }
 
+// Words a reader looks at for `n` particles: those holding particles, plus the next one (which
+// must then read as empty) when the last word is full.
 fn words_in_use(n: u32) -> u32 {
     return min(4u, n / 4u + 1u);
 }
