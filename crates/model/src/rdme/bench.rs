@@ -115,11 +115,7 @@ pub fn bench_model(
         ..SimOptions::default()
     };
     let mut sim = RdmeSim::new(vec![ctx.clone()], model, &lattice, 0, &options)?;
-    let kind = match sim.slabs[0].occupied_sweeps {
-        true => "occupied",
-        false => "every-site",
-    };
-    let label = format!("{label}, {kind} sweeps");
+    let label = format!("{label}, {} sweeps", sim.slabs[0].sweep_kind());
     warm_up(&mut sim, Duration::from_millis(500))?;
 
     // Wall clock over many steps per submission.
@@ -234,10 +230,13 @@ pub fn bench_devices(
             halo_depth: sim.halo_depth(),
             rebalances: sim.rebalances,
             identical_to_one_device: reference.as_ref() == Some(&lat),
-            sweeps: match sim.slabs.iter().filter(|s| s.occupied_sweeps).count() {
-                0 => "every-site",
-                n if n == k => "occupied",
-                _ => "mixed",
+            sweeps: match sim
+                .slabs
+                .iter()
+                .all(|s| s.sweep_kind() == sim.slabs[0].sweep_kind())
+            {
+                true => sim.slabs[0].sweep_kind(),
+                false => "mixed",
             },
         });
     }

@@ -59,7 +59,7 @@ pub struct Slab {
     pub plan: StepPlan,
     /// Whether the sweeps look at the occupied sites only (`Sweeps`).
     pub occupied_sweeps: bool,
-    /// Threads per workgroup of the occupied sweeps (`occupied_threads`).
+    /// Threads per workgroup of the occupied sweeps (`occupied_threads`; unused without them).
     pub occupied_threads: u32,
     lattice_uniform: wgpu::Buffer,
     overflow: wgpu::Buffer,
@@ -209,7 +209,12 @@ impl Slab {
         let planes = end - base;
         let sites = local.sites() as u32;
         let has_halos = base < own.0 || end > own.1;
-        let particles: u64 = local.species_totals(model.n_species_ids()).iter().sum();
+        // Counting takes a pass over the slab: only when the kind of sweep may depend on it (a
+        // slab is rebuilt at every boundary move).
+        let particles: u64 = match options.sweeps {
+            Sweeps::EverySite => 0,
+            _ => local.species_totals(model.n_species_ids()).iter().sum(),
+        };
         let occupied = occupied_sweeps(
             options.sweeps,
             ctx.adapter.backend == "Vulkan",
@@ -522,6 +527,14 @@ impl Slab {
     /// The half of the particle pair that holds the state after the steps recorded so far.
     fn state(&self) -> &wgpu::Buffer {
         self.plan.current("particles")
+    }
+
+    /// The kind of sweep, as the bench tables name it.
+    pub fn sweep_kind(&self) -> &'static str {
+        match self.occupied_sweeps {
+            true => "occupied",
+            false => "every-site",
+        }
     }
 
     pub fn owned_planes(&self) -> u32 {
