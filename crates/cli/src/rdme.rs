@@ -258,15 +258,15 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         };
         let large_model = uniform_model(large, 0.5, 1)?;
         println!();
-        println!("| case | devices | lattice | steps | wall ms/step | of which stepping / halo writes / balancing | speedup | parallel efficiency | planes per device | halo depth | rebalances | sweeps | identical to 1 device |");
-        println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        println!("| case | devices | lattice | steps | wall ms/step | of which stepping / halo writes / balancing | speedup | parallel efficiency | planes per device | halo depth | rebalances | sweeps | identical to 1 device | GPU ms/step per device (span) |");
+        println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (label, model, n) in [
             ("uniform, 0.5 per site", &large_model, steps.min(500)),
             ("Min system", &min, steps),
         ] {
             for r in bench_devices(&contexts, model, n, &options)? {
                 println!(
-                    "| {label} | {} | {}x{}x{} | {} | {:.3} | {:.3} / {:.3} / {:.3} | {:.2}x | {:.0}% | {:?} | {} | {} | {} | {} |",
+                    "| {label} | {} | {}x{}x{} | {} | {:.3} | {:.3} / {:.3} / {:.3} | {:.2}x | {:.0}% | {:?} | {} | {} | {} | {} | {} |",
                     r.devices,
                     r.shape[0],
                     r.shape[1],
@@ -286,11 +286,13 @@ pub fn bench(args: BenchArgs) -> Result<()> {
                         "yes"
                     } else {
                         "NO"
-                    }
+                    },
+                    gpu_columns(&r)
                 );
                 device_rows.push(r);
             }
         }
+        print_steps_in_batch(&device_rows);
     }
     if let Some(path) = args.json {
         petri_output::write_json_pretty(
@@ -299,4 +301,48 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// "a (b), c (d)": each device's GPU ms per step from timestamps, with its span; "-" without.
+fn gpu_columns(r: &petri_model::rdme::bench::DeviceRow) -> String {
+    if r.gpu_ms_per_step.is_empty() {
+        return "-".into();
+    }
+    r.gpu_ms_per_step
+        .iter()
+        .zip(&r.gpu_span_ms_per_step)
+        .map(|(busy, span)| format!("{busy:.3} ({span:.3})"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// GPU ms of each step of a batch (k = 0 right after the host's wait), per device: a GPU that
+/// waits for the host each batch may run its first steps slower (clocks coming back up).
+fn print_steps_in_batch(rows: &[petri_model::rdme::bench::DeviceRow]) {
+    let Some(k_max) = rows
+        .iter()
+        .flat_map(|r| r.gpu_ms_by_step_in_batch.iter().map(Vec::len))
+        .max()
+    else {
+        return;
+    };
+    println!();
+    println!("GPU ms per step by its place in the batch (timestamps; k = 0 right after the host's wait):");
+    println!();
+    let ks: Vec<String> = (0..k_max).map(|k| format!("k = {k}")).collect();
+    println!("| lattice | devices | device | {} |", ks.join(" | "));
+    println!("|---|---|---|{}", "---|".repeat(k_max));
+    for r in rows {
+        for (d, by_k) in r.gpu_ms_by_step_in_batch.iter().enumerate() {
+            let cells: Vec<String> = by_k.iter().map(|t| format!("{t:.3}")).collect();
+            println!(
+                "| {}x{}x{} | {} | {d} | {} |",
+                r.shape[0],
+                r.shape[1],
+                r.shape[2],
+                r.devices,
+                cells.join(" | ")
+            );
+        }
+    }
 }

@@ -483,8 +483,11 @@ impl GpuContext {
         Ok(())
     }
 
-    /// Blocks until all submitted work is done, reporting device loss as an error.
+    /// Blocks until all submitted work is done, and the buffer writes queued since the last
+    /// submission too (wgpu sends those with the next submission, so an empty one is made),
+    /// reporting device loss as an error.
     pub fn wait(&self) -> Result<()> {
+        self.queue.submit(std::iter::empty());
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
             .map(|_| ())

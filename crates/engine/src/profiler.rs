@@ -28,6 +28,10 @@ pub struct PassTimes {
     pub by_label: BTreeMap<String, (u64, f64)>,
     /// From the first pass's start to the last pass's end, summed over batches (includes gaps).
     pub span_ns: f64,
+    /// By the pass's position in its batch (0 = the first pass recorded after a `collect`):
+    /// (number of passes, total nanoseconds). Shows how the GPU's speed changes along a batch,
+    /// e.g. while its clocks come back up after waiting for the host.
+    pub by_position: Vec<(u64, f64)>,
 }
 
 impl PassTimes {
@@ -43,6 +47,13 @@ impl PassTimes {
             e.1 += t;
         }
         self.span_ns += other.span_ns;
+        if self.by_position.len() < other.by_position.len() {
+            self.by_position.resize(other.by_position.len(), (0, 0.0));
+        }
+        for (e, (n, t)) in self.by_position.iter_mut().zip(&other.by_position) {
+            e.0 += n;
+            e.1 += t;
+        }
     }
 }
 
@@ -136,9 +147,11 @@ impl Profiler {
             let (a, b) = (ticks[2 * i], ticks[2 * i + 1]);
             first = first.min(a);
             last = last.max(b);
+            let ns = b.saturating_sub(a) as f64 * self.period_ns;
             let e = times.by_label.entry(label.clone()).or_default();
             e.0 += 1;
-            e.1 += b.saturating_sub(a) as f64 * self.period_ns;
+            e.1 += ns;
+            times.by_position.push((1, ns));
         }
         times.span_ns = last.saturating_sub(first) as f64 * self.period_ns;
         self.labels.clear();

@@ -13,7 +13,7 @@ use super::config::RdmeModel;
 use super::lattice::Lattice;
 use super::slab::Slab;
 use crate::error::{ModelError, Result};
-use petri_engine::{GpuContext, Profiler};
+use petri_engine::{GpuContext, PassTimes, Profiler};
 use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug)]
@@ -143,6 +143,10 @@ pub struct RdmeSim {
     moved_before: u64,
     /// Site types of the whole lattice (fixed; kept to assemble read-backs).
     types: Vec<u8>,
+    /// One timestamp profiler per device while `profile_devices` is on (multi-device steps).
+    device_profilers: Vec<Option<Profiler>>,
+    /// GPU time of each device's steps since `profile_devices` (timestamps; empty without).
+    pub device_gpu: Vec<PassTimes>,
 }
 
 impl RdmeSim {
@@ -197,6 +201,8 @@ impl RdmeSim {
             recording: Duration::ZERO,
             moved_before: 0,
             types: lattice.types.clone(),
+            device_profilers: Vec::new(),
+            device_gpu: Vec::new(),
         };
         let t0 = Instant::now();
         sim.build_slabs(lattice, &split)?;
@@ -278,19 +284,36 @@ impl RdmeSim {
     fn step_devices(&mut self, steps: u32) -> Result<()> {
         use rayon::prelude::*;
         let t0 = Instant::now();
-        let busy: Vec<Result<Duration>> = self
+        if self.device_profilers.len() != self.slabs.len() {
+            self.device_profilers = self.slabs.iter().map(|_| None).collect();
+        }
+        let busy: Vec<Result<(Duration, PassTimes)>> = self
             .slabs
             .par_iter_mut()
-            .map(|slab| {
+            .zip(self.device_profilers.par_iter_mut())
+            .map(|(slab, profiler)| {
                 let t0 = Instant::now();
-                let enc = slab.encode(steps, None, true);
+                let mut enc = slab.encode(steps, profiler.as_mut(), true);
+                if let Some(p) = profiler {
+                    p.resolve(&mut enc);
+                }
                 slab.ctx.queue.submit([enc.finish()]);
                 slab.map_halo_stage()?;
-                Ok(t0.elapsed())
+                let elapsed = t0.elapsed();
+                let gpu = match profiler {
+                    Some(p) => p.collect(&slab.ctx)?,
+                    None => PassTimes::default(),
+                };
+                Ok((elapsed, gpu))
             })
             .collect();
-        for (k, dt) in busy.into_iter().enumerate() {
-            self.busy[k] += dt?;
+        let profiling = self.device_profilers.iter().any(Option::is_some);
+        for (k, r) in busy.into_iter().enumerate() {
+            let (dt, gpu) = r?;
+            self.busy[k] += dt;
+            if profiling {
+                self.device_gpu[k].add(&gpu);
+            }
         }
         let t1 = Instant::now();
         // Slab k's boundary planes go to the halos of slabs k - 1 and k + 1.
@@ -432,6 +455,19 @@ impl RdmeSim {
         }
         lat.clear_unused_words();
         Ok(lat)
+    }
+
+    /// From now on, times each device's passes with timestamp queries (several devices) into
+    /// `device_gpu`, which starts over. Adds a wait per exchange for the timestamps: for
+    /// finding where the time goes, not for the wall-clock figures.
+    pub fn profile_devices(&mut self) {
+        let batch = self.options.halo_depth.max(1);
+        self.device_profilers = self
+            .slabs
+            .iter()
+            .map(|s| Some(Profiler::new(&s.ctx, batch * s.plan.pass_count() as u32)))
+            .collect();
+        self.device_gpu = vec![PassTimes::default(); self.slabs.len()];
     }
 
     /// Records `steps` steps (single device) with per-pass timestamps.
