@@ -47,6 +47,12 @@ override REACT: bool = false;
 // (rdme/region.wgsl) as in rdme/diffuse.wgsl, from the halo refresh step in the uniform; the
 // sites outside it keep their destination words and so their bits.
 override HALOS: bool = false;
+// Which planes of the step region (with HALOS): 0 all; 1 the owned planes only; 2 the halo
+// planes only. Parts 1 and 2 split the first x sweep after a halo exchange: part 1 reads no
+// halo plane, so it runs while the host is exchanging them, and part 2 once they are written
+// (slab.rs). Each part leaves the map bits of the other part's sites as they are in its own
+// output map (the other part writes them) instead of taking the destination's old bits.
+override PART: u32 = 0u;
 
 // The slab's numbers are pipeline constants here (only the halo refresh step changes, and the
 // slab is rebuilt when its planes change), so the compiler folds the index arithmetic and,
@@ -137,6 +143,19 @@ fn axis_stride() -> u32 {
     return 1u;
 }
 
+// The bits of map word w this pass updates: its sites in `region` and in its PART.
+fn part_bits(w: u32, region: vec2<u32>) -> u32 {
+    let own = vec2<u32>(OWN_BEGIN, OWN_END) * (NX * NY);
+    if PART == 1u {
+        return range_bits(w, max(region.x, own.x), min(region.y, own.y));
+    }
+    if PART == 2u {
+        return range_bits(w, region.x, min(region.y, own.x))
+            | range_bits(w, max(region.x, own.y), region.y);
+    }
+    return range_bits(w, region.x, region.y);
+}
+
 @compute @workgroup_size(THREADS)
 fn diffuse_occupied(
     @builtin(workgroup_id) wid: vec3<u32>,
@@ -174,7 +193,7 @@ fn diffuse_occupied(
         // This thread's span of the word, within the lattice.
         let first_bit = (lid * span) & 31u;
         let left = lat.sites - 32u * w;
-        let mask = ((0xFFFFFFFFu >> (32u - span)) << first_bit) & range_bits(w, region.x, region.y);
+        let mask = ((0xFFFFFFFFu >> (32u - span)) << first_bit) & part_bits(w, region);
         reach &= select(mask, mask & ((1u << left) - 1u), left < 32u);
         var emptied = occupancy[((AXIS + 2u) % 3u) * n + w] & mask & ~reach;
         while emptied != 0u {
@@ -204,7 +223,8 @@ fn diffuse_occupied(
     if lid < WORDS && word < n {
         var bits = atomicLoad(&out_bits[lid]);
         if HALOS {
-            bits |= occupancy[((AXIS + 2u) % 3u) * n + word] & ~range_bits(word, region.x, region.y);
+            let kept = select((AXIS + 2u) % 3u, (AXIS + 1u) % 3u, PART != 0u);
+            bits |= occupancy[kept * n + word] & ~part_bits(word, region);
         }
         occupancy[((AXIS + 1u) % 3u) * n + word] = bits;
     }

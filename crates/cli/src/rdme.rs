@@ -254,6 +254,7 @@ pub fn bench(args: BenchArgs) -> Result<()> {
             sweeps: args.sweeps,
             halo_depth: args.halo_depth,
             balance_every: args.balance_every,
+            overlap_exchange: args.overlap_exchange,
             ..SimOptions::default()
         };
         let large_model = uniform_model(large, 0.5, 1)?;

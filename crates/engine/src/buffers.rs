@@ -85,6 +85,29 @@ pub fn map_for_reading(ctx: &GpuContext, stage: &wgpu::Buffer) -> Result<()> {
     Ok(())
 }
 
+/// Maps a staging buffer (blocking) once submission `index` is done (later submissions may
+/// still run).
+pub fn map_for_reading_after(
+    ctx: &GpuContext,
+    stage: &wgpu::Buffer,
+    index: wgpu::SubmissionIndex,
+) -> Result<()> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    stage.map_async(wgpu::MapMode::Read, .., move |r| {
+        let _ = tx.send(r);
+    });
+    ctx.device
+        .poll(wgpu::PollType::Wait {
+            submission_index: Some(index),
+            timeout: None,
+        })
+        .map_err(|e| EngineError::Device(e.to_string()))?;
+    rx.recv()
+        .map_err(|e| EngineError::Readback(e.to_string()))?
+        .map_err(|e| EngineError::Readback(e.to_string()))?;
+    Ok(())
+}
+
 /// Maps a staging buffer (blocking) and copies its contents out.
 pub fn map_and_read<T: bytemuck::Pod>(ctx: &GpuContext, stage: &wgpu::Buffer) -> Result<Vec<T>> {
     map_for_reading(ctx, stage)?;

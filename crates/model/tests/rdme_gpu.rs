@@ -262,7 +262,8 @@ fn occupied_sweeps_on_several_devices_match_one_device_over_many_workgroups() {
     // zeroth-order reactions, so every pass finds its sites in the maps (the halo planes' bits
     // come from mark_halos.wgsl after each exchange); the crowded corner's overflow is placed
     // by whichever workgroup finishes last on each device. Halos 4 deep (exchanges at steps 4
-    // and 8 of 10), then 2 deep after a rebalance (capped by the smallest slab).
+    // and 8 of 10), then 2 deep after a rebalance (capped by the smallest slab). Also with the
+    // first x sweep after each exchange in two parts around it (`overlap_exchange`).
     let model = crowded_model([40, 36, 24], false, 1.0);
     let lat0 = initial_lattice(&model).unwrap();
     let occupied = SimOptions {
@@ -271,41 +272,56 @@ fn occupied_sweeps_on_several_devices_match_one_device_over_many_workgroups() {
     };
     let mut one = RdmeSim::new(vec![test_context()], &model, &lat0, 0, &occupied).unwrap();
     one.advance(10).unwrap();
-    let options = SimOptions {
-        split: Some(vec![10, 4, 10]),
-        halo_depth: 4,
-        balance_every: 0,
-        ..occupied.clone()
-    };
-    let ctx = test_context();
-    let mut three = RdmeSim::new(
-        vec![ctx.clone(), ctx.clone(), ctx],
-        &model,
-        &lat0,
-        0,
-        &options,
-    )
-    .unwrap();
-    assert!(three.slabs.iter().all(|s| s.occupied_sweeps));
-    three.advance(10).unwrap();
-    assert_eq!(
-        first_difference(&three.read_lattice().unwrap(), &one.read_lattice().unwrap()),
-        None
-    );
-    assert!(
-        one.observe().unwrap().overflow_moved > 0,
-        "the crowded corner should overflow"
-    );
-    assert_eq!(three.observe().unwrap(), one.observe().unwrap());
-    three.rebalance(&[2, 20, 2]).unwrap();
-    assert_eq!(three.halo_depth(), 2);
-    one.advance(7).unwrap();
-    three.advance(7).unwrap();
-    assert_eq!(
-        first_difference(&three.read_lattice().unwrap(), &one.read_lattice().unwrap()),
-        None
-    );
-    assert_eq!(three.observe().unwrap(), one.observe().unwrap());
+    let mut one_later = None;
+    // Without and with the first x sweep after each exchange split around it.
+    for overlap_exchange in [false, true] {
+        let options = SimOptions {
+            split: Some(vec![10, 4, 10]),
+            halo_depth: 4,
+            balance_every: 0,
+            overlap_exchange,
+            ..occupied.clone()
+        };
+        let ctx = test_context();
+        let mut three = RdmeSim::new(
+            vec![ctx.clone(), ctx.clone(), ctx],
+            &model,
+            &lat0,
+            0,
+            &options,
+        )
+        .unwrap();
+        assert!(three.slabs.iter().all(|s| s.occupied_sweeps));
+        three.advance(10).unwrap();
+        assert_eq!(
+            first_difference(&three.read_lattice().unwrap(), &one.read_lattice().unwrap()),
+            None,
+            "overlap_exchange {overlap_exchange}"
+        );
+        assert!(
+            one.observe().unwrap().overflow_moved > 0,
+            "the crowded corner should overflow"
+        );
+        assert_eq!(three.observe().unwrap(), one.observe().unwrap());
+        three.rebalance(&[2, 20, 2]).unwrap();
+        assert_eq!(three.halo_depth(), 2);
+        let later = one_later.get_or_insert_with(|| {
+            let mut later =
+                RdmeSim::new(vec![test_context()], &model, &lat0, 0, &occupied).unwrap();
+            later.advance(17).unwrap();
+            later
+        });
+        three.advance(7).unwrap();
+        assert_eq!(
+            first_difference(
+                &three.read_lattice().unwrap(),
+                &later.read_lattice().unwrap()
+            ),
+            None,
+            "overlap_exchange {overlap_exchange}, after the rebalance"
+        );
+        assert_eq!(three.observe().unwrap(), later.observe().unwrap());
+    }
 }
 
 #[test]

@@ -5,6 +5,6 @@ pub mod plan;
 pub mod readback;
 pub mod reduce;
 
-pub use plan::{Binding, PassDesc, StepInfo, StepPlan};
+pub use plan::{Binding, PassDesc, PassRef, StepInfo, StepPlan};
 pub use readback::{ReadbackRing, Readout};
 pub use reduce::{cpu_reduce, ReduceOp, Reduction};

@@ -102,10 +102,20 @@ struct Pass {
     workgroups: [u32; 3],
 }
 
+/// A pass of a step: one of the plan's own (`add_pass`, by order) or a variant kept aside
+/// (`add_variant`) to stand in for one in a step recorded on its own terms (`encode_head`,
+/// `encode_with_first_step`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PassRef {
+    Step(usize),
+    Variant(usize),
+}
+
 pub struct StepPlan {
     buffers: HashMap<String, wgpu::Buffer>,
     pairs: HashMap<String, [wgpu::Buffer; 2]>,
     passes: Vec<Pass>,
+    variants: Vec<Pass>,
     step_layout: wgpu::BindGroupLayout,
     step_group: wgpu::BindGroup,
     step_buffer: wgpu::Buffer,
@@ -145,6 +155,7 @@ impl StepPlan {
             buffers: HashMap::new(),
             pairs: HashMap::new(),
             passes: Vec::new(),
+            variants: Vec::new(),
             step_layout,
             step_group,
             step_buffer,
@@ -197,6 +208,19 @@ impl StepPlan {
 
     /// Appends a pass to the step. Passes run in the order they were added.
     pub fn add_pass(&mut self, ctx: &GpuContext, desc: PassDesc) -> Result<()> {
+        let pass = self.build_pass(ctx, desc)?;
+        self.passes.push(pass);
+        Ok(())
+    }
+
+    /// Keeps a pass aside, not part of every step, for `PassRef::Variant` (its index returned).
+    pub fn add_variant(&mut self, ctx: &GpuContext, desc: PassDesc) -> Result<usize> {
+        let pass = self.build_pass(ctx, desc)?;
+        self.variants.push(pass);
+        Ok(self.variants.len() - 1)
+    }
+
+    fn build_pass(&self, ctx: &GpuContext, desc: PassDesc) -> Result<Pass> {
         let accesses: Vec<Access> = desc.bindings.iter().map(|b| b.access).collect();
         let storage = accesses
             .iter()
@@ -223,32 +247,26 @@ impl StepPlan {
             Ok(kernel::bind_group(ctx, desc.label, &layout, &bufs))
         };
         let groups = [group(0)?, group(1)?];
-        self.passes.push(Pass {
+        Ok(Pass {
             label: desc.label.to_string(),
             pipeline,
             groups,
             workgroups: desc.workgroups,
-        });
-        Ok(())
+        })
     }
 
-    /// Records `steps` steps into a new encoder (at most `max_steps_per_batch`), with timestamps
-    /// for each pass when a profiler with room is given. Submit the encoder before the next call:
-    /// the per-step info of this batch is written into the shared step buffer.
-    pub fn encode(
-        &mut self,
-        ctx: &GpuContext,
-        steps: u32,
-        mut profiler: Option<&mut Profiler>,
-    ) -> wgpu::CommandEncoder {
-        assert!(
-            steps <= self.max_steps_per_batch,
-            "batch of {steps} steps exceeds the plan's {} per batch",
-            self.max_steps_per_batch
-        );
-        let infos: Vec<u8> = (0..steps as u64)
+    fn pass(&self, r: PassRef) -> &Pass {
+        match r {
+            PassRef::Step(i) => &self.passes[i],
+            PassRef::Variant(i) => &self.variants[i],
+        }
+    }
+
+    /// The step info of steps `first..first + steps`, one entry per stride.
+    fn step_infos(&self, first: u64, steps: u32) -> Vec<u8> {
+        (0..steps as u64)
             .flat_map(|i| {
-                let s = self.step + i;
+                let s = first + i;
                 let info = StepInfo {
                     step: s as u32,
                     seed_lo: self.seed as u32,
@@ -259,7 +277,70 @@ impl StepPlan {
                 entry.resize(self.stride as usize, 0);
                 entry
             })
-            .collect();
+            .collect()
+    }
+
+    /// Records `passes` of the next step (the one the next `encode` records first) into a new
+    /// encoder, ahead of the rest of that step: e.g. the part of a pass that does not wait for
+    /// a halo exchange, submitted before it. Does not count the step.
+    pub fn encode_head(&mut self, ctx: &GpuContext, passes: &[PassRef]) -> wgpu::CommandEncoder {
+        ctx.queue
+            .write_buffer(&self.step_buffer, 0, &self.step_infos(self.step, 1));
+        let mut encoder = ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("step head"),
+            });
+        {
+            let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("step head"),
+                timestamp_writes: None,
+            });
+            let parity = (self.step % 2) as usize;
+            for &r in passes {
+                let pass = self.pass(r);
+                cpass.set_pipeline(&pass.pipeline);
+                cpass.set_bind_group(0, &self.step_group, &[0]);
+                cpass.set_bind_group(1, &pass.groups[parity], &[]);
+                let [x, y, z] = pass.workgroups;
+                cpass.dispatch_workgroups(x, y, z);
+            }
+        }
+        encoder
+    }
+
+    /// Records `steps` steps into a new encoder (at most `max_steps_per_batch`), with timestamps
+    /// for each pass when a profiler with room is given. Submit the encoder before the next call:
+    /// the per-step info of this batch is written into the shared step buffer.
+    pub fn encode(
+        &mut self,
+        ctx: &GpuContext,
+        steps: u32,
+        profiler: Option<&mut Profiler>,
+    ) -> wgpu::CommandEncoder {
+        self.encode_with_first_step(ctx, steps, profiler, None)
+    }
+
+    /// `encode`, with the first step's passes given by `first_step` (None: the plan's own), e.g.
+    /// the rest of a step whose head `encode_head` recorded.
+    pub fn encode_with_first_step(
+        &mut self,
+        ctx: &GpuContext,
+        steps: u32,
+        mut profiler: Option<&mut Profiler>,
+        first_step: Option<&[PassRef]>,
+    ) -> wgpu::CommandEncoder {
+        assert!(
+            steps <= self.max_steps_per_batch,
+            "batch of {steps} steps exceeds the plan's {} per batch",
+            self.max_steps_per_batch
+        );
+        let own: Vec<PassRef> = (0..self.passes.len()).map(PassRef::Step).collect();
+        let step_passes = |i: u64| match (i, first_step) {
+            (0, Some(first)) => first,
+            _ => own.as_slice(),
+        };
+        let infos = self.step_infos(self.step, steps);
         if !infos.is_empty() {
             ctx.queue.write_buffer(&self.step_buffer, 0, &infos);
         }
@@ -279,7 +360,8 @@ impl StepPlan {
             for i in 0..steps as u64 {
                 let parity = ((self.step + i) % 2) as usize;
                 let offset = (i * self.stride) as u32;
-                for pass in &self.passes {
+                for &r in step_passes(i) {
+                    let pass = self.pass(r);
                     cpass.set_pipeline(&pass.pipeline);
                     cpass.set_bind_group(0, &self.step_group, &[offset]);
                     cpass.set_bind_group(1, &pass.groups[parity], &[]);
@@ -294,7 +376,8 @@ impl StepPlan {
         for i in 0..steps as u64 {
             let parity = ((self.step + i) % 2) as usize;
             let offset = (i * self.stride) as u32;
-            for pass in &self.passes {
+            for &r in step_passes(i) {
+                let pass = self.pass(r);
                 let timestamp_writes = profiler
                     .as_deref_mut()
                     .and_then(|p| p.timestamp_writes(&pass.label));

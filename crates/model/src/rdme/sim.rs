@@ -41,6 +41,10 @@ pub struct SimOptions {
     pub move_cost: Option<Duration>,
     /// Initial planes per device (None: equal split).
     pub split: Option<Vec<u32>>,
+    /// On several devices with the occupied sweeps: the first x sweep after each halo exchange
+    /// runs on the owned planes while the host exchanges, then on the halo planes, so the GPU
+    /// is not left waiting (results do not depend on it).
+    pub overlap_exchange: bool,
 }
 
 impl Default for SimOptions {
@@ -56,6 +60,7 @@ impl Default for SimOptions {
             balance_threshold: 0.05,
             move_cost: None,
             split: None,
+            overlap_exchange: false,
         }
     }
 }
@@ -272,7 +277,7 @@ impl RdmeSim {
             while left > 0 {
                 let n = left.min(self.halo_depth() as u64) as u32;
                 self.steps_left = left;
-                self.step_devices(n)?;
+                self.step_devices(n, left > n as u64)?;
                 left -= n as u64;
             }
         }
@@ -280,8 +285,9 @@ impl RdmeSim {
     }
 
     /// `steps` (at most the halo depth) steps on every device, then the halo exchange and, now
-    /// and then, load balancing.
-    fn step_devices(&mut self, steps: u32) -> Result<()> {
+    /// and then, load balancing. With `more` steps to follow in this `advance`, a slab with
+    /// `overlap_exchange` starts the next step's x sweep on its owned planes during the exchange.
+    fn step_devices(&mut self, steps: u32, more: bool) -> Result<()> {
         use rayon::prelude::*;
         let t0 = Instant::now();
         if self.device_profilers.len() != self.slabs.len() {
@@ -297,8 +303,11 @@ impl RdmeSim {
                 if let Some(p) = profiler {
                     p.resolve(&mut enc);
                 }
-                slab.ctx.queue.submit([enc.finish()]);
-                slab.map_halo_stage()?;
+                let batch = slab.ctx.queue.submit([enc.finish()]);
+                if more {
+                    slab.submit_head();
+                }
+                slab.map_halo_stage(batch)?;
                 let elapsed = t0.elapsed();
                 let gpu = match profiler {
                     Some(p) => p.collect(&slab.ctx)?,

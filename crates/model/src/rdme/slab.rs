@@ -20,7 +20,7 @@ use super::sim::{SimOptions, Sweeps};
 use crate::error::Result;
 use petri_engine::kernel::{self, Access};
 use petri_engine::{buffers, GpuContext, Profiler};
-use petri_scheduler::{Binding, PassDesc, StepPlan};
+use petri_scheduler::{Binding, PassDesc, PassRef, StepPlan};
 
 /// The `Lattice` uniform of `shaders/rdme/common.wgsl`.
 #[repr(C)]
@@ -87,6 +87,12 @@ pub struct Slab {
     words_staged: u32,
     /// Exchanges that needed a second round trip for more word planes.
     pub halo_refetches: u64,
+    /// The variant passes of the first x sweep after an exchange: owned planes, halo planes
+    /// (`SimOptions::overlap_exchange` on a slab with halos and the occupied sweeps).
+    x_parts: Option<[usize; 2]>,
+    /// Whether the owned part of the next step's x sweep was submitted (`submit_head`), so the
+    /// next batch starts with the halo part.
+    head_submitted: bool,
 }
 
 /// Sites (a run of consecutive sites) each thread of a sweep looks at, as `SimOptions` asks:
@@ -306,7 +312,7 @@ impl Slab {
         let workgroups_all = [gx, gy, planes];
         let workgroups_own = [gx, gy, own.1 - own.0];
         let wg = vec![("WX", wx as f64), ("WY", wy as f64)];
-        let sweep = |label, axis: u32, react: bool, from: Binding, to: Binding| {
+        let sweep = |label, axis: u32, react: bool, part: u32, from: Binding, to: Binding| {
             let mut bindings = vec![
                 Binding::uniform("lattice"),
                 from,
@@ -325,6 +331,7 @@ impl Slab {
                 let mut constants = flags.to_vec();
                 constants.push(("THREADS", occupied_threads as f64));
                 constants.push(("HALOS", has_halos as u8 as f64));
+                constants.push(("PART", part as f64));
                 for (name, value) in [
                     ("NX", uniforms.nx),
                     ("NY", uniforms.ny),
@@ -381,18 +388,34 @@ impl Slab {
         };
         let (cur, next) = (Binding::current("particles"), Binding::next("particles"));
         for desc in [
-            sweep("diffuse x", 0, false, cur.clone(), next.clone()),
+            sweep("diffuse x", 0, false, 0, cur.clone(), next.clone()),
             sweep(
                 "diffuse y",
                 1,
                 false,
+                0,
                 next.clone().read_only(),
                 cur.clone().writable(),
             ),
-            sweep("diffuse z + react", 2, true, cur, next.clone()),
+            sweep("diffuse z + react", 2, true, 0, cur.clone(), next.clone()),
         ] {
             plan.add_pass(&ctx, desc)?;
         }
+        // The first x sweep after an exchange in two parts: the owned planes (which read no
+        // halo plane) while the host exchanges, the halo planes after (SimOptions::overlap_exchange).
+        let x_parts = match occupied && has_halos && options.overlap_exchange {
+            true => Some([1, 2].map(|part| {
+                plan.add_variant(
+                    &ctx,
+                    sweep("diffuse x", 0, false, part, cur.clone(), next.clone()),
+                )
+            })),
+            false => None,
+        };
+        let x_parts = match x_parts {
+            Some([owned, halos]) => Some([owned?, halos?]),
+            None => None,
+        };
         // The occupied sweeps resolve the overflow at the end of the z sweep.
         if !occupied {
             plan.add_pass(
@@ -514,6 +537,8 @@ impl Slab {
             words_to_copy: 2,
             words_staged: 0,
             halo_refetches: 0,
+            x_parts,
+            head_submitted: false,
         })
     }
 
@@ -563,7 +588,22 @@ impl Slab {
             self.ctx.queue.submit([encoder.finish()]);
             self.halos_written = false;
         }
-        let mut encoder = self.plan.encode(&self.ctx, steps, profiler);
+        // After `submit_head`, the first step's x sweep is its halo part.
+        let first_step: Option<Vec<PassRef>> = match (self.head_submitted, self.x_parts) {
+            (true, Some([_, halos])) => Some(
+                (0..self.plan.pass_count())
+                    .map(|i| match i {
+                        0 => PassRef::Variant(halos),
+                        _ => PassRef::Step(i),
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        };
+        self.head_submitted = false;
+        let mut encoder =
+            self.plan
+                .encode_with_first_step(&self.ctx, steps, profiler, first_step.as_deref());
         if let (true, Some(stage)) = (halo_out, &self.halo_stage) {
             let (pipeline, groups, needed) = &self.halo_words;
             encoder.clear_buffer(needed, 0, None);
@@ -598,15 +638,27 @@ impl Slab {
         }
     }
 
-    /// Waits for the submitted work and maps the halo staging buffer (if the slab has
-    /// neighbours), for `send_halos`. When the boundary planes use more word planes than were
-    /// copied (rare: the number copied follows the last exchange's need), copies the rest
-    /// first, in a second round trip.
-    pub fn map_halo_stage(&mut self) -> Result<()> {
+    /// Submits the owned part of the next step's x sweep (on a slab with `x_parts`): it reads
+    /// no halo plane and writes only the other half of the pair, so the GPU works on it while
+    /// the host exchanges the halos, and the state stays readable. The next `encode` starts
+    /// with the halo part, after the halos are written; nothing else may be recorded between.
+    pub fn submit_head(&mut self) {
+        if let Some([owned, _]) = self.x_parts {
+            let encoder = self.plan.encode_head(&self.ctx, &[PassRef::Variant(owned)]);
+            self.ctx.queue.submit([encoder.finish()]);
+            self.head_submitted = true;
+        }
+    }
+
+    /// Waits for submission `batch` (the steps, not a head submitted after them) and maps the
+    /// halo staging buffer (if the slab has neighbours), for `send_halos`. When the boundary
+    /// planes use more word planes than were copied (rare: the number copied follows the last
+    /// exchange's need), copies the rest first, in a second round trip.
+    pub fn map_halo_stage(&mut self, batch: wgpu::SubmissionIndex) -> Result<()> {
         let Some(stage) = &self.halo_stage else {
             return Ok(());
         };
-        buffers::map_for_reading(&self.ctx, stage)?;
+        buffers::map_for_reading_after(&self.ctx, stage, batch)?;
         let needed = {
             let view = stage
                 .get_mapped_range(0..4)
