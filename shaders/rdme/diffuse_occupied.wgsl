@@ -47,12 +47,15 @@ override REACT: bool = false;
 // (rdme/region.wgsl) as in rdme/diffuse.wgsl, from the halo refresh step in the uniform; the
 // sites outside it keep their destination words and so their bits.
 override HALOS: bool = false;
-// Which planes of the step region (with HALOS): 0 all; 1 the owned planes only; 2 the halo
-// planes only. Parts 1 and 2 split the first x sweep after a halo exchange: part 1 reads no
-// halo plane, so it runs while the host is exchanging them, and part 2 once they are written
-// (slab.rs). Each part leaves the map bits of the other part's sites as they are in its own
-// output map (the other part writes them) instead of taking the destination's old bits.
+// Which planes of the step region (with HALOS): 0 all; 1 local planes [PART_BEGIN, PART_END)
+// only; 2 the others only. Parts 1 and 2 split the first x and y sweeps after a halo exchange:
+// part 1 (x: the owned planes; y: those the exchange does not read) runs while the host is
+// exchanging, part 2 once the halos are written (slab.rs). Each part leaves the map bits of the
+// other part's sites as they are in its own output map (the other part writes them) instead of
+// taking the destination's old bits.
 override PART: u32 = 0u;
+override PART_BEGIN: u32 = 0u;
+override PART_END: u32 = 0u;
 
 // The slab's numbers are pipeline constants here (only the halo refresh step changes, and the
 // slab is rebuilt when its planes change), so the compiler folds the index arithmetic and,
@@ -145,13 +148,13 @@ fn axis_stride() -> u32 {
 
 // The bits of map word w this pass updates: its sites in `region` and in its PART.
 fn part_bits(w: u32, region: vec2<u32>) -> u32 {
-    let own = vec2<u32>(OWN_BEGIN, OWN_END) * (NX * NY);
+    let part = vec2<u32>(PART_BEGIN, PART_END) * (NX * NY);
     if PART == 1u {
-        return range_bits(w, max(region.x, own.x), min(region.y, own.y));
+        return range_bits(w, max(region.x, part.x), min(region.y, part.y));
     }
     if PART == 2u {
-        return range_bits(w, region.x, min(region.y, own.x))
-            | range_bits(w, max(region.x, own.y), region.y);
+        return range_bits(w, region.x, min(region.y, part.x))
+            | range_bits(w, max(region.x, part.y), region.y);
     }
     return range_bits(w, region.x, region.y);
 }

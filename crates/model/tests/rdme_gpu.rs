@@ -203,11 +203,18 @@ fn one_two_and_three_devices_give_bitwise_identical_lattices() {
 
     // Both kinds of sweep on several devices: with the occupied ones each slab's maps cover its
     // halos too, the sweeps keep the bits outside their step region, and after each exchange
-    // the halo planes are marked anew (rdme/mark_halos.wgsl).
-    for sweeps in [Sweeps::EverySite, Sweeps::Occupied] {
+    // the halo planes are marked anew (rdme/mark_halos.wgsl); with `overlap_exchange` the
+    // first x and y sweeps after an exchange run in two parts around it.
+    for (sweeps, overlap_exchange) in [
+        (Sweeps::EverySite, false),
+        (Sweeps::Occupied, false),
+        (Sweeps::Occupied, true),
+    ] {
+        let case = format!("{sweeps:?}, overlap_exchange {overlap_exchange}");
         let two_devices = vec![test_context(), test_context()];
         let options = SimOptions {
             sweeps,
+            overlap_exchange,
             ..SimOptions::default()
         };
         let mut two = RdmeSim::new(two_devices, &model, &lat0, 0, &options).unwrap();
@@ -219,7 +226,7 @@ fn one_two_and_three_devices_give_bitwise_identical_lattices() {
         assert_eq!(
             first_difference(&two.read_lattice().unwrap(), &reference),
             None,
-            "{sweeps:?}"
+            "{case}"
         );
         // Halos carry only the word planes the boundary sites use; the crowded corner needs
         // all four at some exchange, more than the two copied at first: a second round trip.
@@ -234,6 +241,7 @@ fn one_two_and_three_devices_give_bitwise_identical_lattices() {
             balance_threshold: 0.0,
             move_cost: Some(std::time::Duration::ZERO),
             sweeps,
+            overlap_exchange,
             ..SimOptions::default()
         };
         let mut three = RdmeSim::new(
@@ -250,7 +258,7 @@ fn one_two_and_three_devices_give_bitwise_identical_lattices() {
         assert_eq!(
             first_difference(&three.read_lattice().unwrap(), &reference),
             None,
-            "{sweeps:?}"
+            "{case}"
         );
         assert_eq!(three.observe().unwrap(), one.observe().unwrap());
     }

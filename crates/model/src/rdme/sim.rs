@@ -41,9 +41,9 @@ pub struct SimOptions {
     pub move_cost: Option<Duration>,
     /// Initial planes per device (None: equal split).
     pub split: Option<Vec<u32>>,
-    /// On several devices with the occupied sweeps: the first x sweep after each halo exchange
-    /// runs on the owned planes while the host exchanges, then on the halo planes, so the GPU
-    /// is not left waiting (results do not depend on it).
+    /// On several devices with the occupied sweeps: the first x and y sweeps after each halo
+    /// exchange run on the planes that do not wait for it while the host exchanges, then on the
+    /// others, so the GPU is not left waiting (results do not depend on it).
     pub overlap_exchange: bool,
 }
 
@@ -285,11 +285,17 @@ impl RdmeSim {
     }
 
     /// `steps` (at most the halo depth) steps on every device, then the halo exchange and, now
-    /// and then, load balancing. With `more` steps to follow in this `advance`, a slab with
-    /// `overlap_exchange` starts the next step's x sweep on its owned planes during the exchange.
+    /// and then, load balancing. With `more` steps to follow in this `advance` and no balancing
+    /// now, a slab with `overlap_exchange` starts the next step's x and y sweeps during the
+    /// exchange (`Slab::submit_head`).
     fn step_devices(&mut self, steps: u32, more: bool) -> Result<()> {
         use rayon::prelude::*;
         let t0 = Instant::now();
+        // A head (Slab::submit_head) only when the next batch follows with nothing in between:
+        // the load balancer reads the lattice.
+        let balancing = self.options.balance_every > 0
+            && self.steps_since_balance + steps as u64 >= self.options.balance_every;
+        let head = more && !balancing;
         if self.device_profilers.len() != self.slabs.len() {
             self.device_profilers = self.slabs.iter().map(|_| None).collect();
         }
@@ -304,7 +310,7 @@ impl RdmeSim {
                     p.resolve(&mut enc);
                 }
                 let batch = slab.ctx.queue.submit([enc.finish()]);
-                if more {
+                if head {
                     slab.submit_head();
                 }
                 slab.map_halo_stage(batch)?;

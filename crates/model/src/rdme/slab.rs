@@ -46,6 +46,10 @@ pub struct LatticeUniforms {
     pub _pad: u32,
 }
 
+/// PART, PART_BEGIN and PART_END of `shaders/rdme/diffuse_occupied.wgsl`: which planes of its
+/// step region a sweep covers.
+type SweepPart = (u32, u32, u32);
+
 /// Overflow header words (`shaders/rdme/common.wgsl`).
 pub const OVERFLOW_HEADER: usize = 5;
 
@@ -87,11 +91,12 @@ pub struct Slab {
     words_staged: u32,
     /// Exchanges that needed a second round trip for more word planes.
     pub halo_refetches: u64,
-    /// The variant passes of the first x sweep after an exchange: owned planes, halo planes
-    /// (`SimOptions::overlap_exchange` on a slab with halos and the occupied sweeps).
-    x_parts: Option<[usize; 2]>,
-    /// Whether the owned part of the next step's x sweep was submitted (`submit_head`), so the
-    /// next batch starts with the halo part.
+    /// The variant passes of the first x and y sweeps after an exchange: x's and y's part
+    /// before the exchange, then x's and y's part after it (`SimOptions::overlap_exchange` on a
+    /// slab with halos and the occupied sweeps).
+    head_parts: Option<[usize; 4]>,
+    /// Whether the next step's head (the parts before the exchange) was submitted
+    /// (`submit_head`), so the next batch starts with the other parts.
     head_submitted: bool,
 }
 
@@ -312,7 +317,9 @@ impl Slab {
         let workgroups_all = [gx, gy, planes];
         let workgroups_own = [gx, gy, own.1 - own.0];
         let wg = vec![("WX", wx as f64), ("WY", wy as f64)];
-        let sweep = |label, axis: u32, react: bool, part: u32, from: Binding, to: Binding| {
+        // Part 0: the whole step region; 1: planes [begin, end); 2: the rest (PART in
+        // rdme/diffuse_occupied.wgsl).
+        let sweep = |label, axis: u32, react: bool, part: SweepPart, from: Binding, to: Binding| {
             let mut bindings = vec![
                 Binding::uniform("lattice"),
                 from,
@@ -331,7 +338,9 @@ impl Slab {
                 let mut constants = flags.to_vec();
                 constants.push(("THREADS", occupied_threads as f64));
                 constants.push(("HALOS", has_halos as u8 as f64));
-                constants.push(("PART", part as f64));
+                constants.push(("PART", part.0 as f64));
+                constants.push(("PART_BEGIN", part.1 as f64));
+                constants.push(("PART_END", part.2 as f64));
                 for (name, value) in [
                     ("NX", uniforms.nx),
                     ("NY", uniforms.ny),
@@ -388,33 +397,57 @@ impl Slab {
         };
         let (cur, next) = (Binding::current("particles"), Binding::next("particles"));
         for desc in [
-            sweep("diffuse x", 0, false, 0, cur.clone(), next.clone()),
+            sweep("diffuse x", 0, false, (0, 0, 0), cur.clone(), next.clone()),
             sweep(
                 "diffuse y",
                 1,
                 false,
-                0,
+                (0, 0, 0),
                 next.clone().read_only(),
                 cur.clone().writable(),
             ),
-            sweep("diffuse z + react", 2, true, 0, cur.clone(), next.clone()),
+            sweep(
+                "diffuse z + react",
+                2,
+                true,
+                (0, 0, 0),
+                cur.clone(),
+                next.clone(),
+            ),
         ] {
             plan.add_pass(&ctx, desc)?;
         }
-        // The first x sweep after an exchange in two parts: the owned planes (which read no
-        // halo plane) while the host exchanges, the halo planes after (SimOptions::overlap_exchange).
-        let x_parts = match occupied && has_halos && options.overlap_exchange {
-            true => Some([1, 2].map(|part| {
-                plan.add_variant(
-                    &ctx,
-                    sweep("diffuse x", 0, false, part, cur.clone(), next.clone()),
-                )
-            })),
+        // The first x and y sweeps after an exchange in two parts (SimOptions::overlap_exchange):
+        // while the host exchanges, x on the owned planes (it reads no halo plane and writes
+        // the other half of the pair) and y on the owned planes the exchange does not read
+        // (the halo stage's blocks stay as they were in the half y writes); the rest after.
+        let head_parts = match occupied && has_halos && options.overlap_exchange {
+            true => {
+                let (own_begin, own_end) = (own.0 - base, own.1 - base);
+                let inner_begin = own_begin + halo_depth;
+                let inner = (
+                    inner_begin,
+                    own_end.saturating_sub(halo_depth).max(inner_begin),
+                );
+                let y = |part| {
+                    sweep(
+                        "diffuse y",
+                        1,
+                        false,
+                        part,
+                        next.clone().read_only(),
+                        cur.clone().writable(),
+                    )
+                };
+                let x = |part| sweep("diffuse x", 0, false, part, cur.clone(), next.clone());
+                Some([
+                    plan.add_variant(&ctx, x((1, own_begin, own_end)))?,
+                    plan.add_variant(&ctx, y((1, inner.0, inner.1)))?,
+                    plan.add_variant(&ctx, x((2, own_begin, own_end)))?,
+                    plan.add_variant(&ctx, y((2, inner.0, inner.1)))?,
+                ])
+            }
             false => None,
-        };
-        let x_parts = match x_parts {
-            Some([owned, halos]) => Some([owned?, halos?]),
-            None => None,
         };
         // The occupied sweeps resolve the overflow at the end of the z sweep.
         if !occupied {
@@ -537,7 +570,7 @@ impl Slab {
             words_to_copy: 2,
             words_staged: 0,
             halo_refetches: 0,
-            x_parts,
+            head_parts,
             head_submitted: false,
         })
     }
@@ -588,12 +621,13 @@ impl Slab {
             self.ctx.queue.submit([encoder.finish()]);
             self.halos_written = false;
         }
-        // After `submit_head`, the first step's x sweep is its halo part.
-        let first_step: Option<Vec<PassRef>> = match (self.head_submitted, self.x_parts) {
-            (true, Some([_, halos])) => Some(
+        // After `submit_head`, the first step's x and y sweeps are their parts after the exchange.
+        let first_step: Option<Vec<PassRef>> = match (self.head_submitted, self.head_parts) {
+            (true, Some([_, _, x_after, y_after])) => Some(
                 (0..self.plan.pass_count())
                     .map(|i| match i {
-                        0 => PassRef::Variant(halos),
+                        0 => PassRef::Variant(x_after),
+                        1 => PassRef::Variant(y_after),
                         _ => PassRef::Step(i),
                     })
                     .collect(),
@@ -638,13 +672,17 @@ impl Slab {
         }
     }
 
-    /// Submits the owned part of the next step's x sweep (on a slab with `x_parts`): it reads
-    /// no halo plane and writes only the other half of the pair, so the GPU works on it while
-    /// the host exchanges the halos, and the state stays readable. The next `encode` starts
-    /// with the halo part, after the halos are written; nothing else may be recorded between.
+    /// Submits the next step's head (on a slab with `head_parts`): the x sweep on the owned
+    /// planes and the y sweep on those the halo stage does not hold, which read no halo plane,
+    /// so the GPU works on them while the host exchanges the halos. The y part writes the half
+    /// that holds the state: until the next `encode` (which starts with the other parts, after
+    /// the halos are written) nothing may read the lattice or record other work.
     pub fn submit_head(&mut self) {
-        if let Some([owned, _]) = self.x_parts {
-            let encoder = self.plan.encode_head(&self.ctx, &[PassRef::Variant(owned)]);
+        if let Some([x_before, y_before, _, _]) = self.head_parts {
+            let encoder = self.plan.encode_head(
+                &self.ctx,
+                &[PassRef::Variant(x_before), PassRef::Variant(y_before)],
+            );
             self.ctx.queue.submit([encoder.finish()]);
             self.head_submitted = true;
         }
