@@ -122,8 +122,9 @@ pub(crate) struct BenchArgs {
     /// rdme: steps between load-balancing decisions on several devices (0: never)
     #[arg(long, default_value_t = 200)]
     pub(crate) balance_every: u64,
-    /// rdme: on several devices with the occupied sweeps, run the first x sweep after each
-    /// halo exchange on the owned planes while the host exchanges (see docs/models/rdme.md)
+    /// rdme: on several devices with the occupied sweeps, run the first x and y sweeps after
+    /// each halo exchange on the planes that do not wait for it while the host exchanges
+    /// (docs/models/rdme.md)
     #[arg(long)]
     pub(crate) overlap_exchange: bool,
     /// rdme: lattice of the multi-device comparison

@@ -74,15 +74,7 @@ pub fn read_vec<T: bytemuck::Pod>(ctx: &GpuContext, buffer: &wgpu::Buffer) -> Re
 /// Maps a staging buffer for reading once the work queued so far has finished; the caller
 /// reads it with `get_mapped_range` and unmaps it (for reading without a copy).
 pub fn map_for_reading(ctx: &GpuContext, stage: &wgpu::Buffer) -> Result<()> {
-    let (tx, rx) = std::sync::mpsc::channel();
-    stage.map_async(wgpu::MapMode::Read, .., move |r| {
-        let _ = tx.send(r);
-    });
-    ctx.wait()?;
-    rx.recv()
-        .map_err(|e| EngineError::Readback(e.to_string()))?
-        .map_err(|e| EngineError::Readback(e.to_string()))?;
-    Ok(())
+    map_when(stage, || ctx.wait())
 }
 
 /// Maps a staging buffer (blocking) once submission `index` is done (later submissions may
@@ -92,16 +84,25 @@ pub fn map_for_reading_after(
     stage: &wgpu::Buffer,
     index: wgpu::SubmissionIndex,
 ) -> Result<()> {
+    map_when(stage, || {
+        ctx.device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(index),
+                timeout: None,
+            })
+            .map(|_| ())
+            .map_err(|e| EngineError::Device(e.to_string()))
+    })
+}
+
+/// Asks to map `stage` for reading, then `wait`s (the mapping completes once the GPU is done
+/// with the buffer) and reports the mapping's outcome.
+fn map_when(stage: &wgpu::Buffer, wait: impl FnOnce() -> Result<()>) -> Result<()> {
     let (tx, rx) = std::sync::mpsc::channel();
     stage.map_async(wgpu::MapMode::Read, .., move |r| {
         let _ = tx.send(r);
     });
-    ctx.device
-        .poll(wgpu::PollType::Wait {
-            submission_index: Some(index),
-            timeout: None,
-        })
-        .map_err(|e| EngineError::Device(e.to_string()))?;
+    wait()?;
     rx.recv()
         .map_err(|e| EngineError::Readback(e.to_string()))?
         .map_err(|e| EngineError::Readback(e.to_string()))?;

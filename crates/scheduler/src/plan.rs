@@ -262,6 +262,16 @@ impl StepPlan {
         }
     }
 
+    /// Records pass `r` of the step whose info sits at `offset` in the step buffer.
+    fn dispatch(&self, cpass: &mut wgpu::ComputePass, r: PassRef, parity: usize, offset: u32) {
+        let pass = self.pass(r);
+        cpass.set_pipeline(&pass.pipeline);
+        cpass.set_bind_group(0, &self.step_group, &[offset]);
+        cpass.set_bind_group(1, &pass.groups[parity], &[]);
+        let [x, y, z] = pass.workgroups;
+        cpass.dispatch_workgroups(x, y, z);
+    }
+
     /// The step info of steps `first..first + steps`, one entry per stride.
     fn step_infos(&self, first: u64, steps: u32) -> Vec<u8> {
         (0..steps as u64)
@@ -283,7 +293,7 @@ impl StepPlan {
     /// Records `passes` of the next step (the one the next `encode` records first) into a new
     /// encoder, ahead of the rest of that step: e.g. the part of a pass that does not wait for
     /// a halo exchange, submitted before it. Does not count the step.
-    pub fn encode_head(&mut self, ctx: &GpuContext, passes: &[PassRef]) -> wgpu::CommandEncoder {
+    pub fn encode_head(&self, ctx: &GpuContext, passes: &[PassRef]) -> wgpu::CommandEncoder {
         ctx.queue
             .write_buffer(&self.step_buffer, 0, &self.step_infos(self.step, 1));
         let mut encoder = ctx
@@ -298,12 +308,7 @@ impl StepPlan {
             });
             let parity = (self.step % 2) as usize;
             for &r in passes {
-                let pass = self.pass(r);
-                cpass.set_pipeline(&pass.pipeline);
-                cpass.set_bind_group(0, &self.step_group, &[0]);
-                cpass.set_bind_group(1, &pass.groups[parity], &[]);
-                let [x, y, z] = pass.workgroups;
-                cpass.dispatch_workgroups(x, y, z);
+                self.dispatch(&mut cpass, r, parity, 0);
             }
         }
         encoder
@@ -361,12 +366,7 @@ impl StepPlan {
                 let parity = ((self.step + i) % 2) as usize;
                 let offset = (i * self.stride) as u32;
                 for &r in step_passes(i) {
-                    let pass = self.pass(r);
-                    cpass.set_pipeline(&pass.pipeline);
-                    cpass.set_bind_group(0, &self.step_group, &[offset]);
-                    cpass.set_bind_group(1, &pass.groups[parity], &[]);
-                    let [x, y, z] = pass.workgroups;
-                    cpass.dispatch_workgroups(x, y, z);
+                    self.dispatch(&mut cpass, r, parity, offset);
                 }
             }
             drop(cpass);
@@ -377,19 +377,15 @@ impl StepPlan {
             let parity = ((self.step + i) % 2) as usize;
             let offset = (i * self.stride) as u32;
             for &r in step_passes(i) {
-                let pass = self.pass(r);
+                let label = &self.pass(r).label;
                 let timestamp_writes = profiler
                     .as_deref_mut()
-                    .and_then(|p| p.timestamp_writes(&pass.label));
+                    .and_then(|p| p.timestamp_writes(label));
                 let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some(&pass.label),
+                    label: Some(label),
                     timestamp_writes,
                 });
-                cpass.set_pipeline(&pass.pipeline);
-                cpass.set_bind_group(0, &self.step_group, &[offset]);
-                cpass.set_bind_group(1, &pass.groups[parity], &[]);
-                let [x, y, z] = pass.workgroups;
-                cpass.dispatch_workgroups(x, y, z);
+                self.dispatch(&mut cpass, r, parity, offset);
             }
         }
         self.step += steps as u64;

@@ -206,7 +206,7 @@ impl RdmeSim {
             recording: Duration::ZERO,
             moved_before: 0,
             types: lattice.types.clone(),
-            device_profilers: Vec::new(),
+            device_profilers: split.iter().map(|_| None).collect(),
             device_gpu: Vec::new(),
         };
         let t0 = Instant::now();
@@ -296,9 +296,6 @@ impl RdmeSim {
         let balancing = self.options.balance_every > 0
             && self.steps_since_balance + steps as u64 >= self.options.balance_every;
         let head = more && !balancing;
-        if self.device_profilers.len() != self.slabs.len() {
-            self.device_profilers = self.slabs.iter().map(|_| None).collect();
-        }
         let busy: Vec<Result<(Duration, PassTimes)>> = self
             .slabs
             .par_iter_mut()
