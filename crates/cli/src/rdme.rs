@@ -6,7 +6,7 @@ use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use petri_engine::{DeviceRequest, GpuContext};
 use petri_model::angiogenesis::bench::parse_size;
-use petri_model::rdme::bench::{bench_devices, bench_model, uniform_model};
+use petri_model::rdme::bench::{bench_devices, bench_model, uniform_model, DeviceRow};
 use petri_model::rdme::run::RunOptions;
 use petri_model::rdme::{checkpoint, RdmeConfig, SimOptions};
 use std::io::Read;
@@ -305,7 +305,7 @@ pub fn bench(args: BenchArgs) -> Result<()> {
 }
 
 /// "a (b), c (d)": each device's GPU ms per step from timestamps, with its span; "-" without.
-fn gpu_columns(r: &petri_model::rdme::bench::DeviceRow) -> String {
+fn gpu_columns(r: &DeviceRow) -> String {
     if r.gpu_ms_per_step.is_empty() {
         return "-".into();
     }
@@ -319,7 +319,7 @@ fn gpu_columns(r: &petri_model::rdme::bench::DeviceRow) -> String {
 
 /// GPU ms of each step of a batch (k = 0 right after the host's wait), per device: a GPU that
 /// waits for the host each batch may run its first steps slower (clocks coming back up).
-fn print_steps_in_batch(rows: &[petri_model::rdme::bench::DeviceRow]) {
+fn print_steps_in_batch(rows: &[DeviceRow]) {
     let Some(k_max) = rows
         .iter()
         .flat_map(|r| r.gpu_ms_by_step_in_batch.iter().map(Vec::len))

@@ -147,19 +147,8 @@ pub fn bench_model(
             .min(options.max_steps_per_batch)
             .min(steps as u32)
             .max(1);
-        let mut profiler = Profiler::new(ctx, batch * passes);
-        let mut busy = 0.0;
-        let mut by_pass = petri_engine::PassTimes::default();
-        let mut done = 0u64;
-        while done < steps {
-            let n = batch.min((steps - done) as u32);
-            sim.advance_profiled(n, &mut profiler)?;
-            let t = profiler.collect(ctx)?;
-            busy += t.busy_ns();
-            by_pass.add(&t);
-            done += n as u64;
-        }
-        gpu = Some(busy / 1e3 / steps as f64);
+        let by_pass = profile_one_device(&mut sim, steps, batch)?;
+        gpu = Some(by_pass.busy_ns() / 1e3 / steps as f64);
         pass_us = by_pass
             .by_label
             .iter()
@@ -315,16 +304,22 @@ fn profile_devices(
         sim.advance(steps)?;
         return Ok((sim.device_gpu.clone(), passes));
     }
-    let batch = options.halo_depth.max(1);
-    let ctx = &contexts[0];
-    let mut profiler = Profiler::new(ctx, batch * sim.slabs[0].plan.pass_count() as u32);
+    let total = profile_one_device(&mut sim, steps, options.halo_depth.max(1))?;
+    Ok((vec![total], passes))
+}
+
+/// Pass times of `steps` steps of a one-device `sim`, recorded `batch` steps per submission
+/// with a wait for the timestamps after each.
+fn profile_one_device(sim: &mut RdmeSim, steps: u64, batch: u32) -> Result<PassTimes> {
+    let ctx = sim.slabs[0].ctx.clone();
+    let mut profiler = Profiler::new(&ctx, batch * sim.slabs[0].plan.pass_count() as u32);
     let mut total = PassTimes::default();
     let mut done = 0;
     while done < steps {
         let n = (steps - done).min(batch as u64) as u32;
         sim.advance_profiled(n, &mut profiler)?;
-        total.add(&profiler.collect(ctx)?);
+        total.add(&profiler.collect(&ctx)?);
         done += n as u64;
     }
-    Ok((vec![total], passes))
+    Ok(total)
 }

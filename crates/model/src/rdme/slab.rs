@@ -162,7 +162,8 @@ fn occupied_threads(particles_per_site: f64) -> u32 {
 /// per site: Min system 28.2 -> 22.2 us in the same bench run, 128^3 at 0.5: 224 -> 214 us),
 /// and off Vulkan: the overflow placement of the occupied z sweep relies on `storageBarrier`
 /// being a device-scope fence, which naga's SPIR-V is and which was tested there (lavapipe,
-/// the H200); the Metal, DX12 and GL translations were not tested.
+/// the H200); naga's GLSL does not mark the buffers `coherent` (the tests pass on llvmpipe's GL
+/// all the same, which proves little), and Metal and DX12 were not tested.
 fn occupied_sweeps(sweeps: Sweeps, vulkan: bool, sites: u64, particles: u64) -> bool {
     let crowded_and_small = sites < 1 << 21 && particles as f64 >= 0.1 * sites as f64;
     match sweeps {
