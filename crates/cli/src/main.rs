@@ -122,11 +122,11 @@ pub(crate) struct BenchArgs {
     /// rdme: steps between load-balancing decisions on several devices (0: never)
     #[arg(long, default_value_t = 200)]
     pub(crate) balance_every: u64,
-    /// rdme: on several devices with the occupied sweeps, run the first x and y sweeps after
-    /// each halo exchange on the planes that do not wait for it while the host exchanges
+    /// rdme: on several devices, wait for each halo exchange before the next step's first x
+    /// and y sweeps, instead of running them on the planes that do not need it meanwhile
     /// (docs/models/rdme.md)
     #[arg(long)]
-    pub(crate) overlap_exchange: bool,
+    pub(crate) no_overlap_exchange: bool,
     /// rdme: lattice of the multi-device comparison
     #[arg(long, default_value = "256x256x1024")]
     pub(crate) large: String,

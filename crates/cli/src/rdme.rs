@@ -254,12 +254,12 @@ pub fn bench(args: BenchArgs) -> Result<()> {
             sweeps: args.sweeps,
             halo_depth: args.halo_depth,
             balance_every: args.balance_every,
-            overlap_exchange: args.overlap_exchange,
+            overlap_exchange: !args.no_overlap_exchange,
             ..SimOptions::default()
         };
         let large_model = uniform_model(large, 0.5, 1)?;
         println!();
-        println!("| case | devices | lattice | steps | wall ms/step | of which stepping / halo writes / balancing | speedup | parallel efficiency | planes per device | halo depth | rebalances | sweeps | identical to 1 device | GPU ms/step per device (span) |");
+        println!("| case | devices | lattice | steps | wall ms/step | of which stepping / halo writes / balancing | speedup | parallel efficiency | planes per device | halo depth | rebalances | sweeps | identical to 1 device | GPU busy / idle ms/step per device |");
         println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (label, model, n) in [
             ("uniform, 0.5 per site", &large_model, steps.min(500)),
@@ -293,7 +293,6 @@ pub fn bench(args: BenchArgs) -> Result<()> {
                 device_rows.push(r);
             }
         }
-        print_steps_in_batch(&device_rows);
     }
     if let Some(path) = args.json {
         petri_output::write_json_pretty(
@@ -304,46 +303,16 @@ pub fn bench(args: BenchArgs) -> Result<()> {
     Ok(())
 }
 
-/// "a (b), c (d)": each device's GPU ms per step from timestamps, with its span; "-" without.
+/// "a / b, c / d": each device's GPU busy / idle ms per step in the timed run (two timestamps
+/// per batch); "-" without timestamps.
 fn gpu_columns(r: &DeviceRow) -> String {
-    if r.gpu_ms_per_step.is_empty() {
+    if r.gpu_busy_ms_per_step.is_empty() {
         return "-".into();
     }
-    r.gpu_ms_per_step
+    r.gpu_busy_ms_per_step
         .iter()
-        .zip(&r.gpu_span_ms_per_step)
-        .map(|(busy, span)| format!("{busy:.3} ({span:.3})"))
+        .zip(&r.gpu_idle_ms_per_step)
+        .map(|(busy, idle)| format!("{busy:.3} / {idle:.3}"))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// GPU ms of each step of a batch (k = 0 right after the host's wait), per device: a GPU that
-/// waits for the host each batch may run its first steps slower (clocks coming back up).
-fn print_steps_in_batch(rows: &[DeviceRow]) {
-    let Some(k_max) = rows
-        .iter()
-        .flat_map(|r| r.gpu_ms_by_step_in_batch.iter().map(Vec::len))
-        .max()
-    else {
-        return;
-    };
-    println!();
-    println!("GPU ms per step by its place in the batch (timestamps; k = 0 right after the host's wait):");
-    println!();
-    let ks: Vec<String> = (0..k_max).map(|k| format!("k = {k}")).collect();
-    println!("| lattice | devices | device | {} |", ks.join(" | "));
-    println!("|---|---|---|{}", "---|".repeat(k_max));
-    for r in rows {
-        for (d, by_k) in r.gpu_ms_by_step_in_batch.iter().enumerate() {
-            let cells: Vec<String> = by_k.iter().map(|t| format!("{t:.3}")).collect();
-            println!(
-                "| {}x{}x{} | {} | {d} | {} |",
-                r.shape[0],
-                r.shape[1],
-                r.shape[2],
-                r.devices,
-                cells.join(" | ")
-            );
-        }
-    }
 }

@@ -14,5 +14,5 @@ pub mod testing;
 pub use context::{list_adapters, AdapterSummary, DeviceRequest, GpuContext};
 pub use error::{EngineError, Result};
 pub use kernel::Access;
-pub use profiler::{PassTimes, Profiler};
+pub use profiler::{BatchTimer, BatchTimes, PassTimes, Profiler};
 pub use wgpu;

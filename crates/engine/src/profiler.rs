@@ -1,4 +1,5 @@
-//! Per-pass GPU time from timestamp queries, when the adapter has them.
+//! GPU time from timestamp queries, when the adapter has them: per pass (`Profiler`) or per
+//! whole batch (`BatchTimer`).
 //!
 //! Each profiled pass writes a timestamp at its start and end. After a batch, `resolve` copies the
 //! raw ticks into a readable buffer and `collect` turns them into nanoseconds per pass label.
@@ -28,10 +29,6 @@ pub struct PassTimes {
     pub by_label: BTreeMap<String, (u64, f64)>,
     /// From the first pass's start to the last pass's end, summed over batches (includes gaps).
     pub span_ns: f64,
-    /// By the pass's position in its batch (0 = the first pass recorded after a `collect`):
-    /// (number of passes, total nanoseconds). Shows how the GPU's speed changes along a batch,
-    /// e.g. while its clocks come back up after waiting for the host.
-    pub by_position: Vec<(u64, f64)>,
 }
 
 impl PassTimes {
@@ -47,13 +44,6 @@ impl PassTimes {
             e.1 += t;
         }
         self.span_ns += other.span_ns;
-        if self.by_position.len() < other.by_position.len() {
-            self.by_position.resize(other.by_position.len(), (0, 0.0));
-        }
-        for (e, (n, t)) in self.by_position.iter_mut().zip(&other.by_position) {
-            e.0 += n;
-            e.1 += t;
-        }
     }
 }
 
@@ -151,10 +141,148 @@ impl Profiler {
             let e = times.by_label.entry(label.clone()).or_default();
             e.0 += 1;
             e.1 += ns;
-            times.by_position.push((1, ns));
         }
         times.span_ns = last.saturating_sub(first) as f64 * self.period_ns;
         self.labels.clear();
+        Ok(times)
+    }
+}
+
+/// Whole-batch GPU time: one timestamp at the start and one at the end of each batch's compute
+/// pass, resolved with the batch and read once at the end. Unlike `Profiler` it adds no pass
+/// boundaries and no waits, so it can time the very run whose wall clock is reported. (On an
+/// H200, per-pass timestamps made the first 30-60 ms of each profiled batch of a large lattice
+/// 16-65% slower, more with longer batches; whole batches of the same steps showed no such
+/// start: docs/models/rdme.md.)
+pub struct BatchTimer {
+    query_set: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    capacity: u32,
+    /// Batches timed so far.
+    timed: u32,
+    /// Batches recorded after the query set was full (not timed).
+    untimed: u32,
+    /// Whether the pass being recorded got the next pair of queries.
+    pending: bool,
+    period_ns: f64,
+}
+
+/// GPU time of the batches a `BatchTimer` timed.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BatchTimes {
+    pub batches: u32,
+    /// Batches recorded after the timer was full: when nonzero, the times cover only part of
+    /// the run.
+    pub untimed: u32,
+    /// Sum of the batches' durations.
+    pub busy_ns: f64,
+    /// From the first batch's start to the last batch's end: busy time plus the idle gaps
+    /// between batches (on one queue, batches do not overlap).
+    pub span_ns: f64,
+}
+
+impl BatchTimes {
+    /// Adds the times of other batches (e.g. of the same device before a rebuild).
+    pub fn add(&mut self, other: &BatchTimes) {
+        self.batches += other.batches;
+        self.untimed += other.untimed;
+        self.busy_ns += other.busy_ns;
+        self.span_ns += other.span_ns;
+    }
+
+    /// Time the GPU sat idle between the first and the last timed batch.
+    pub fn idle_ns(&self) -> f64 {
+        (self.span_ns - self.busy_ns).max(0.0)
+    }
+}
+
+/// wgpu's alignment of a query resolve's destination offset (QUERY_RESOLVE_BUFFER_ALIGNMENT).
+const RESOLVE_ALIGN: u64 = 256;
+
+impl BatchTimer {
+    /// A timer for up to `max_batches` batches (at most 2048, wgpu's 4096 queries), or None
+    /// when the adapter has no timestamp queries.
+    pub fn new(ctx: &GpuContext, max_batches: u32) -> Option<Self> {
+        if !ctx.has_timestamps() {
+            return None;
+        }
+        let capacity = max_batches.clamp(1, MAX_QUERIES / 2);
+        let query_set = ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("petri batch timestamps"),
+            ty: wgpu::QueryType::Timestamp,
+            count: 2 * capacity,
+        });
+        // Each batch resolves its own pair, at an aligned offset.
+        let resolve = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("batch timestamp resolve"),
+            size: capacity as u64 * RESOLVE_ALIGN,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        Some(Self {
+            query_set,
+            resolve,
+            capacity,
+            timed: 0,
+            untimed: 0,
+            pending: false,
+            period_ns: ctx.queue.get_timestamp_period() as f64,
+        })
+    }
+
+    /// Timestamp writes for the next batch's compute pass (None once full). Call `resolve`
+    /// after the pass ends, in the same encoder.
+    pub fn timestamp_writes(&mut self) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
+        if self.timed >= self.capacity {
+            self.untimed += 1;
+            self.pending = false;
+            return None;
+        }
+        self.pending = true;
+        let i = 2 * self.timed;
+        Some(wgpu::ComputePassTimestampWrites {
+            query_set: &self.query_set,
+            beginning_of_pass_write_index: Some(i),
+            end_of_pass_write_index: Some(i + 1),
+        })
+    }
+
+    /// Records the copy of the batch's two timestamps into the timer's buffer.
+    pub fn resolve(&mut self, encoder: &mut wgpu::CommandEncoder) {
+        if !std::mem::take(&mut self.pending) {
+            return;
+        }
+        let i = 2 * self.timed;
+        let offset = self.timed as u64 * RESOLVE_ALIGN;
+        encoder.resolve_query_set(&self.query_set, i..i + 2, &self.resolve, offset);
+        self.timed += 1;
+    }
+
+    /// Waits for the timed batches and sums them.
+    pub fn read(&self, ctx: &GpuContext) -> Result<BatchTimes> {
+        let mut times = BatchTimes {
+            batches: self.timed,
+            untimed: self.untimed,
+            ..BatchTimes::default()
+        };
+        if self.timed == 0 {
+            return Ok(times);
+        }
+        let bytes = self.timed as u64 * RESOLVE_ALIGN;
+        let stage = buffers::staging(ctx, "batch timestamp readback", bytes);
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(&self.resolve, 0, &stage, 0, bytes);
+        ctx.queue.submit([encoder.finish()]);
+        let ticks: Vec<u64> = buffers::map_and_read(ctx, &stage)?;
+        let pairs: Vec<(u64, u64)> = ticks
+            .chunks(RESOLVE_ALIGN as usize / 8)
+            .map(|c| (c[0], c[1]))
+            .collect();
+        let ns = |t: u64| t as f64 * self.period_ns;
+        times.busy_ns = pairs.iter().map(|&(a, b)| ns(b.saturating_sub(a))).sum();
+        let first = pairs.iter().map(|p| p.0).min().unwrap_or(0);
+        let last = pairs.iter().map(|p| p.1).max().unwrap_or(0);
+        times.span_ns = ns(last.saturating_sub(first));
         Ok(times)
     }
 }

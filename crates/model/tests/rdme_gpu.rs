@@ -333,55 +333,50 @@ fn occupied_sweeps_on_several_devices_match_one_device_over_many_workgroups() {
 }
 
 #[test]
-fn profiling_several_devices_times_every_pass_without_changing_the_lattice() {
-    // Two slabs, halos 4 deep: 10 steps are batches of 4, 4 and 2. With timestamps each device
-    // gets a time for every pass, by label and by its place in the batch, adding up alike.
+fn timing_batches_on_several_devices_times_every_batch_without_changing_the_lattice() {
+    // Two slabs, halos 4 deep, the exchange overlapped: 10 steps are batches of 4, 4 and 2,
+    // with a head after each of the first two: 5 timed batches per device. A move of the slab
+    // boundary in between rebuilds the slabs; their times carry over.
     let model = crowded_model([12, 10, 14], false, 1.0);
     let lat0 = initial_lattice(&model).unwrap();
     let options = SimOptions {
         sweeps: Sweeps::Occupied,
         halo_depth: 4,
         balance_every: 0,
+        overlap_exchange: true,
         ..SimOptions::default()
     };
     let ctx = test_context();
     let devices = vec![ctx.clone(), ctx.clone()];
     let mut plain = RdmeSim::new(devices.clone(), &model, &lat0, 0, &options).unwrap();
-    plain.advance(10).unwrap();
-    let mut profiled = RdmeSim::new(devices, &model, &lat0, 0, &options).unwrap();
-    profiled.profile_devices();
-    profiled.advance(10).unwrap();
+    let mut timed = RdmeSim::new(devices, &model, &lat0, 0, &options).unwrap();
+    timed.time_batches();
+    for sim in [&mut plain, &mut timed] {
+        sim.advance(10).unwrap();
+        sim.rebalance(&[5, 9]).unwrap();
+        sim.advance(10).unwrap();
+    }
     assert_eq!(
         first_difference(
-            &profiled.read_lattice().unwrap(),
+            &timed.read_lattice().unwrap(),
             &plain.read_lattice().unwrap()
         ),
         None
     );
-    assert_eq!(profiled.device_gpu.len(), 2);
-    let passes = profiled.slabs[0].plan.pass_count() as u64;
-    for (k, t) in profiled.device_gpu.iter().enumerate() {
-        if !ctx.has_timestamps() {
-            assert!(t.by_label.is_empty() && t.by_position.is_empty());
-            continue;
-        }
-        let by_label: u64 = t.by_label.values().map(|(n, _)| n).sum();
-        assert_eq!(by_label, 10 * passes, "device {k}: one time per pass");
-        // Positions 0..4 * passes occur in the batches of 4 steps, the first 2 * passes in
-        // the last batch too.
-        assert_eq!(t.by_position.len() as u64, 4 * passes);
-        for (i, &(n, ns)) in t.by_position.iter().enumerate() {
-            let expected = if (i as u64) < 2 * passes { 3 } else { 2 };
-            assert_eq!(n, expected, "device {k}: passes at position {i}");
-            assert!(ns > 0.0, "device {k}: pass {i} took no time");
-        }
-        let by_position: f64 = t.by_position.iter().map(|(_, ns)| ns).sum();
+    let times = timed.batch_times().unwrap();
+    if !ctx.has_timestamps() {
+        assert!(times.is_empty());
+        return;
+    }
+    assert_eq!(times.len(), 2);
+    for (k, t) in times.iter().enumerate() {
+        assert_eq!((t.batches, t.untimed), (10, 0), "device {k}");
         assert!(
-            (by_position - t.busy_ns()).abs() <= 1e-9 * t.busy_ns(),
-            "device {k}: {by_position} ns by position, {} by label",
-            t.busy_ns()
+            t.busy_ns > 0.0 && t.span_ns >= t.busy_ns,
+            "device {k}: {t:?}"
         );
     }
+    assert!(plain.batch_times().unwrap().is_empty());
 }
 
 #[test]

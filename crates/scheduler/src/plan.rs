@@ -7,7 +7,7 @@
 //! buffer that holds one entry per step of the batch, so a whole batch is one submission.
 
 use petri_engine::kernel::{self, Access};
-use petri_engine::{EngineError, GpuContext, Profiler, Result};
+use petri_engine::{BatchTimer, BatchTimes, EngineError, GpuContext, Profiler, Result};
 use std::collections::HashMap;
 
 /// The per-step uniform the shaders see as `step_info` (group 0, binding 0).
@@ -125,6 +125,8 @@ pub struct StepPlan {
     /// Steps recorded so far; the next recorded step has this index.
     pub step: u64,
     pub seed: u64,
+    /// Times each unprofiled batch (and head) as a whole, when set (`time_batches`).
+    batch_timer: Option<BatchTimer>,
 }
 
 impl StepPlan {
@@ -163,7 +165,20 @@ impl StepPlan {
             max_steps_per_batch,
             step: 0,
             seed,
+            batch_timer: None,
         }
+    }
+
+    /// From now on, times every batch recorded without a profiler (and every head) with two
+    /// timestamps (`BatchTimer`); None stops. No effect without timestamp queries.
+    pub fn time_batches(&mut self, timer: Option<BatchTimer>) {
+        self.batch_timer = timer;
+    }
+
+    /// The GPU time of the batches timed since `time_batches` (waits for them), or None when
+    /// no timer is set.
+    pub fn batch_times(&self, ctx: &GpuContext) -> Result<Option<BatchTimes>> {
+        self.batch_timer.as_ref().map(|t| t.read(ctx)).transpose()
     }
 
     pub fn add_buffer(&mut self, name: &str, buffer: wgpu::Buffer) {
@@ -293,7 +308,7 @@ impl StepPlan {
     /// Records `passes` of the next step (the one the next `encode` records first) into a new
     /// encoder, ahead of the rest of that step: e.g. the part of a pass that does not wait for
     /// a halo exchange, submitted before it. Does not count the step.
-    pub fn encode_head(&self, ctx: &GpuContext, passes: &[PassRef]) -> wgpu::CommandEncoder {
+    pub fn encode_head(&mut self, ctx: &GpuContext, passes: &[PassRef]) -> wgpu::CommandEncoder {
         ctx.queue
             .write_buffer(&self.step_buffer, 0, &self.step_infos(self.step, 1));
         let mut encoder = ctx
@@ -301,16 +316,21 @@ impl StepPlan {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("step head"),
             });
+        let mut timer = self.batch_timer.take();
         {
             let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("step head"),
-                timestamp_writes: None,
+                timestamp_writes: timer.as_mut().and_then(BatchTimer::timestamp_writes),
             });
             let parity = (self.step % 2) as usize;
             for &r in passes {
                 self.dispatch(&mut cpass, r, parity, 0);
             }
         }
+        if let Some(t) = timer.as_mut() {
+            t.resolve(&mut encoder);
+        }
+        self.batch_timer = timer;
         encoder
     }
 
@@ -358,9 +378,10 @@ impl StepPlan {
             // One compute pass for the whole batch: wgpu still orders the dispatches (each is
             // its own usage scope, with barriers between), and recording costs far less than a
             // pass per dispatch, which matters when a step takes microseconds.
+            let mut timer = self.batch_timer.take();
             let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("steps"),
-                timestamp_writes: None,
+                timestamp_writes: timer.as_mut().and_then(BatchTimer::timestamp_writes),
             });
             for i in 0..steps as u64 {
                 let parity = ((self.step + i) % 2) as usize;
@@ -370,6 +391,10 @@ impl StepPlan {
                 }
             }
             drop(cpass);
+            if let Some(t) = timer.as_mut() {
+                t.resolve(&mut encoder);
+            }
+            self.batch_timer = timer;
             self.step += steps as u64;
             return encoder;
         }

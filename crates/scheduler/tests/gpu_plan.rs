@@ -1,6 +1,6 @@
 //! GPU tests of the engine and scheduler on whatever adapter is present (lavapipe in CI).
 
-use petri_engine::{buffers, rng, testing::test_context, GpuContext};
+use petri_engine::{buffers, rng, testing::test_context, BatchTimer, GpuContext};
 use petri_scheduler::{cpu_reduce, Binding, PassDesc, ReadbackRing, ReduceOp, Reduction, StepPlan};
 
 fn rng_words(ctx: &GpuContext, threefry: bool, n: u32, seed: u64, steps: u32, wg: u32) -> Vec<u32> {
@@ -61,6 +61,13 @@ fn pingpong_cpu(init: &[f32], steps: u32) -> Vec<f32> {
 }
 
 fn pingpong_gpu(ctx: &GpuContext, init: &[f32], steps: u32, batch: u32, wg: u32) -> Vec<f32> {
+    let mut plan = pingpong_plan(ctx, init, batch, wg);
+    plan.run(ctx, steps as u64);
+    buffers::read_vec(ctx, plan.current("u")).unwrap()
+}
+
+/// A plan of one pass that writes the mean of the two neighbours plus the step number.
+fn pingpong_plan(ctx: &GpuContext, init: &[f32], batch: u32, wg: u32) -> StepPlan {
     let mut plan = StepPlan::new(ctx, 1, batch);
     let a = buffers::storage_from(ctx, "a", init).unwrap();
     let b = buffers::storage_zeroed(ctx, "b", (init.len() * 4) as u64).unwrap();
@@ -77,8 +84,7 @@ fn pingpong_gpu(ctx: &GpuContext, init: &[f32], steps: u32, batch: u32, wg: u32)
         },
     )
     .unwrap();
-    plan.run(ctx, steps as u64);
-    buffers::read_vec(ctx, plan.current("u")).unwrap()
+    plan
 }
 
 #[test]
@@ -90,6 +96,33 @@ fn ping_pong_pairs_swap_every_step_across_batches() {
     let gpu = pingpong_gpu(&ctx, &init, 21, 4, 64);
     assert_eq!(gpu, cpu);
     assert_eq!(pingpong_gpu(&ctx, &init, 21, 32, 128), cpu);
+}
+
+#[test]
+fn batch_timer_times_each_batch_until_full_without_changing_results() {
+    // Three batches of 4 steps with room for two: two timed, one counted as untimed.
+    let ctx = test_context();
+    let init: Vec<f32> = (0..300).map(|i| (i % 17) as f32).collect();
+    let mut plan = pingpong_plan(&ctx, &init, 4, 64);
+    plan.time_batches(BatchTimer::new(&ctx, 2));
+    plan.run(&ctx, 12);
+    assert_eq!(
+        buffers::read_vec::<f32>(&ctx, plan.current("u")).unwrap(),
+        pingpong_cpu(&init, 12)
+    );
+    let times = plan.batch_times(&ctx).unwrap();
+    if !ctx.has_timestamps() {
+        assert_eq!(times, None);
+        return;
+    }
+    let t = times.expect("a timer with timestamp queries");
+    assert_eq!((t.batches, t.untimed), (2, 1));
+    assert!(t.busy_ns > 0.0, "{t:?}");
+    assert!(t.span_ns >= t.busy_ns, "{t:?}");
+    assert!(
+        (t.idle_ns() - (t.span_ns - t.busy_ns)).abs() < 1e-6,
+        "{t:?}"
+    );
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use super::config::{RdmeConfig, RdmeModel};
 use super::cpu::CpuReference;
-use super::lattice::{initial_lattice, Lattice};
+use super::lattice::initial_lattice;
 use super::sim::{RdmeSim, SimOptions, Sweeps};
 use crate::error::Result;
 use petri_engine::{GpuContext, PassTimes, Profiler};
@@ -54,18 +54,11 @@ pub struct DeviceRow {
     pub identical_to_one_device: bool,
     /// The devices' kind of sweep at the end: "occupied", "every-site" or "mixed".
     pub sweeps: &'static str,
-    /// GPU time per step of each device's passes (timestamps, empty without them), from a
-    /// second run of the same steps from the same start (timestamps add waits, so the timed
-    /// run goes without them; on one device in batches of the halo depth).
-    pub gpu_ms_per_step: Vec<f64>,
-    /// Each device's span per step, first pass start to last pass end of each batch (the
-    /// passes plus the gaps between them).
-    pub gpu_span_ms_per_step: Vec<f64>,
-    /// Each device's GPU ms per step by pass label.
-    pub gpu_pass_ms: Vec<Vec<(String, f64)>>,
-    /// Each device's GPU ms of the k-th step of a batch (k = 0 right after the host's wait),
-    /// averaged over the batches.
-    pub gpu_ms_by_step_in_batch: Vec<Vec<f64>>,
+    /// Each device's GPU time per step in the timed run itself, from two timestamps per batch
+    /// (`BatchTimer`; empty without timestamp queries): working, and idle between its batches
+    /// (waiting for the host's halo exchange).
+    pub gpu_busy_ms_per_step: Vec<f64>,
+    pub gpu_idle_ms_per_step: Vec<f64>,
 }
 
 /// A uniform box in the style of the Lattice Microbes benchmarks: one site type, A + B <-> C
@@ -209,12 +202,19 @@ pub fn bench_devices(
         drop(sim);
         let mut sim = RdmeSim::new(contexts[..k].to_vec(), model, &lattice, 0, options)?;
         // The lattice's upload (queued buffer writes, 1 GB at 256x256x1024) goes with the
-        // first submission: finish it before the clock starts, so that the rows time steps.
+        // first submission, and a new simulation's first batch ran 150-230 ms longer than the
+        // next on two H200s (once, not per step): finish both before the clock starts, so that
+        // the rows time steps. Every device count runs the same steps.
         sim.wait()?;
+        sim.advance(options.halo_depth.max(1) as u64)?;
+        sim.wait()?;
+        sim.time_batches();
+        sim.timing = Default::default();
         let t0 = Instant::now();
         sim.advance(steps)?;
         sim.wait()?;
         let ms = t0.elapsed().as_secs_f64() * 1e3 / steps as f64;
+        let gpu = sim.batch_times()?;
         let lat = sim.read_lattice()?;
         let timing = sim.timing.clone();
         let rebalances = sim.rebalances;
@@ -229,7 +229,6 @@ pub fn bench_devices(
             false => "mixed",
         };
         drop(sim);
-        let (gpu, passes) = profile_devices(&contexts[..k], model, &lattice, steps, options)?;
         if k == 1 {
             one_device_ms = ms;
             reference = Some(lat.clone());
@@ -249,63 +248,14 @@ pub fn bench_devices(
             rebalances,
             identical_to_one_device: reference.as_ref() == Some(&lat),
             sweeps,
-            gpu_ms_per_step: gpu
+            gpu_busy_ms_per_step: gpu.iter().map(|t| t.busy_ns / 1e6 / steps as f64).collect(),
+            gpu_idle_ms_per_step: gpu
                 .iter()
-                .map(|t| t.busy_ns() / 1e6 / steps as f64)
-                .collect(),
-            gpu_span_ms_per_step: gpu.iter().map(|t| t.span_ns / 1e6 / steps as f64).collect(),
-            gpu_pass_ms: gpu
-                .iter()
-                .map(|t| {
-                    t.by_label
-                        .iter()
-                        .map(|(k, (_, ns))| (k.clone(), ns / 1e6 / steps as f64))
-                        .collect()
-                })
-                .collect(),
-            gpu_ms_by_step_in_batch: gpu
-                .iter()
-                .zip(&passes)
-                .map(|(t, &p)| by_step_in_batch(t, p))
+                .map(|t| t.idle_ns() / 1e6 / steps as f64)
                 .collect(),
         });
     }
     Ok(rows)
-}
-
-/// GPU ms of the k-th step of a batch, averaged over batches, from the positions of its
-/// `passes` passes per step.
-fn by_step_in_batch(t: &PassTimes, passes: usize) -> Vec<f64> {
-    t.by_position
-        .chunks(passes.max(1))
-        .map(|c| c.iter().map(|&(n, ns)| ns / n.max(1) as f64).sum::<f64>() / 1e6)
-        .collect()
-}
-
-/// GPU time of each device over `steps` steps of a new simulation of `lattice` on `contexts`
-/// (the timed run's start), from timestamps (empty without them), and each device's passes per
-/// step; on one device in batches of the halo depth, as several devices step between
-/// exchanges.
-fn profile_devices(
-    contexts: &[GpuContext],
-    model: &RdmeModel,
-    lattice: &Lattice,
-    steps: u64,
-    options: &SimOptions,
-) -> Result<(Vec<PassTimes>, Vec<usize>)> {
-    if !contexts.iter().all(|c| c.has_timestamps()) {
-        return Ok((Vec::new(), Vec::new()));
-    }
-    let mut sim = RdmeSim::new(contexts.to_vec(), model, lattice, 0, options)?;
-    sim.wait()?;
-    let passes: Vec<usize> = sim.slabs.iter().map(|s| s.plan.pass_count()).collect();
-    if contexts.len() > 1 {
-        sim.profile_devices();
-        sim.advance(steps)?;
-        return Ok((sim.device_gpu.clone(), passes));
-    }
-    let total = profile_one_device(&mut sim, steps, options.halo_depth.max(1))?;
-    Ok((vec![total], passes))
 }
 
 /// Pass times of `steps` steps of a one-device `sim`, recorded `batch` steps per submission
