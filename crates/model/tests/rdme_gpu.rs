@@ -335,8 +335,9 @@ fn occupied_sweeps_on_several_devices_match_one_device_over_many_workgroups() {
 #[test]
 fn timing_batches_on_several_devices_times_every_batch_without_changing_the_lattice() {
     // Two slabs, halos 4 deep, the exchange overlapped: 10 steps are batches of 4, 4 and 2,
-    // with a head after each of the first two: 5 timed batches per device. A move of the slab
-    // boundary in between rebuilds the slabs; their times carry over.
+    // with a head after each of the first two: 5 timed batches per device and `advance`. A
+    // move of the slab boundary between the two advances rebuilds the slabs; the first
+    // slabs' times carry over.
     let model = crowded_model([12, 10, 14], false, 1.0);
     let lat0 = initial_lattice(&model).unwrap();
     let options = SimOptions {

@@ -14,6 +14,7 @@ use super::lattice::Lattice;
 use super::slab::Slab;
 use crate::error::{ModelError, Result};
 use petri_engine::{BatchTimer, BatchTimes, GpuContext, Profiler};
+use std::time::{Duration, Instant};
 
 /// Steps in the first batch of an `advance` on one device; each later batch is a quarter
 /// longer, up to `SimOptions::max_steps_per_batch`. After a wait (an observation, a check) the
@@ -25,7 +26,6 @@ const FIRST_BATCH: u32 = 16;
 
 /// Batches a device's timer holds per slab layout (wgpu allows 4096 queries in a set).
 const MAX_TIMED_BATCHES: u32 = 2048;
-use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug)]
 pub struct SimOptions {
