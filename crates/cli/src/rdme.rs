@@ -171,9 +171,10 @@ pub fn bench(args: BenchArgs) -> Result<()> {
             r.sites,
             r.particles,
             r.steps,
-            r.gpu_us_per_step
-                .map(|g| format!("{g:.1}"))
-                .unwrap_or("-".into()),
+            match (r.gpu_us_per_step, r.gpu_idle_us_per_step) {
+                (Some(busy), Some(idle)) => format!("{busy:.1} / {idle:.1}"),
+                _ => "-".into(),
+            },
             r.wall_us_per_step,
             r.site_updates_per_s,
             r.simulated_s_per_wall_hour,
@@ -186,7 +187,7 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         )
     };
     if !args.scaling_only {
-        println!("| case | lattice | sites | particles | steps | GPU us/step | wall us/step | site updates/s | simulated s per wall hour | CPU us/step | GPU/CPU |");
+        println!("| case | lattice | sites | particles | steps | GPU busy / idle us/step | wall us/step | site updates/s | simulated s per wall hour | CPU us/step | GPU/CPU |");
         println!("|---|---|---|---|---|---|---|---|---|---|---|");
         let r = bench_model(
             &ctx,
@@ -203,7 +204,10 @@ pub fn bench(args: BenchArgs) -> Result<()> {
             .iter()
             .map(|(k, us)| format!("{k} {us:.1}"))
             .collect();
-        eprintln!("Min system, GPU us/step by pass: {}", passes.join(", "));
+        eprintln!(
+            "Min system, GPU us/step by pass (per-pass timestamps, a second run): {}",
+            passes.join(", ")
+        );
         eprintln!(
             "Min system, CPU us/step recording and submitting: {:.1}",
             r.record_us_per_step

@@ -19,9 +19,14 @@ pub struct BenchRow {
     pub sites: u64,
     pub particles: u64,
     pub steps: u64,
-    /// GPU time per step from timestamp queries (None without them).
+    /// GPU time per step in the timed run itself, working and idle between its batches, from
+    /// two timestamps per batch (`BatchTimer`; None without timestamp queries).
     pub gpu_us_per_step: Option<f64>,
-    /// GPU time per step of each pass (timestamps).
+    pub gpu_idle_us_per_step: Option<f64>,
+    /// GPU time per step of each pass, from a second run with per-pass timestamps (a pass per
+    /// dispatch, a wait per batch): they sum to more than the timed run's GPU time, by the
+    /// gaps between passes on small lattices and by the profiling's own slowdown on very
+    /// large ones (docs/models/rdme.md).
     pub pass_us: Vec<(String, f64)>,
     /// Wall-clock time per step with many steps per submission.
     pub wall_us_per_step: f64,
@@ -123,16 +128,20 @@ pub fn bench_model(
     let label = format!("{label}, {} sweeps", sim.slabs[0].sweep_kind());
     warm_up(&mut sim, Duration::from_millis(500))?;
 
-    // Wall clock over many steps per submission.
+    // Wall clock over many steps per submission, and the GPU's share from whole batches.
+    sim.time_batches();
     let t0 = Instant::now();
     sim.recording = Duration::ZERO;
     sim.advance(steps)?;
     sim.wait()?;
     let wall = t0.elapsed().as_secs_f64() / steps as f64;
     let record = sim.recording.as_secs_f64() / steps as f64;
+    let batches = sim.batch_times()?;
+    let per_step_us = |ns: f64| ns / 1e3 / steps as f64;
+    let gpu = batches.first().map(|t| per_step_us(t.busy_ns));
+    let gpu_idle = batches.first().map(|t| per_step_us(t.idle_ns()));
 
-    // GPU time from timestamps, in batches that fit the query set.
-    let mut gpu = None;
+    // Time by pass from per-pass timestamps, in batches that fit the query set.
     let mut pass_us = Vec::new();
     if ctx.has_timestamps() {
         let passes = sim.slabs[0].plan.pass_count() as u32;
@@ -141,7 +150,6 @@ pub fn bench_model(
             .min(steps as u32)
             .max(1);
         let by_pass = profile_one_device(&mut sim, steps, batch)?;
-        gpu = Some(by_pass.busy_ns() / 1e3 / steps as f64);
         pass_us = by_pass
             .by_label
             .iter()
@@ -165,6 +173,7 @@ pub fn bench_model(
         particles,
         steps,
         gpu_us_per_step: gpu,
+        gpu_idle_us_per_step: gpu_idle,
         pass_us,
         wall_us_per_step: wall * 1e6,
         record_us_per_step: record * 1e6,
