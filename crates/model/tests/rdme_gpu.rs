@@ -133,6 +133,34 @@ fn occupied_sweeps_match_the_cpu_reference_over_many_workgroups() {
 }
 
 #[test]
+fn one_long_advance_equals_many_short_ones() {
+    // On one device an `advance` starts with a short batch and lengthens the next ones up to
+    // the largest allowed: 200 steps at most 2 per batch are 100 batches, long past where
+    // lengthening without the cap would overflow.
+    let model = busy_model();
+    let lat0 = initial_lattice(&model).unwrap();
+    let ctx = test_context();
+    let options = SimOptions {
+        max_steps_per_batch: 2,
+        ..SimOptions::default()
+    };
+    let mut long = RdmeSim::new(vec![ctx.clone()], &model, &lat0, 0, &options).unwrap();
+    long.advance(200).unwrap();
+    let mut short = RdmeSim::new(vec![ctx], &model, &lat0, 0, &SimOptions::default()).unwrap();
+    for steps in [1u64, 7, 16, 17, 59, 100] {
+        short.advance(steps).unwrap();
+    }
+    assert_eq!((long.step, short.step), (200, 200));
+    assert_eq!(
+        first_difference(
+            &long.read_lattice().unwrap(),
+            &short.read_lattice().unwrap()
+        ),
+        None
+    );
+}
+
+#[test]
 fn the_lattice_does_not_depend_on_the_workgroup_size_or_the_sites_per_thread() {
     // 64x4 (the default: y and z sweeps as 32x8 and 8x1x32), 16x2 (32x1, 8x1x4), 8x8 and 5x3
     // (not a multiple of a warp: every sweep 5x3), each thread looking at a run of 1, 2, 4 or 8

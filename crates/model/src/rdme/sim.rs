@@ -288,7 +288,7 @@ impl RdmeSim {
                 slab.ctx.queue.submit([enc.finish()]);
                 self.recording += t0.elapsed();
                 left -= n as u64;
-                batch += batch / 4;
+                batch = (batch + batch / 4).min(slab.plan.max_steps_per_batch);
             }
             self.step += steps;
         } else {
