@@ -107,9 +107,15 @@ pub struct Slab {
 /// about 130 MB per second of stepping at 4 (the birth-death test ran out of memory). Narrowed
 /// down since: only the z sweep + reactions pass grows, and only on lattices 8 sites wide in x
 /// (8x8x8, 8x16x8, 8x32x8, 8x8x32 grew; 4, 7, 9, 12, 16, 24 and 32 wide stayed flat). The
-/// cause inside lavapipe is not known. The sweeps' look-first loops (all of a thread's sites
-/// looked at, then queued) made it grow the same way at one site per thread too (8x8x8, the
-/// birth-death test), so with one site the sweeps look and queue at once (rdme/diffuse.wgsl).
+/// sweeps' look-first loops (all of a thread's sites looked at, then queued) made it grow the
+/// same way at one site per thread too (8x8x8, the birth-death test), so with one site the
+/// sweeps look and queue at once (rdme/diffuse.wgsl). The cause is lavapipe's uniform
+/// inlining (Mesa 22.3): when a pipeline is bound it compiles the shader again with the
+/// uniform values that steer its loops (here the lattice's size) written in, keeps doing so
+/// at every bind as long as that halves the code (with 8 sites in x the loops fold away), and
+/// never frees the old compile. A step then compiled the pass anew: 0.6-0.9 s with Mesa's
+/// shader disk cache off, 10-16 ms and 1.3 MB with it on (crowded test model, 8x12x14, four
+/// sites per thread). Later Mesa releases keep one compile per set of values.
 pub fn sites_per_thread(ctx: &GpuContext, options: &SimOptions) -> Result<u32> {
     let sites = options
         .sites_per_thread
