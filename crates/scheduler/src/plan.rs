@@ -316,22 +316,34 @@ impl StepPlan {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("step head"),
             });
+        self.timed_pass(&mut encoder, "step head", |plan, cpass| {
+            let parity = (plan.step % 2) as usize;
+            for &r in passes {
+                plan.dispatch(cpass, r, parity, 0);
+            }
+        });
+        encoder
+    }
+
+    /// Records one compute pass with `record`, timed as a whole when a batch timer is set.
+    fn timed_pass(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        label: &str,
+        record: impl FnOnce(&Self, &mut wgpu::ComputePass),
+    ) {
         let mut timer = self.batch_timer.take();
         {
             let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("step head"),
+                label: Some(label),
                 timestamp_writes: timer.as_mut().and_then(BatchTimer::timestamp_writes),
             });
-            let parity = (self.step % 2) as usize;
-            for &r in passes {
-                self.dispatch(&mut cpass, r, parity, 0);
-            }
+            record(self, &mut cpass);
         }
         if let Some(t) = timer.as_mut() {
-            t.resolve(&mut encoder);
+            t.resolve(encoder);
         }
         self.batch_timer = timer;
-        encoder
     }
 
     /// Records `steps` steps into a new encoder (at most `max_steps_per_batch`), with timestamps
@@ -378,23 +390,15 @@ impl StepPlan {
             // One compute pass for the whole batch: wgpu still orders the dispatches (each is
             // its own usage scope, with barriers between), and recording costs far less than a
             // pass per dispatch, which matters when a step takes microseconds.
-            let mut timer = self.batch_timer.take();
-            let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("steps"),
-                timestamp_writes: timer.as_mut().and_then(BatchTimer::timestamp_writes),
-            });
-            for i in 0..steps as u64 {
-                let parity = ((self.step + i) % 2) as usize;
-                let offset = (i * self.stride) as u32;
-                for &r in step_passes(i) {
-                    self.dispatch(&mut cpass, r, parity, offset);
+            self.timed_pass(&mut encoder, "steps", |plan, cpass| {
+                for i in 0..steps as u64 {
+                    let parity = ((plan.step + i) % 2) as usize;
+                    let offset = (i * plan.stride) as u32;
+                    for &r in step_passes(i) {
+                        plan.dispatch(cpass, r, parity, offset);
+                    }
                 }
-            }
-            drop(cpass);
-            if let Some(t) = timer.as_mut() {
-                t.resolve(&mut encoder);
-            }
-            self.batch_timer = timer;
+            });
             self.step += steps as u64;
             return encoder;
         }

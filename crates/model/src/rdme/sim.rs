@@ -160,9 +160,8 @@ pub struct RdmeSim {
     moved_before: u64,
     /// Site types of the whole lattice (fixed; kept to assemble read-backs).
     types: Vec<u8>,
-    /// Whether each device's batches are timed (`time_batches`).
-    batch_timing: bool,
-    /// Batch times of slabs since replaced by load balancing, per device.
+    /// Batch times of slabs since replaced by load balancing, per device; empty unless batches
+    /// are timed (`time_batches`).
     batch_times_before: Vec<BatchTimes>,
 }
 
@@ -218,7 +217,6 @@ impl RdmeSim {
             recording: Duration::ZERO,
             moved_before: 0,
             types: lattice.types.clone(),
-            batch_timing: false,
             batch_times_before: Vec::new(),
         };
         let t0 = Instant::now();
@@ -250,7 +248,7 @@ impl RdmeSim {
                 self.step,
                 &self.options,
             )?;
-            if self.batch_timing {
+            if self.batch_timing() {
                 slab.plan
                     .time_batches(BatchTimer::new(ctx, MAX_TIMED_BATCHES));
             }
@@ -410,10 +408,8 @@ impl RdmeSim {
         for slab in &self.slabs {
             self.moved_before += slab.overflow_counts()?[2] as u64;
         }
-        if self.batch_timing {
-            for (k, t) in self.batch_times()?.iter().enumerate() {
-                self.batch_times_before[k] = *t;
-            }
+        if self.batch_timing() {
+            self.batch_times_before = self.batch_times()?;
         }
         self.build_slabs(&lattice, split)?;
         self.rebalances += 1;
@@ -484,12 +480,15 @@ impl RdmeSim {
     /// counts start over. Up to 2048 batches per device and slab layout; later ones count as
     /// untimed. Without timestamp queries `batch_times` stays empty.
     pub fn time_batches(&mut self) {
-        self.batch_timing = true;
         self.batch_times_before = vec![BatchTimes::default(); self.slabs.len()];
         for slab in &mut self.slabs {
             let timer = BatchTimer::new(&slab.ctx, MAX_TIMED_BATCHES);
             slab.plan.time_batches(timer);
         }
+    }
+
+    fn batch_timing(&self) -> bool {
+        !self.batch_times_before.is_empty()
     }
 
     /// Each device's GPU time since `time_batches` (waits for the GPU); empty when batches are

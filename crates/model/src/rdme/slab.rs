@@ -113,9 +113,10 @@ pub struct Slab {
 /// inlining (Mesa 22.3): when a pipeline is bound it compiles the shader again with the
 /// uniform values that steer its loops written in (presumably the lattice's size: a constant
 /// step number did not stop it), keeps doing so at every bind as long as that halves the code
-/// (with 8 sites in x the loops fold away), and never frees the old compile. A step then compiled the pass anew: 0.6-0.9 s with Mesa's
-/// shader disk cache off, 10-16 ms and 1.3 MB with it on (crowded test model, 8x12x14, four
-/// sites per thread). Later Mesa releases keep one compile per set of values.
+/// (with 8 sites in x the loops fold away), and never frees the old compile. A step then
+/// compiled the pass anew: 0.6-0.9 s with Mesa's shader disk cache off, 10-16 ms and 1.3 MB
+/// with it on (crowded test model, 8x12x14, four sites per thread). Later Mesa releases keep
+/// one compile per set of values.
 pub fn sites_per_thread(ctx: &GpuContext, options: &SimOptions) -> Result<u32> {
     let sites = options
         .sites_per_thread
