@@ -263,15 +263,15 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         };
         let large_model = uniform_model(large, 0.5, 1)?;
         println!();
-        println!("| case | devices | lattice | steps | wall ms/step | of which stepping / halo writes / balancing | speedup | parallel efficiency | planes per device | halo depth | rebalances | sweeps | identical to 1 device | GPU busy / idle ms/step per device |");
-        println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        println!("| case | devices | lattice | steps | wall ms/step | of which stepping / halo writes / balancing | speedup | parallel efficiency | planes per device | halo depth | rebalances | sweeps | identical to 1 device | GPU busy / idle ms/step per device | first batch (steps): GPU ms per device |");
+        println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (label, model, n) in [
             ("uniform, 0.5 per site", &large_model, steps.min(500)),
             ("Min system", &min, steps),
         ] {
             for r in bench_devices(&contexts, model, n, &options)? {
                 println!(
-                    "| {label} | {} | {}x{}x{} | {} | {:.3} | {:.3} / {:.3} / {:.3} | {:.2}x | {:.0}% | {:?} | {} | {} | {} | {} | {} |",
+                    "| {label} | {} | {}x{}x{} | {} | {:.3} | {:.3} / {:.3} / {:.3} | {:.2}x | {:.0}% | {:?} | {} | {} | {} | {} | {} | {} |",
                     r.devices,
                     r.shape[0],
                     r.shape[1],
@@ -292,7 +292,8 @@ pub fn bench(args: BenchArgs) -> Result<()> {
                     } else {
                         "NO"
                     },
-                    gpu_columns(&r)
+                    gpu_columns(&r),
+                    first_batch_column(&r)
                 );
                 device_rows.push(r);
             }
@@ -305,6 +306,16 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// "(16) a, b": each device's GPU time for the simulation's first batch of 16 steps, to set
+/// against its busy time per step; "-" without timestamps.
+fn first_batch_column(r: &DeviceRow) -> String {
+    if r.first_batch_ms.is_empty() {
+        return "-".into();
+    }
+    let ms: Vec<String> = r.first_batch_ms.iter().map(|t| format!("{t:.1}")).collect();
+    format!("({}) {}", r.first_batch_steps, ms.join(", "))
 }
 
 /// "a / b, c / d": each device's GPU busy / idle ms per step in the timed run (two timestamps

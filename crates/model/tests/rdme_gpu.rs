@@ -404,6 +404,11 @@ fn timing_batches_on_several_devices_times_every_batch_without_changing_the_latt
             t.busy_ns > 0.0 && t.span_ns >= t.busy_ns,
             "device {k}: {t:?}"
         );
+        // The first batch (before the rebuild) is one of the ten.
+        assert!(
+            t.first_ns > 0.0 && t.first_ns < t.busy_ns,
+            "device {k}: {t:?}"
+        );
     }
     assert!(plain.batch_times().unwrap().is_empty());
 }

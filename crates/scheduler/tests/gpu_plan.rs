@@ -119,6 +119,8 @@ fn batch_timer_times_each_batch_until_full_without_changing_results() {
     assert_eq!((t.batches, t.untimed), (2, 1));
     assert!(t.busy_ns > 0.0, "{t:?}");
     assert!(t.span_ns >= t.busy_ns, "{t:?}");
+    // The first batch alone: part of the two batches' busy time.
+    assert!(t.first_ns > 0.0 && t.first_ns < t.busy_ns, "{t:?}");
     assert!(
         (t.idle_ns() - (t.span_ns - t.busy_ns)).abs() < 1e-6,
         "{t:?}"

@@ -64,6 +64,12 @@ pub struct DeviceRow {
     /// (waiting for the host's halo exchange).
     pub gpu_busy_ms_per_step: Vec<f64>,
     pub gpu_idle_ms_per_step: Vec<f64>,
+    /// Each device's GPU time for the simulation's first batch (`first_batch_steps` steps, run
+    /// before the clock starts; empty without timestamp queries). On the H200 it runs up to
+    /// 234 ms longer than later batches of as many steps, with the occupied sweeps on slabs of
+    /// 33 M sites or more (docs/models/rdme.md).
+    pub first_batch_steps: u32,
+    pub first_batch_ms: Vec<f64>,
 }
 
 /// A uniform box in the style of the Lattice Microbes benchmarks: one site type, A + B <-> C
@@ -211,12 +217,16 @@ pub fn bench_devices(
         drop(sim);
         let mut sim = RdmeSim::new(contexts[..k].to_vec(), model, &lattice, 0, options)?;
         // The lattice's upload (queued buffer writes, 1 GB at 256x256x1024) goes with the
-        // first submission, and a new simulation's first batch ran 150-230 ms longer than the
-        // next on two H200s (once, not per step): finish both before the clock starts, so that
-        // the rows time steps. Every device count runs the same steps.
+        // first submission, and a new simulation's first batch can run 140-234 ms longer than
+        // the next on the H200 (once, not per step): finish both before the clock starts, so
+        // that the rows time steps, and time that first batch on its own. Every device count
+        // runs the same steps.
         sim.wait()?;
-        sim.advance(options.halo_depth.max(1) as u64)?;
+        sim.time_batches();
+        let first_steps = options.halo_depth.max(1);
+        sim.advance(first_steps as u64)?;
         sim.wait()?;
+        let first = sim.batch_times()?;
         sim.time_batches();
         sim.timing = Default::default();
         let t0 = Instant::now();
@@ -262,6 +272,8 @@ pub fn bench_devices(
                 .iter()
                 .map(|t| t.idle_ns() / 1e6 / steps as f64)
                 .collect(),
+            first_batch_steps: first_steps,
+            first_batch_ms: first.iter().map(|t| t.first_ns / 1e6).collect(),
         });
     }
     Ok(rows)
