@@ -5,7 +5,7 @@
 use super::config::{RdmeConfig, RdmeModel};
 use super::cpu::CpuReference;
 use super::lattice::initial_lattice;
-use super::sim::{RdmeSim, SimOptions, Sweeps};
+use super::sim::{RdmeSim, SimOptions, Sweeps, FIRST_BATCH};
 use crate::error::Result;
 use petri_engine::{GpuContext, PassTimes, Profiler};
 use serde::Serialize;
@@ -223,7 +223,9 @@ pub fn bench_devices(
         // runs the same steps.
         sim.wait()?;
         sim.time_batches();
-        let first_steps = options.halo_depth.max(1);
+        // One batch: a one-device advance starts with FIRST_BATCH steps, several devices
+        // with the halo depth.
+        let first_steps = options.halo_depth.clamp(1, FIRST_BATCH);
         sim.advance(first_steps as u64)?;
         sim.wait()?;
         let first = sim.batch_times()?;

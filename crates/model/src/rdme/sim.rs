@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 /// the Min system against the H200's 17 us to run it: a full first batch of 256 or 1024 steps
 /// left the GPU idle for milliseconds, while batches growing by less than 17/13 are recorded
 /// while the GPU runs the ones before.
-const FIRST_BATCH: u32 = 16;
+pub(crate) const FIRST_BATCH: u32 = 16;
 
 /// Batches a device's timer holds per slab layout (wgpu allows 4096 queries in a set).
 const MAX_TIMED_BATCHES: u32 = 2048;
