@@ -308,8 +308,8 @@ impl RdmeSim {
     fn step_devices(&mut self, steps: u32, more: bool) -> Result<()> {
         use rayon::prelude::*;
         let t0 = Instant::now();
-        // A head (Slab::submit_head) only when the next batch follows with nothing in between:
-        // the load balancer reads the lattice.
+        // Balancing is due after these steps. A head (Slab::submit_head) only when the next
+        // batch follows with nothing in between: the load balancer reads the lattice.
         let balancing = self.options.balance_every > 0
             && self.steps_since_balance + steps as u64 >= self.options.balance_every;
         let head = more && !balancing;
@@ -344,8 +344,7 @@ impl RdmeSim {
         self.timing.stepping += t1 - t0;
         self.timing.exchanging += t1.elapsed();
         self.steps_since_balance += steps as u64;
-        if self.options.balance_every > 0 && self.steps_since_balance >= self.options.balance_every
-        {
+        if balancing {
             let t0 = Instant::now();
             self.balance()?;
             self.timing.balancing += t0.elapsed();
