@@ -62,6 +62,23 @@ enum Command {
     Bench(BenchArgs),
     /// Check the stochastic simulators against a test suite: petri validate dsmts --method tau
     Validate(ssa::ValidateArgs),
+    /// rdme: analyse a finished run's kymograph again, e.g. skipping more of its start
+    Analyze(AnalyzeArgs),
+}
+
+#[derive(Args)]
+struct AnalyzeArgs {
+    /// The run's rdme config, e.g. assets/min-system.json
+    config: PathBuf,
+    /// The run's output folder (holding kymograph.csv)
+    #[arg(long, default_value = "out")]
+    out: PathBuf,
+    /// Fraction of the run's time span to discard as transient (the run's own analysis: 0.2)
+    #[arg(long, default_value_t = petri_model::rdme::run::ANALYSIS_SKIP_FRACTION)]
+    skip_fraction: f64,
+    /// Also write the report as JSON to this file
+    #[arg(long)]
+    json: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -211,6 +228,21 @@ fn sim_options(workgroup: Option<[u32; 3]>) -> SimOptions {
         o.workgroup = w;
     }
     o
+}
+
+fn analyze(args: AnalyzeArgs) -> Result<()> {
+    match read_config(&args.config)?.1 {
+        "rdme" => rdme::analyze(
+            &args.config,
+            &args.out,
+            args.skip_fraction,
+            args.json.as_deref(),
+        ),
+        model => bail!(
+            "{} is for model {model}; only rdme runs have a kymograph to analyse",
+            args.config.display()
+        ),
+    }
 }
 
 /// Reads a config file: its text and the model it is for.
@@ -501,6 +533,7 @@ fn main() {
         Command::Run(a) => run(a),
         Command::Bench(a) => bench_cmd(a),
         Command::Validate(a) => ssa::validate(a),
+        Command::Analyze(a) => analyze(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

@@ -6,8 +6,9 @@ use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use petri_engine::{DeviceRequest, GpuContext};
 use petri_model::angiogenesis::bench::parse_size;
+use petri_model::rdme::analysis::OscillationReport;
 use petri_model::rdme::bench::{bench_devices, bench_model, uniform_model, DeviceRow};
-use petri_model::rdme::run::RunOptions;
+use petri_model::rdme::run::{reanalyze, RunOptions};
 use petri_model::rdme::{checkpoint, RdmeConfig, SimOptions};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -123,17 +124,57 @@ pub fn run(args: RunArgs) -> Result<()> {
         manifest.outputs.join(", ")
     );
     if let (Some(a), Some(name)) = (&manifest.analysis, &cfg.output.kymograph_species) {
-        let show =
-            |v: Option<f64>, unit: &str| v.map_or("none".into(), |x| format!("{x:.3}{unit}"));
-        println!(
-            "{name}: pole correlation {}, period {}, lowest at mid-cell: {} (mid-cell / poles {})",
-            show(a.pole_correlation, ""),
-            show(a.period_s, " s"),
-            if a.lowest_at_mid_cell { "yes" } else { "no" },
-            show(a.mid_to_pole_ratio, "")
-        );
+        print_analysis(name, a);
     }
     Ok(())
+}
+
+/// `petri analyze` of an rdme run: its kymograph analysed again with `skip_fraction`.
+pub fn analyze(config: &Path, out: &Path, skip_fraction: f64, json: Option<&Path>) -> Result<()> {
+    let cfg = RdmeConfig::load(config)?;
+    let base = config.parent().map(Path::to_path_buf).unwrap_or_default();
+    let model = cfg.resolve(&base)?;
+    let report = reanalyze(&model, out, skip_fraction)?;
+    let name = cfg.output.kymograph_species.as_deref().unwrap_or_default();
+    println!(
+        "{}: {} rows, {} used from {:.4} s",
+        out.join("kymograph.csv").display(),
+        report.samples,
+        report.samples_used,
+        report.skip_s
+    );
+    print_analysis(name, &report);
+    if let Some(path) = json {
+        petri_output::write_json_pretty(path, &report)?;
+    }
+    Ok(())
+}
+
+/// The oscillation analysis of `name` in a line or two.
+fn print_analysis(name: &str, a: &OscillationReport) {
+    let show = |v: Option<f64>, unit: &str| v.map_or("none".into(), |x| format!("{x:.3}{unit}"));
+    println!(
+        "{name}: pole correlation {}, period {} (autocorrelation) / {} (pole switches from \
+             {:.1} s), lowest at mid-cell: {} (mid-cell / poles {})",
+        show(a.pole_correlation, ""),
+        show(a.period_s, " s"),
+        show(a.switch_period_s, " s"),
+        a.skip_s,
+        if a.lowest_at_mid_cell { "yes" } else { "no" },
+        show(a.mid_to_pole_ratio, "")
+    );
+    if !a.cycle_periods_s.is_empty() {
+        let cycles: Vec<String> = a
+            .switches_s
+            .iter()
+            .zip(&a.cycle_periods_s)
+            .map(|(t, p)| format!("{t:.1}: {p:.1}"))
+            .collect();
+        println!(
+            "periods from each pole switch (s: s): {}",
+            cycles.join(", ")
+        );
+    }
 }
 
 pub fn bench(args: BenchArgs) -> Result<()> {

@@ -217,6 +217,42 @@ fn rdme_run_writes_outputs_and_resumes() {
     assert!(profile.iter().any(|&p| p > 0.0), "{profile:?}");
     assert!(a["mid_to_pole_ratio"].is_number(), "{a}");
 
+    // The kymograph analysed again: the same profile with the run's own skip (0.2 of the
+    // 0.4 ms between the 5 rows: from the second row on); none skipped with 0; with 0.5 too
+    // few rows would be left, so all are used; a JSON copy on request; bad input refused.
+    let json = dir.join("again.json").display().to_string();
+    let o = petri(&["analyze", &cfg, "--out", &out, "--json", &json]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("5 rows, 4 used from 0.0001 s"),
+        "{}",
+        text(&o)
+    );
+    let again: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("again.json")).unwrap()).unwrap();
+    assert_eq!(again["profile"], a["profile"]);
+    for skip in ["0", "0.5"] {
+        let o = petri(&["analyze", &cfg, "--out", &out, "--skip-fraction", skip]);
+        assert!(o.status.success(), "{}", text(&o));
+        assert!(
+            String::from_utf8_lossy(&o.stdout).contains("5 rows, 5 used from 0.0000 s"),
+            "{}",
+            text(&o)
+        );
+    }
+    assert_refused(
+        &petri(&["analyze", &cfg, "--out", &out, "--skip-fraction", "1"]),
+        &["skip_fraction", "0 <= skip_fraction < 1"],
+    );
+    assert_refused(
+        &petri(&["analyze", &cfg, "--out", &dir.display().to_string()]),
+        &["kymograph.csv"],
+    );
+    assert_refused(
+        &petri(&["analyze", "assets/angiogenesis.json"]),
+        &["angiogenesis", "only rdme"],
+    );
+
     // Resuming needs the config as well; on two devices the run carries on the same.
     let ck = dir.join("a/checkpoint.petri").display().to_string();
     let out2 = dir.join("b").display().to_string();

@@ -5,7 +5,7 @@ use petri_engine::testing::test_context;
 use petri_model::error::ModelError;
 use petri_model::rdme::checkpoint::Checkpoint;
 use petri_model::rdme::lattice::initial_lattice;
-use petri_model::rdme::run::{run, Manifest, RunOptions};
+use petri_model::rdme::run::{reanalyze, run, Manifest, RunOptions, ANALYSIS_SKIP_FRACTION};
 use petri_model::rdme::{RdmeConfig, RdmeModel, RdmeSim, SimOptions};
 use std::path::{Path, PathBuf};
 
@@ -161,6 +161,15 @@ fn run_writes_every_output() {
         serde_json::from_slice(&std::fs::read(dir.join("analysis.json")).unwrap()).unwrap();
     assert_eq!(analysis["samples"], 11);
     assert_eq!(analysis["profile"].as_array().unwrap().len(), 32);
+    // Analysed again from kymograph.csv: the run's own skip gives the run's own report, a
+    // later start uses fewer rows (0.45 of 2 ms: the rows from 1 ms on).
+    let again = reanalyze(&model, &dir, ANALYSIS_SKIP_FRACTION).unwrap();
+    assert_eq!(
+        serde_json::to_value(&again).unwrap(),
+        serde_json::to_value(manifest.analysis.as_ref().unwrap()).unwrap()
+    );
+    let later = reanalyze(&model, &dir, 0.45).unwrap();
+    assert_eq!((later.samples, later.samples_used), (11, 6));
 
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
@@ -208,6 +217,38 @@ fn run_writes_every_output() {
             .step,
         200
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Analysing a run again refuses a skip outside [0, 1), a folder without kymograph.csv and a
+/// kymograph written for another lattice, naming what is wrong.
+#[test]
+fn reanalysis_refuses_bad_input() {
+    let model = model();
+    let err = reanalyze(&model, Path::new("."), 1.0).unwrap_err();
+    assert!(
+        matches!(&err, ModelError::Invalid { field, .. } if field == "skip_fraction"),
+        "{err}"
+    );
+    let dir = scratch("reanalysis");
+    std::fs::create_dir_all(&dir).unwrap();
+    let err = reanalyze(&model, &dir, 0.2).unwrap_err();
+    assert!(
+        matches!(&err, ModelError::Io { path, .. } if path.ends_with("kymograph.csv")),
+        "{err}"
+    );
+    std::fs::write(dir.join("kymograph.csv"), "time_s,z0,z1\n0,1,2\n").unwrap();
+    let err = reanalyze(&model, &dir, 0.2).unwrap_err();
+    assert!(err.to_string().contains("32 planes"), "{err}");
+    let header: Vec<String> = (0..32).map(|z| format!("z{z}")).collect();
+    let text = format!(
+        "time_s,{}\n0,{}\n1,oops\n",
+        header.join(","),
+        vec!["0"; 32].join(",")
+    );
+    std::fs::write(dir.join("kymograph.csv"), text).unwrap();
+    let err = reanalyze(&model, &dir, 0.2).unwrap_err();
+    assert!(err.to_string().contains("line 3"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

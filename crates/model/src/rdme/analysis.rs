@@ -30,6 +30,16 @@ pub struct OscillationReport {
     pub anti_phase: bool,
     /// Period of the left - right difference from its autocorrelation (None: no peak).
     pub period_s: Option<f64>,
+    /// Times (s) over the whole run at which the pattern changed pole: the left - right
+    /// difference crossed zero and went on past half its standard deviation (over the rows
+    /// used) on the other side, so noise around zero does not count. They alternate in sign.
+    pub switches_s: Vec<f64>,
+    /// Full periods between every other switch, `switches_s[i + 2] - switches_s[i]`: one per
+    /// switch, so a start that settles slowly shows as long early periods.
+    pub cycle_periods_s: Vec<f64>,
+    /// Mean period from the switches at or after the skip: twice their mean spacing (None: fewer
+    /// than three). A second estimate beside the autocorrelation, which weights every lag.
+    pub switch_period_s: Option<f64>,
     /// Counts per z plane averaged over the rows used, per site when the sites per plane were
     /// given (0 in planes without such sites).
     pub profile: Vec<f64>,
@@ -104,6 +114,14 @@ pub fn analyze(
     let pole_correlation = pearson(l, r);
     let diff: Vec<f64> = l.iter().zip(r).map(|(a, b)| a - b).collect();
     let period_s = first_period_lag(&diff).map(|lag| lag * median_spacing(used));
+    let all_diff: Vec<f64> = left.iter().zip(&right).map(|(a, b)| a - b).collect();
+    let times: Vec<f64> = rows.iter().map(|r| r.0).collect();
+    let switches_s = pole_switches(&times, &all_diff, 0.5 * std_dev(&diff));
+    let cycle_periods_s: Vec<f64> = switches_s.windows(3).map(|w| w[2] - w[0]).collect();
+    let start = used.first().map_or(t0, |r| r.0);
+    let settled: Vec<f64> = switches_s.iter().copied().filter(|&t| t >= start).collect();
+    let switch_period_s = (settled.len() >= 3)
+        .then(|| 2.0 * (settled[settled.len() - 1] - settled[0]) / (settled.len() - 1) as f64);
 
     let mut profile = vec![0.0; planes];
     for (_, counts) in used {
@@ -151,6 +169,9 @@ pub fn analyze(
         anti_phase: pole_correlation.is_some_and(|c| c < 0.0),
         pole_correlation,
         period_s,
+        switches_s,
+        cycle_periods_s,
+        switch_period_s,
         profile,
         mid_to_pole_ratio,
         profile_min_plane,
@@ -167,6 +188,46 @@ fn sum(counts: &[u64]) -> f64 {
 
 fn mean(x: &[f64]) -> f64 {
     x.iter().sum::<f64>() / x.len() as f64
+}
+
+fn std_dev(x: &[f64]) -> f64 {
+    if x.is_empty() {
+        return 0.0;
+    }
+    let m = mean(x);
+    (x.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / x.len() as f64).sqrt()
+}
+
+/// Times at which `x` changes sign for good: after it has been beyond `-band` (or `+band`) it
+/// must reach past the other side's band; the switch is its last zero crossing before that,
+/// interpolated linearly between samples. The band keeps chatter around zero from counting.
+pub fn pole_switches(t: &[f64], x: &[f64], band: f64) -> Vec<f64> {
+    let mut switches = Vec::new();
+    if band <= 0.0 {
+        return switches;
+    }
+    // The side the signal was last seen beyond its band (0: not yet).
+    let mut side = 0.0;
+    for i in 0..x.len() {
+        let now = if x[i] > band {
+            1.0
+        } else if x[i] < -band {
+            -1.0
+        } else {
+            continue;
+        };
+        if side != 0.0 && now != side {
+            // Walk back to the last sample still on the old side (or at zero).
+            let mut j = i;
+            while j > 0 && x[j - 1] * now > 0.0 {
+                j -= 1;
+            }
+            let (a, b) = (x[j - 1], x[j]);
+            switches.push(t[j - 1] + (t[j] - t[j - 1]) * a / (a - b));
+        }
+        side = now;
+    }
+    switches
 }
 
 /// Pearson correlation; None with too few samples or a constant signal.
@@ -242,12 +303,18 @@ mod tests {
     use super::*;
 
     /// Counts along 32 planes, empty in the first and last two (as the membrane caps of a
-    /// cell), switching between the poles with period `period_s`, sampled every `dt_s`.
-    fn pole_to_pole(period_s: f64, dt_s: f64, samples: usize) -> Vec<KymographRow> {
+    /// cell), switching between the poles with phase `phase(t)` (radians), sampled every `dt_s`,
+    /// plus `noise(plane)` added to each count.
+    fn pattern(
+        phase: impl Fn(f64) -> f64,
+        dt_s: f64,
+        samples: usize,
+        mut noise: impl FnMut() -> u64,
+    ) -> Vec<KymographRow> {
         (0..samples)
             .map(|i| {
                 let t = i as f64 * dt_s;
-                let phase = (2.0 * std::f64::consts::PI * t / period_s).cos();
+                let phase = phase(t).cos();
                 let counts = (0..32)
                     .map(|z| {
                         if !(2..30).contains(&z) {
@@ -255,12 +322,28 @@ mod tests {
                         }
                         // x: -1 at the left pole, +1 at the right; nothing at mid-cell.
                         let x = (z as f64 - 15.5) / 13.5;
-                        (100.0 * x * x * (1.0 + x * phase)).round() as u64
+                        (100.0 * x * x * (1.0 + x * phase)).round() as u64 + noise()
                     })
                     .collect();
                 (t, counts)
             })
             .collect()
+    }
+
+    fn pole_to_pole(period_s: f64, dt_s: f64, samples: usize) -> Vec<KymographRow> {
+        let omega = 2.0 * std::f64::consts::PI / period_s;
+        pattern(|t| omega * t, dt_s, samples, || 0)
+    }
+
+    /// A fixed linear congruential sequence of integers in 0..n.
+    fn lcg(n: u64) -> impl FnMut() -> u64 {
+        let mut state = 12345u64;
+        move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        }
     }
 
     #[test]
@@ -280,10 +363,74 @@ mod tests {
                 (p - period).abs() < 0.05 * period,
                 "period {p}, expected {period}"
             );
+            // 400 s: a switch every half period from the first one at a quarter period.
+            let expected = ((400.0 - period / 4.0) / (period / 2.0)).floor() as usize + 1;
+            assert_eq!(r.switches_s.len(), expected, "{:?}", r.switches_s);
+            assert!((r.switches_s[0] - period / 4.0).abs() < 0.01 * period);
+            let q = r.switch_period_s.unwrap();
+            assert!((q - period).abs() < 0.01 * period, "{q}, expected {period}");
+            for c in &r.cycle_periods_s {
+                assert!(
+                    (c - period).abs() < 0.01 * period,
+                    "{:?}",
+                    r.cycle_periods_s
+                );
+            }
             assert!(r.lowest_at_mid_cell, "{:?}", r.profile);
             assert_eq!(r.samples_used, 760);
             assert!(r.mean_asymmetry > 0.3, "{}", r.mean_asymmetry);
         }
+    }
+
+    /// A start that settles slowly: the period shortens from 45 s to 30 s over the first 120 s,
+    /// then stays at 30 s; counts carry noise that makes the pole difference chatter around zero.
+    /// The cycle periods show the shortening, one switch is counted per real switch, and past
+    /// the transient both estimates give 30 s.
+    #[test]
+    fn cycle_periods_follow_a_settling_period_and_ignore_chatter() {
+        use std::f64::consts::PI;
+        let phase = |t: f64| {
+            // Period 45 - t / 8 up to 120 s: the phase is the integral of 2 pi / period.
+            let early = |t: f64| -16.0 * PI * ((45.0 - t / 8.0) / 45.0).ln();
+            if t < 120.0 {
+                early(t)
+            } else {
+                early(120.0) + 2.0 * PI * (t - 120.0) / 30.0
+            }
+        };
+        let rows = pattern(phase, 0.2, 2000, lcg(60));
+        let r = analyze(&rows, 150.0, None);
+        // The noise does make the raw difference chatter: it changes sign far more often than
+        // the pattern switches.
+        let diff: Vec<f64> = rows
+            .iter()
+            .map(|(_, c)| sum(&c[2..11]) - sum(&c[21..30]))
+            .collect();
+        let sign_changes = diff.windows(2).filter(|w| w[0] * w[1] < 0.0).count();
+        assert!(sign_changes > 2 * r.switches_s.len(), "{sign_changes}");
+        // The switches are where the phase passes pi/2 + k pi.
+        let mut expected = Vec::new();
+        let mut k = 0.0;
+        for i in 1..4000 {
+            let (a, b) = (phase((i - 1) as f64 * 0.1), phase(i as f64 * 0.1));
+            if a < PI / 2.0 + k * PI && b >= PI / 2.0 + k * PI {
+                expected.push(i as f64 * 0.1);
+                k += 1.0;
+            }
+        }
+        assert_eq!(r.switches_s.len(), expected.len(), "{:?}", r.switches_s);
+        // The noise on the difference (standard deviation about 70) over its slope at a switch
+        // (about 110 per s at the 45 s period) moves a switch by about 0.7 s.
+        for (got, want) in r.switches_s.iter().zip(&expected) {
+            assert!((got - want).abs() < 2.0, "{got} vs {want}");
+        }
+        let cycles = &r.cycle_periods_s;
+        assert!(cycles[0] > 40.0 && cycles[0] < 45.0, "{cycles:?}");
+        assert!((cycles[cycles.len() - 1] - 30.0).abs() < 1.0, "{cycles:?}");
+        let q = r.switch_period_s.unwrap();
+        assert!((q - 30.0).abs() < 0.3, "{q}");
+        let p = r.period_s.unwrap();
+        assert!((p - 30.0).abs() < 0.6, "{p}");
     }
 
     /// A capsule's tips have few membrane sites per plane: in counts the pattern below is lowest
@@ -326,6 +473,7 @@ mod tests {
         let rows: Vec<KymographRow> = (0..200).map(|i| (i as f64 * 0.5, vec![5; 32])).collect();
         let r = analyze(&rows, 10.0, None);
         assert_eq!(r.period_s, None);
+        assert!(r.switches_s.is_empty() && r.switch_period_s.is_none());
         assert_eq!(r.pole_correlation, None);
         assert!(!r.anti_phase);
         assert!(!r.lowest_at_mid_cell);
@@ -334,20 +482,20 @@ mod tests {
 
     #[test]
     fn noise_without_an_oscillation_has_no_period() {
-        // A fixed linear congruential sequence: uniform counts with independent noise.
-        let mut state = 12345u64;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) % 7
-        };
+        // Uniform counts with independent noise.
+        let mut next = lcg(7);
         let rows: Vec<KymographRow> = (0..400)
             .map(|i| (i as f64, (0..30).map(|_| 3 + next()).collect()))
             .collect();
         let r = analyze(&rows, 0.0, None);
         assert_eq!(r.period_s, None);
         assert!(r.pole_correlation.unwrap().abs() < 0.3);
+        // Noise crosses the band now and then, but gives no regular switching.
+        assert!(
+            r.switch_period_s.is_none_or(|q| q < 10.0),
+            "{:?}",
+            r.switches_s
+        );
     }
 
     #[test]

@@ -158,6 +158,44 @@ impl Kymograph {
     }
 }
 
+/// The rows of a finished run's kymograph.csv (written for `cfg`): an error names the file and
+/// what is wrong (missing, another lattice's header, a row that is not numbers).
+pub fn read_kymograph(path: &Path, cfg: &RdmeConfig) -> Result<Vec<KymographRow>> {
+    let bad = |message: String| ModelError::Parse {
+        path: path.display().to_string(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    let planes = cfg.lattice.shape[2] as usize;
+    let mut lines = text.lines();
+    let header = lines.next().unwrap_or_default();
+    if header.split(',').count() != planes + 1 || !header.starts_with("time_s,z0") {
+        return Err(bad(format!(
+            "the header is not time_s and {planes} planes z0..z{}: written for another lattice?",
+            planes - 1
+        )));
+    }
+    lines
+        .enumerate()
+        .map(|(i, line)| {
+            let values: Option<Vec<f64>> = line.split(',').map(|v| v.parse().ok()).collect();
+            match values {
+                Some(v) if v.len() == planes + 1 && v[1..].iter().all(|c| *c >= 0.0) => {
+                    Ok((v[0], v[1..].iter().map(|&c| c as u64).collect()))
+                }
+                _ => Err(bad(format!(
+                    "line {}: expected {} numbers (time, then counts)",
+                    i + 2,
+                    planes + 1
+                ))),
+            }
+        })
+        .collect()
+}
+
 /// The kymograph as a picture: one column per z plane, one row per observation with time
 /// going down (at most `KYMOGRAPH_MAX_ROWS`, picked evenly), viridis scaled to the largest value.
 /// With `sites_per_plane` a pixel is the count per site of the plane (0 where it has none), as

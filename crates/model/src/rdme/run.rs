@@ -5,13 +5,14 @@
 
 use super::analysis::{analyze, OscillationReport};
 use super::checkpoint::Checkpoint;
-use super::config::RdmeModel;
-use super::lattice::initial_lattice;
+use super::config::{RdmeConfig, RdmeModel};
+use super::geometry::site_types;
+use super::lattice::{initial_lattice, Lattice};
 use super::output::{
-    snapshot_file, write_kymograph_png, write_snapshot, Kymograph, ObservablesCsv,
+    read_kymograph, snapshot_file, write_kymograph_png, write_snapshot, Kymograph, ObservablesCsv,
 };
 use super::sim::{Observables, RdmeSim, SimOptions};
-use crate::error::{ModelError, Result};
+use crate::error::{invalid, ModelError, Result};
 use petri_engine::{AdapterSummary, GpuContext};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -191,12 +192,7 @@ pub fn run(
     if let Some(k) = kymograph.as_mut() {
         k.flush()?;
         // Occupancy (per site of the type) in the picture and the analysis alike.
-        let sites = match &cfg.output.kymograph_site_type {
-            Some(t) => {
-                Some(lattice.sites_per_plane(cfg.type_id("output.kymograph_site_type", t)? as u8))
-            }
-            None => None,
-        };
+        let sites = kymograph_sites(cfg, &lattice)?;
         write_kymograph_png(&dir.join("kymograph.png"), &k.rows, sites.as_deref())?;
         let span = k.rows.last().map_or(0.0, |r| r.0) - k.rows[0].0;
         let report = analyze(&k.rows, ANALYSIS_SKIP_FRACTION * span, sites.as_deref());
@@ -252,6 +248,44 @@ pub fn run(
     };
     petri_output::write_json_pretty(&dir.join("manifest.json"), &manifest)?;
     Ok(manifest)
+}
+
+/// Sites of `output.kymograph_site_type` in each z plane (None without one), which turn the
+/// kymograph's counts into occupancy.
+fn kymograph_sites(cfg: &RdmeConfig, lattice: &Lattice) -> Result<Option<Vec<u64>>> {
+    Ok(match &cfg.output.kymograph_site_type {
+        Some(t) => {
+            Some(lattice.sites_per_plane(cfg.type_id("output.kymograph_site_type", t)? as u8))
+        }
+        None => None,
+    })
+}
+
+/// Analyses the kymograph.csv of a finished run of `model` in `dir` again, discarding
+/// `skip_fraction` of its time span as transient instead of `ANALYSIS_SKIP_FRACTION`: a later
+/// start looks at the settled oscillation alone. The same analysis as the run's own, with
+/// the same occupancy (site types do not change during a run).
+pub fn reanalyze(model: &RdmeModel, dir: &Path, skip_fraction: f64) -> Result<OscillationReport> {
+    if !(0.0..1.0).contains(&skip_fraction) {
+        return Err(invalid(
+            "skip_fraction",
+            skip_fraction,
+            "0 <= skip_fraction < 1",
+        ));
+    }
+    let cfg = &model.config;
+    if cfg.output.kymograph_species.is_none() {
+        return Err(invalid(
+            "output.kymograph_species",
+            "none",
+            "a species: the run wrote no kymograph to analyse",
+        ));
+    }
+    let rows = read_kymograph(&dir.join("kymograph.csv"), cfg)?;
+    let lattice = Lattice::empty(cfg.lattice.shape, site_types(cfg));
+    let sites = kymograph_sites(cfg, &lattice)?;
+    let span = rows.last().map_or(0.0, |r| r.0) - rows.first().map_or(0.0, |r| r.0);
+    Ok(analyze(&rows, skip_fraction * span, sites.as_deref()))
 }
 
 fn file_name(p: &Path) -> String {
