@@ -171,7 +171,7 @@ fn print_analysis(name: &str, a: &OscillationReport) {
             .map(|(t, p)| format!("{t:.1}: {p:.1}"))
             .collect();
         println!(
-            "periods from each pole switch (s: s): {}",
+            "full period from each pole switch (switch at s: period s): {}",
             cycles.join(", ")
         );
     }
