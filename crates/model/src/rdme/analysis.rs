@@ -112,11 +112,12 @@ pub fn analyze(
     let (l, r) = (&left[from..], &right[from..]);
 
     let pole_correlation = pearson(l, r);
-    let diff: Vec<f64> = l.iter().zip(r).map(|(a, b)| a - b).collect();
-    let period_s = first_period_lag(&diff).map(|lag| lag * median_spacing(used));
+    // The pole difference over every row; the period and the switch band from the rows used.
     let all_diff: Vec<f64> = left.iter().zip(&right).map(|(a, b)| a - b).collect();
+    let diff = &all_diff[from..];
+    let period_s = first_period_lag(diff).map(|lag| lag * median_spacing(used));
     let times: Vec<f64> = rows.iter().map(|r| r.0).collect();
-    let switches_s = pole_switches(&times, &all_diff, 0.5 * std_dev(&diff));
+    let switches_s = pole_switches(&times, &all_diff, 0.5 * std_dev(diff));
     let cycle_periods_s: Vec<f64> = switches_s.windows(3).map(|w| w[2] - w[0]).collect();
     let start = used.first().map_or(t0, |r| r.0);
     let settled: Vec<f64> = switches_s.iter().copied().filter(|&t| t >= start).collect();

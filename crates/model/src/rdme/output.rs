@@ -123,8 +123,7 @@ impl Kymograph {
         continue_from: Option<u64>,
     ) -> Result<Self> {
         let species_id = cfg.species_id("output.kymograph_species", species)? as usize;
-        let mut cols = vec!["time_s".to_string()];
-        cols.extend((0..cfg.lattice.shape[2]).map(|z| format!("z{z}")));
+        let cols = kymograph_columns(cfg);
         let cols: Vec<&str> = cols.iter().map(String::as_str).collect();
         // The file holds times only: rows half a step or more before the resumed step.
         let keep = continue_from.map(|step| {
@@ -158,6 +157,13 @@ impl Kymograph {
     }
 }
 
+/// Columns of kymograph.csv: time_s, then one per z plane, "z0", "z1", ...
+fn kymograph_columns(cfg: &RdmeConfig) -> Vec<String> {
+    let mut cols = vec!["time_s".to_string()];
+    cols.extend((0..cfg.lattice.shape[2]).map(|z| format!("z{z}")));
+    cols
+}
+
 /// The rows of a finished run's kymograph.csv (written for `cfg`): an error names the file and
 /// what is wrong (missing, another lattice's header, a row that is not numbers).
 pub fn read_kymograph(path: &Path, cfg: &RdmeConfig) -> Result<Vec<KymographRow>> {
@@ -169,10 +175,10 @@ pub fn read_kymograph(path: &Path, cfg: &RdmeConfig) -> Result<Vec<KymographRow>
         path: path.display().to_string(),
         source,
     })?;
-    let planes = cfg.lattice.shape[2] as usize;
+    let columns = kymograph_columns(cfg);
+    let planes = columns.len() - 1;
     let mut lines = text.lines();
-    let header = lines.next().unwrap_or_default();
-    if header.split(',').count() != planes + 1 || !header.starts_with("time_s,z0") {
+    if lines.next() != Some(columns.join(",").as_str()) {
         return Err(bad(format!(
             "the header is not time_s and {planes} planes z0..z{}: written for another lattice?",
             planes - 1
@@ -183,7 +189,7 @@ pub fn read_kymograph(path: &Path, cfg: &RdmeConfig) -> Result<Vec<KymographRow>
         .map(|(i, line)| {
             let values: Option<Vec<f64>> = line.split(',').map(|v| v.parse().ok()).collect();
             match values {
-                Some(v) if v.len() == planes + 1 && v[1..].iter().all(|c| *c >= 0.0) => {
+                Some(v) if v.len() == columns.len() && v[1..].iter().all(|c| *c >= 0.0) => {
                     Ok((v[0], v[1..].iter().map(|&c| c as u64).collect()))
                 }
                 _ => Err(bad(format!(
