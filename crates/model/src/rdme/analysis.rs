@@ -177,7 +177,7 @@ pub fn analyze(
         mid_to_pole_ratio,
         profile_min_plane,
         lowest_at_mid_cell,
-        time_s: rows.iter().map(|r| r.0).collect(),
+        time_s: times,
         asymmetry,
         mean_asymmetry,
     }
