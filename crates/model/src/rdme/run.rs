@@ -11,7 +11,8 @@ use super::lattice::{initial_lattice, Lattice};
 use super::output::{
     read_kymograph, snapshot_file, write_kymograph_png, write_snapshot, Kymograph, ObservablesCsv,
 };
-use super::sim::{Observables, RdmeSim, SimOptions};
+use super::options::SimOptions;
+use super::sim::{Observables, RdmeSim};
 use crate::error::{invalid, ModelError, Result};
 use petri_engine::{AdapterSummary, GpuContext};
 use serde::Serialize;
