@@ -75,11 +75,7 @@ impl std::str::FromStr for Sweeps {
             "auto" => Ok(Self::Auto),
             "every-site" => Ok(Self::EverySite),
             "occupied" => Ok(Self::Occupied),
-            other => Err(invalid(
-                "sweeps",
-                other,
-                "auto, every-site or occupied",
-            )),
+            other => Err(invalid("sweeps", other, "auto, every-site or occupied")),
         }
     }
 }

@@ -48,7 +48,10 @@ mod tests {
         for order in 0..=2 {
             let k = [1e-6, 0.3, 1e6][order as usize];
             let rescaled = rescale_constant(stochastic_constant(order, k, v), order, v, 2.0 * v);
-            assert!(close(rescaled, stochastic_constant(order, k, 2.0 * v)), "{order}");
+            assert!(
+                close(rescaled, stochastic_constant(order, k, 2.0 * v)),
+                "{order}"
+            );
         }
         assert_eq!(rescale_constant(4.0, 2, 1.0, 2.0), 2.0);
         assert_eq!(rescale_constant(4.0, 1, 1.0, 2.0), 4.0);

@@ -78,8 +78,8 @@ pub fn simulate_direct(
 mod tests {
     use super::super::dsmts::dsmts_case;
     use super::super::ensemble::{run_ensemble_cpu, Method};
-    use crate::reactions::{Reaction, Species};
     use super::*;
+    use crate::reactions::{Reaction, Species};
 
     /// A DSMTS case run `n` times by the direct method against its analytic mean and sd; the
     /// misses of the pass rule (`dsmts::DsmtsCase::misses`), one line each.

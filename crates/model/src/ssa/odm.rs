@@ -171,8 +171,8 @@ pub fn simulate_odm(net: &Network, seed: u64, t_end: f64, sample_times: &[f64]) 
 
 #[cfg(test)]
 mod tests {
-    use crate::reactions::{Reaction, Species};
     use super::*;
+    use crate::reactions::{Reaction, Species};
 
     fn species(id: &str, count: u64) -> Species {
         Species {

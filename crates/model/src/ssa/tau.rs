@@ -327,8 +327,8 @@ pub fn simulate_tau_counted(
 
 #[cfg(test)]
 mod tests {
-    use crate::reactions::{Reaction, Species};
     use super::*;
+    use crate::reactions::{Reaction, Species};
 
     type Side = Vec<(usize, u32)>;
 
