@@ -36,9 +36,9 @@ mod tests {
 
     #[test]
     fn constants_match_the_macroscopic_rates() {
-        // 1 fL: N_A V = 602 214.076 molecules per molar.
+        // 1 fL: N_A V = 6.022e8 molecules per molar.
         let v = 1e-15;
-        let nav = 602_214.076;
+        let nav = 602_214_076.0;
         let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs();
         assert!(close(stochastic_constant(0, 1e-6, v), 1e-6 * nav));
         assert_eq!(stochastic_constant(1, 0.3, v), 0.3);
