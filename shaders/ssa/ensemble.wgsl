@@ -1,6 +1,6 @@
 // Ensembles of a small reaction network: one thread per trajectory (direct method, optimized
 // direct method, or Cao-Gillespie-Petzold tau-leaping). Launcher and table layout:
-// crates/model/src/network/gpu_ensemble.rs; CPU mirror of the direct method: gpu_mirror.rs.
+// crates/model/src/ssa/gpu_ensemble.rs; CPU mirror of the direct method: gpu_mirror.rs.
 //
 // Every thread runs at most `event_budget` events (or leap attempts) per dispatch and keeps its
 // state in `traj` between dispatches, so a long run is many short dispatches (the GPU is never

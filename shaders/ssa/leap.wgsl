@@ -3,7 +3,7 @@
 // counts) and per species (mu, sigma^2 over a species -> reactions CSR, state update), fixed-order
 // reductions for a0, the critical a0 and the tau minimum, and every decision on the GPU in a
 // small control buffer, so that many leap attempts are recorded per submission with no readback.
-// Launcher and table layout: crates/model/src/network/gpu_leap.rs.
+// Launcher and table layout: crates/model/src/ssa/gpu_leap.rs.
 //
 // One attempt is seven dispatches:
 //   leap_props   per reaction: a_j, critical part; per-workgroup sums of a and a_crit

@@ -3,7 +3,7 @@
 // an f32 "double-single" (TwoSum) clock was tried first and Mesa's optimiser folded its error
 // terms inside long loops, so time drifted by 0.02 after ~1400 events. Resolution 2.3e-10,
 // range 2^31 time units (times beyond it saturate to TIME_NEVER). CPU twin:
-// crates/model/src/network/gpu_ensemble.rs (ticks_from_f32, time_to_ticks).
+// crates/model/src/ssa/gpu_time.rs (ticks_from_f32, time_to_ticks).
 
 const TIME_NEVER: vec2<u32> = vec2<u32>(0x80000000u, 0u);
 

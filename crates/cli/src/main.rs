@@ -199,7 +199,7 @@ pub(crate) struct BenchArgs {
     #[arg(long, default_value_t = 100)]
     pub(crate) cpu_leaps: u64,
     /// ssa: events (or leap attempts) per thread per dispatch of the ensembles
-    #[arg(long, default_value_t = petri_model::network::gpu_ensemble::EnsembleOptions::default().event_budget)]
+    #[arg(long, default_value_t = petri_model::ssa::gpu_ensemble::EnsembleOptions::default().event_budget)]
     pub(crate) event_budget: u32,
     /// ssa: run the direct method with the table-driven kernel instead of the network compiled
     /// into the shader

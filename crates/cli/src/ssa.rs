@@ -5,13 +5,13 @@ use crate::{GpuArgs, RunArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use petri_model::network::dsmts::{
+use petri_model::reactions::json::read_network;
+use petri_model::ssa::dsmts::{
     dsmts_case, dsmts_case_names, run_dsmts_cpu, run_dsmts_with, DsmtsOutcome, DsmtsScore,
 };
-use petri_model::network::ensemble::Method;
-use petri_model::network::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
-use petri_model::network::json::read_network;
-use petri_model::network::run::{run_cpu, run_gpu, Manifest, RunOptions};
+use petri_model::ssa::ensemble::Method;
+use petri_model::ssa::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
+use petri_model::ssa::run::{run_cpu, run_gpu, Manifest, RunOptions};
 use std::path::Path;
 use std::time::Instant;
 
@@ -151,7 +151,7 @@ pub fn run(args: RunArgs) -> Result<()> {
 /// on the device and reports no progress until it is done: a spinner meanwhile.
 fn run_on_gpu(
     gpu: &GpuArgs,
-    net: &petri_model::network::Network,
+    net: &petri_model::reactions::Network,
     opts: &RunOptions,
 ) -> Result<Manifest> {
     let ctx = gpu.context()?;

@@ -1,14 +1,14 @@
 //! `petri bench ssa`: GPU ensembles of the Vilar oscillator and GPU tau-leaping of synthetic
 //! networks, each against the CPU reference timed in the same run (model side:
-//! petri_model::network::bench). Prints markdown tables.
+//! petri_model::ssa::bench). Prints markdown tables.
 
 use crate::BenchArgs;
 use anyhow::{Context, Result};
-use petri_model::network::bench::{bench_ensemble, bench_leap, EnsembleRow, LeapRow};
-use petri_model::network::ensemble::Method;
-use petri_model::network::gpu_ensemble::EnsembleOptions;
-use petri_model::network::json::read_network;
-use petri_model::network::synthetic::square_network;
+use petri_model::reactions::json::read_network;
+use petri_model::ssa::bench::{bench_ensemble, bench_leap, EnsembleRow, LeapRow};
+use petri_model::ssa::ensemble::Method;
+use petri_model::ssa::gpu_ensemble::EnsembleOptions;
+use petri_model::ssa::synthetic::square_network;
 use std::path::PathBuf;
 
 pub fn bench(args: BenchArgs) -> Result<()> {

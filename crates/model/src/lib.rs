@@ -4,7 +4,8 @@
 
 pub mod angiogenesis;
 pub mod error;
-pub mod network;
 pub mod rdme;
+pub mod reactions;
+pub mod ssa;
 
 pub use error::ModelError;

@@ -3,9 +3,10 @@
 //! SSA. Fixed seeds; tolerances are stated with each check.
 
 use petri_engine::testing::test_context;
-use petri_model::network::{ssa::simulate_direct, Network, Reaction, Species};
 use petri_model::rdme::lattice::initial_lattice;
 use petri_model::rdme::{Lattice, RdmeConfig, RdmeModel, RdmeSim, SimOptions};
+use petri_model::reactions::{Network, Reaction, Species};
+use petri_model::ssa::direct::simulate_direct;
 use std::path::Path;
 
 fn model(json: serde_json::Value) -> RdmeModel {

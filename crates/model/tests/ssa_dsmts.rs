@@ -1,13 +1,13 @@
 //! The CPU simulators against the DSMTS analytic results (SBML stochastic test suite, in
 //! ../shared/dsmts): every case the SBML subset expresses, by the direct method, the optimized
-//! direct method and tau-leaping. Pass rule per output time and variable (network::stats):
+//! direct method and tau-leaping. Pass rule per output time and variable (ssa::stats):
 //! Z in (-3, 3), Y in (-5, 5). A correct simulator still misses now and then (about 0.3 % of
 //! checks for Z alone, and Y is heavy-tailed where few trajectories survive), so each suite
 //! has a fixed budget: at most `MISSES_PER_CASE` in any case and `MISSES_PER_SUITE` in all.
 //! Seeds are fixed; `petri validate dsmts --n 10000` runs the full n.
 
-use petri_model::network::dsmts::{dsmts_case, dsmts_case_names, run_dsmts_cpu, DsmtsOutcome};
-use petri_model::network::ensemble::{run_ensemble_cpu, Method};
+use petri_model::ssa::dsmts::{dsmts_case, dsmts_case_names, run_dsmts_cpu, DsmtsOutcome};
+use petri_model::ssa::ensemble::{run_ensemble_cpu, Method};
 use std::time::Instant;
 
 const MISSES_PER_CASE: usize = 2;

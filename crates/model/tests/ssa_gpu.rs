@@ -2,12 +2,13 @@
 //! numbers, same trajectories), against the DSMTS analytic results, and for reproducibility.
 
 use petri_engine::testing::test_context;
-use petri_model::network::dsmts::dsmts_case;
-use petri_model::network::ensemble::Method;
-use petri_model::network::gpu_ensemble::{EnsembleOptions, GpuEnsemble, NetTables};
-use petri_model::network::gpu_mirror::direct_f32;
-use petri_model::network::json::read_network;
-use petri_model::network::{Network, Reaction, Species};
+use petri_model::reactions::json::read_network;
+use petri_model::reactions::{Network, Reaction, Species};
+use petri_model::ssa::dsmts::dsmts_case;
+use petri_model::ssa::ensemble::Method;
+use petri_model::ssa::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
+use petri_model::ssa::gpu_mirror::direct_f32;
+use petri_model::ssa::gpu_tables::NetTables;
 use std::path::Path;
 use std::time::Instant;
 
@@ -267,7 +268,7 @@ fn too_big_networks_and_bad_options_are_refused() {
 
 // ---- the large-network leaper ----
 
-use petri_model::network::gpu_leap::{GpuLeaper, LeapOptions};
+use petri_model::ssa::gpu_leap::{GpuLeaper, LeapOptions};
 
 /// `copies` independent copies of DSMTS 00001 (birth-death, X0 = 100, lambda = 0.1, mu = 0.11)
 /// as one network: the copies' counts at time t are an ensemble of tau-leaping trajectories.
@@ -468,7 +469,7 @@ fn tau_ensemble_leaps_and_matches_exact_birth_death() {
 #[test]
 fn compiled_and_table_driven_direct_kernels_give_the_same_sums() {
     // The direct method runs the network compiled into the shader by default
-    // (network/gpu_compiled.rs); the table-driven kernel must give bitwise the same sums.
+    // (ssa/gpu_compiled.rs); the table-driven kernel must give bitwise the same sums.
     let ctx = test_context();
     let net = small_network();
     let times = grid(10.0, 11);
@@ -489,7 +490,7 @@ fn compiled_and_table_driven_direct_kernels_give_the_same_sums() {
 #[test]
 fn leaper_keeps_a_synthetic_network_total_and_refuses_bad_options() {
     let ctx = test_context();
-    let net = petri_model::network::synthetic::square_network(5000, 9).unwrap();
+    let net = petri_model::ssa::synthetic::square_network(5000, 9).unwrap();
     let total: u64 = net.initial_counts().iter().sum();
     let mut leaper = GpuLeaper::new(&ctx, &net, 1, &LeapOptions::default()).unwrap();
     let stats = leaper.advance_leaps(200).unwrap();

@@ -5,7 +5,8 @@
 use super::config::{RdmeConfig, RdmeModel};
 use super::cpu::CpuReference;
 use super::lattice::initial_lattice;
-use super::sim::{RdmeSim, SimOptions, Sweeps, FIRST_BATCH};
+use super::options::{SimOptions, Sweeps};
+use super::sim::{RdmeSim, FIRST_BATCH};
 use crate::error::Result;
 use petri_engine::{GpuContext, PassTimes, Profiler};
 use serde::Serialize;

@@ -3,7 +3,8 @@
 //! per-site reaction constants times tau.
 //!
 //! Units are SI except concentrations (molar, as rate tables in the literature give them).
-//! Rate conversion to one lattice site of volume V = lambda^3 (litres: lambda^3 * 1000):
+//! Rate conversion to one lattice site of volume V = lambda^3 (litres: lambda^3 * 1000), the
+//! molar ones by `reactions::rates`:
 //! - order 0, `M/s`: c = k N_A V; `1/s`: already per site;
 //! - order 1, `1/s`: c = k; `m/s` (a surface reaction, sigma): c = sigma / lambda;
 //! - order 2, `1/(M s)`: c = k / (N_A V). A + A fires with propensity c n (n - 1) / 2.
@@ -12,14 +13,13 @@
 //! a tau must be small. `RdmeModel::warnings` lists every reaction whose single-pair c tau
 //! exceeds 0.5 (a firing probability of 0.39 per step).
 
-use super::geometry::Shape;
+use super::shape::Shape;
 use crate::error::{invalid, ModelError, Result};
-use crate::network::Network;
+use crate::reactions::rates::{rescale_constant, stochastic_constant};
+use crate::reactions::{sbml, Network};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// Avogadro's number.
-pub const AVOGADRO: f64 = 6.022_140_76e23;
 /// Particles one site holds (16 one-byte slots in four 32-bit words).
 pub const SITE_CAPACITY: usize = 16;
 /// Species ids are one byte; 0 marks an empty slot.
@@ -65,7 +65,7 @@ pub struct ReactionConfig {
     pub site_types: Vec<String>,
 }
 
-/// Reactions read from an SBML Level 3 file (crate::network): species are matched by id; each
+/// Reactions read from an SBML Level 3 file (crate::reactions): species are matched by id; each
 /// rate is the stochastic constant c for the SBML compartment of `compartment_volume_l` litres
 /// (or the file's compartment size), converted to one site: c_site = c (V / V_site)^(order - 1).
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -307,7 +307,7 @@ impl RdmeConfig {
             }
         }
         for (i, shape) in self.geometry.iter().enumerate() {
-            shape.validate(&format!("geometry[{i}]"), self)?;
+            shape.validate(&format!("geometry[{i}]"), |f, n| self.type_id(f, n))?;
         }
 
         // Hop probabilities.
@@ -374,7 +374,7 @@ impl RdmeConfig {
         }
         if let Some(sbml) = &self.reactions_sbml {
             let path = base.join(&sbml.file);
-            let net = crate::network::sbml::read_sbml(&path)?;
+            let net = sbml::read_sbml(&path)?;
             let (r, n) = self.sbml_reactions(sbml, &net)?;
             reactions.extend(r);
             names.extend(n);
@@ -439,13 +439,12 @@ impl RdmeConfig {
             return Err(invalid(&format!("{field}.rate"), rate, "a rate >= 0"));
         }
         let lambda = self.lattice.spacing_m;
-        let nav = AVOGADRO * self.site_volume_l();
         let c = match (order, units) {
-            (0, "M/s") => rate * nav,
+            (0, "M/s") | (1, "1/s") | (2, "1/(M s)") => {
+                stochastic_constant(order as u32, rate, self.site_volume_l())
+            }
             (0, "1/s") => rate,
-            (1, "1/s") => rate,
             (1, "m/s") => rate / lambda,
-            (2, "1/(M s)") => rate / nav,
             (0..=2, _) => {
                 let allowed = ["\"M/s\" or \"1/s\"", "\"1/s\" or \"m/s\"", "\"1/(M s)\""];
                 return Err(invalid(
@@ -525,7 +524,6 @@ impl RdmeConfig {
             ));
         }
         let mask = self.type_mask("reactions_sbml.site_types", &sbml.site_types)?;
-        let ratio = volume / self.site_volume_l();
         let mut out = Vec::new();
         let mut names = Vec::new();
         for r in &net.reactions {
@@ -541,8 +539,8 @@ impl RdmeConfig {
             };
             let reactants = expand(&r.reactants)?;
             let products = expand(&r.products)?;
-            let order = reactants.len() as i32;
-            let c = r.rate * ratio.powi(order - 1);
+            let order = reactants.len() as u32;
+            let c = rescale_constant(r.rate, order, volume, self.site_volume_l());
             out.push(self.site_reaction(&field, &reactants, &products, c, mask)?);
             names.push(r.id.clone());
         }

@@ -9,11 +9,14 @@ pub mod config;
 pub mod cpu;
 pub mod geometry;
 pub mod lattice;
+pub mod options;
 pub mod output;
 pub mod run;
+pub mod shape;
 pub mod sim;
 pub mod slab;
 
 pub use config::{RdmeConfig, RdmeModel};
 pub use lattice::Lattice;
-pub use sim::{Observables, RdmeSim, SimOptions, Sweeps};
+pub use options::{SimOptions, Sweeps};
+pub use sim::{Observables, RdmeSim};

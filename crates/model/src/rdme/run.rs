@@ -8,10 +8,11 @@ use super::checkpoint::Checkpoint;
 use super::config::{RdmeConfig, RdmeModel};
 use super::geometry::site_types;
 use super::lattice::{initial_lattice, Lattice};
+use super::options::SimOptions;
 use super::output::{
     read_kymograph, snapshot_file, write_kymograph_png, write_snapshot, Kymograph, ObservablesCsv,
 };
-use super::sim::{Observables, RdmeSim, SimOptions};
+use super::sim::{Observables, RdmeSim};
 use crate::error::{invalid, ModelError, Result};
 use petri_engine::{AdapterSummary, GpuContext};
 use serde::Serialize;

@@ -16,7 +16,7 @@
 
 use super::config::RdmeModel;
 use super::lattice::Lattice;
-use super::sim::{SimOptions, Sweeps};
+use super::options::{SimOptions, Sweeps};
 use crate::error::Result;
 use petri_engine::kernel::{self, Access};
 use petri_engine::{buffers, GpuContext, Profiler};

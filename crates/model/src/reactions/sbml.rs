@@ -830,7 +830,7 @@ fn mass_action_form(reactants: &[(usize, u32)], names: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::network::dsmts_dir;
+    use crate::reactions::dsmts_corpus;
 
     /// `V=- | X=100 | Sink=0 fixed | Birth: X -> 2X @0.1 | Death: X -> 0 @0.11`.
     fn summary(net: &Network) -> String {
@@ -932,7 +932,7 @@ mod tests {
         assert_eq!(REFUSED.len() + ACCEPTED.len(), 39);
         for n in 1..=39 {
             let case = format!("{n:05}");
-            let path = dsmts_dir()
+            let path = dsmts_corpus()
                 .join(&case)
                 .join(format!("{case}-sbml-l3v1.xml"));
             let result = read_sbml(&path);
@@ -949,7 +949,7 @@ mod tests {
             }
         }
         // The birth-death case in full, by hand.
-        let net = read_sbml(&dsmts_dir().join("00001/00001-sbml-l3v1.xml")).unwrap();
+        let net = read_sbml(&dsmts_corpus().join("00001/00001-sbml-l3v1.xml")).unwrap();
         assert_eq!(net.id, "BirthDeath01");
         let x = net.species_index("X").unwrap();
         assert_eq!(
@@ -970,7 +970,7 @@ mod tests {
         );
         assert!(death.products.is_empty());
         // The dimerisation propensity: k1 P (P - 1) / 2.
-        let net = read_sbml(&dsmts_dir().join("00030/00030-sbml-l3v1.xml")).unwrap();
+        let net = read_sbml(&dsmts_corpus().join("00030/00030-sbml-l3v1.xml")).unwrap();
         assert_eq!(net.reactions[0].propensity(&[100, 0]), 0.001 * 4950.0);
     }
 

@@ -6,8 +6,9 @@
 use super::ensemble::Method;
 use super::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
 use super::gpu_leap::{GpuLeaper, LeapOptions};
-use super::{odm, ssa, tau, Network};
+use super::{direct, odm, tau};
 use crate::error::Result;
+use crate::reactions::Network;
 use petri_engine::{GpuContext, Profiler};
 use std::time::Instant;
 
@@ -29,7 +30,7 @@ pub struct EnsembleRow {
 /// The CPU reference of `method`, one trajectory, single-threaded.
 fn cpu_trajectory(net: &Network, method: Method, seed: u64, t_end: f64, times: &[f64]) {
     let samples = match method {
-        Method::Direct => ssa::simulate_direct(net, seed, t_end, times),
+        Method::Direct => direct::simulate_direct(net, seed, t_end, times),
         Method::Odm => odm::simulate_odm(net, seed, t_end, times),
         Method::Tau => tau::simulate_tau(net, seed, t_end, times),
     };

@@ -22,7 +22,7 @@
 //! then not taken, which the exponential's lack of memory makes exact), so every sample is the
 //! state at exactly its time.
 
-use super::Network;
+use crate::reactions::Network;
 use rand_pcg::rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64;
 
@@ -327,8 +327,8 @@ pub fn simulate_tau_counted(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Reaction, Species};
     use super::*;
+    use crate::reactions::{Reaction, Species};
 
     type Side = Vec<(usize, u32)>;
 

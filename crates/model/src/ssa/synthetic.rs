@@ -17,8 +17,8 @@
 //! initial counts: unimolecular c in [`UNI_RATE`], bimolecular c in [`UNI_RATE`] divided by
 //! `TYPICAL_COUNT`. Initial counts are uniform in [`INITIAL_COUNT`].
 
-use super::{Network, Reaction, Species};
 use crate::error::{invalid, Result};
+use crate::reactions::{Network, Reaction, Species};
 use rand_pcg::rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64;
 
@@ -92,7 +92,7 @@ pub fn square_network(n: usize, seed: u64) -> Result<Network> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::network::tau::simulate_tau_counted;
+    use crate::ssa::tau::simulate_tau_counted;
 
     #[test]
     fn square_networks_are_seeded_and_in_range() {

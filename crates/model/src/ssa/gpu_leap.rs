@@ -9,9 +9,10 @@
 //! exact step (not 100) each time leaping is not worth it. Propensities and time are f32 (the
 //! WebGPU baseline has no f64); time is 64-bit fixed point (`shaders/ssa/time.wgsl`).
 
-use super::gpu_ensemble::{ticks_to_time, time_to_ticks, TIME_LIMIT};
-use super::Network;
+use super::gpu_tables::gpu_rate;
+use super::gpu_time::{ticks_to_time, time_to_ticks, TIME_LIMIT};
 use crate::error::{invalid, ModelError, Result};
+use crate::reactions::Network;
 use petri_engine::kernel::{self, Access};
 use petri_engine::{buffers, GpuContext, Profiler};
 
@@ -194,7 +195,7 @@ impl GpuLeaper {
         }
         let off_rate = words.len() as u32;
         for r in &net.reactions {
-            words.push(super::gpu_ensemble::gpu_rate(r)?.to_bits());
+            words.push(gpu_rate(r)?.to_bits());
         }
         let mut per_species: Vec<Vec<(u32, i32)>> = vec![Vec::new(); ns];
         for (j, ch) in changes.iter().enumerate() {

@@ -9,7 +9,7 @@
 //! - The running a0 drifts by rounding, so it is recomputed from scratch every
 //!   `A0_REFRESH_EVENTS` events, and whenever the search runs past it.
 
-use super::Network;
+use crate::reactions::Network;
 use rand_pcg::rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64;
 
@@ -171,8 +171,8 @@ pub fn simulate_odm(net: &Network, seed: u64, t_end: f64, sample_times: &[f64]) 
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Reaction, Species};
     use super::*;
+    use crate::reactions::{Reaction, Species};
 
     fn species(id: &str, count: u64) -> Species {
         Species {

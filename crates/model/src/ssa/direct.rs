@@ -2,7 +2,7 @@
 //! against. Propensities are recomputed in full at every event (O(reactions)); speed is the
 //! GPU code's job, this one is kept obvious.
 
-use super::Network;
+use crate::reactions::Network;
 use rand_pcg::rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64;
 
@@ -78,8 +78,8 @@ pub fn simulate_direct(
 mod tests {
     use super::super::dsmts::dsmts_case;
     use super::super::ensemble::{run_ensemble_cpu, Method};
-    use super::super::{Reaction, Species};
     use super::*;
+    use crate::reactions::{Reaction, Species};
 
     /// A DSMTS case run `n` times by the direct method against its analytic mean and sd; the
     /// misses of the pass rule (`dsmts::DsmtsCase::misses`), one line each.

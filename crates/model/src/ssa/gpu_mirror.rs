@@ -7,7 +7,8 @@
 //! exactly, and a sample can only differ when an event falls within those ulps of an output
 //! time. Also measures firing frequencies for the optimized direct method's search order.
 
-use super::gpu_ensemble::{ticks_add, ticks_from_f32, ticks_to_time, time_to_ticks, NetTables};
+use super::gpu_tables::NetTables;
+use super::gpu_time::{ticks_add, ticks_from_f32, ticks_to_time, time_to_ticks};
 use petri_engine::rng::{philox4x32_10, seed_key, unit};
 
 /// One mirrored trajectory.

@@ -7,8 +7,8 @@ use super::ensemble::{run_ensemble_cpu_with, Method};
 use super::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
 use super::output::{plot_mean_sd, write_mean_sd_csv, write_trajectories_csv, PLOT_COLOURS};
 use super::stats::EnsembleStats;
-use super::Network;
 use crate::error::{invalid, ModelError, Result};
+use crate::reactions::Network;
 use petri_engine::{AdapterSummary, GpuContext};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -254,7 +254,7 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("points = 1"));
-        let net = super::super::json::parse_network_json(
+        let net = crate::reactions::json::parse_network_json(
             r#"{"species": [{"id": "X", "initial_count": 5}],
                 "reactions": [{"id": "d", "reactants": ["X"], "rate": 1}]}"#,
             "t.json",

@@ -14,7 +14,7 @@
 //! }
 //! ```
 //!
-//! - `rate` is the stochastic mass-action constant c (see the `network` module doc: `2A`
+//! - `rate` is the stochastic mass-action constant c (see the `reactions` module doc: `2A`
 //!   fires at c A (A - 1) / 2), a number or the name of an entry of `parameters`.
 //! - `reactants` and `products` are a map id -> stoichiometry or a list of ids (a repeated id
 //!   adds up: `["A", "A"]` is 2A). Both may be left out for nothing.
@@ -282,7 +282,7 @@ mod tests {
     fn birth_death_json_is_dsmts_00001() {
         let json = read_network(&assets().join("birth-death.json")).unwrap();
         let sbml =
-            read_network(&crate::network::dsmts::dsmts_dir().join("00001/00001-sbml-l3v1.xml"))
+            read_network(&crate::reactions::dsmts_corpus().join("00001/00001-sbml-l3v1.xml"))
                 .unwrap();
         assert_eq!(json.species[0].initial_count, sbml.species[0].initial_count);
         for (a, b) in json.reactions.iter().zip(&sbml.reactions) {

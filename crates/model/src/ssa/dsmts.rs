@@ -10,8 +10,8 @@
 
 use super::ensemble::{run_ensemble_cpu, Method};
 use super::stats::EnsembleStats;
-use super::Network;
 use crate::error::{ModelError, Result};
+use crate::reactions::{dsmts_dir, sbml, Network};
 use std::path::{Path, PathBuf};
 
 /// DSMTS settings (`<case>-settings.txt`): output times and the variables checked.
@@ -76,20 +76,6 @@ impl DsmtsScore {
 /// The Z and Y bounds of the pass rule.
 pub const Z_BOUND: f64 = 3.0;
 pub const Y_BOUND: f64 = 5.0;
-
-/// The DSMTS corpus: `PETRI_DSMTS` if set, else `shared/dsmts` next to the repository (where
-/// the tests and CI find it).
-pub fn dsmts_dir() -> PathBuf {
-    let dir = match std::env::var_os("PETRI_DSMTS") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/dsmts"
-        )),
-    };
-    // Messages then name the files plainly; a missing folder is reported by whoever reads it.
-    dir.canonicalize().unwrap_or(dir)
-}
 
 /// The case `case` ("00001") from `dsmts_dir()`.
 pub fn dsmts_case(case: &str) -> Result<DsmtsCase> {
@@ -230,7 +216,7 @@ fn parse_settings(text: &str, path: &Path) -> Result<DsmtsSettings> {
 impl DsmtsCase {
     /// The case's network through the SBML reader; refused cases give the reader's message.
     pub fn network(&self) -> Result<Network> {
-        super::sbml::read_sbml(&self.sbml)
+        sbml::read_sbml(&self.sbml)
     }
 
     /// The end time of the run.

@@ -1,6 +1,8 @@
 //! Reaction networks: species with whole-number counts and mass-action reactions of order 0, 1
-//! or 2. One type shared by the spatial RDME model and the well-mixed stochastic kinetics (SSA,
-//! tau-leaping); `sbml` reads them from SBML Level 3 core, `ssa` is the CPU reference simulator.
+//! or 2. One type shared by the spatial RDME model (`crate::rdme`) and the well-mixed stochastic
+//! kinetics (`crate::ssa`); `json` and `sbml` read them, `rates` converts rate constants between
+//! macroscopic and stochastic forms and between volumes. Models import this module, never each
+//! other.
 //!
 //! # Rate convention
 //!
@@ -20,24 +22,12 @@
 //! Boundary species (SBML `boundaryCondition="true"` or `constant="true"`) are held fixed: they
 //! enter propensities with their count but no reaction changes them.
 
-pub mod bench;
-pub mod dsmts;
-pub mod ensemble;
-pub mod gpu_compiled;
-pub mod gpu_ensemble;
-pub mod gpu_leap;
-pub mod gpu_mirror;
 pub mod json;
-pub mod odm;
-pub mod output;
-pub mod run;
+pub mod rates;
 pub mod sbml;
-pub mod ssa;
-pub mod stats;
-pub mod synthetic;
-pub mod tau;
 
 use crate::error::{invalid, Result};
+use std::path::PathBuf;
 
 /// A well-mixed reaction network.
 #[derive(Clone, Debug, PartialEq)]
@@ -210,11 +200,26 @@ impl Network {
     }
 }
 
-/// The DSMTS corpus (`dsmts::dsmts_dir`), asserted present: a missing corpus fails the test
-/// that asked for it, the checks must not pass by skipping.
+/// The DSMTS corpus (SBML models with analytic means and sds; the SBML reader's tests read its
+/// models, `ssa::dsmts` runs its cases): `PETRI_DSMTS` if set, else `shared/dsmts` next to the
+/// repository (where the tests and CI find it).
+pub fn dsmts_dir() -> PathBuf {
+    let dir = match std::env::var_os("PETRI_DSMTS") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/dsmts"
+        )),
+    };
+    // Messages then name the files plainly; a missing folder is reported by whoever reads it.
+    dir.canonicalize().unwrap_or(dir)
+}
+
+/// The DSMTS corpus (`dsmts_dir`), asserted present: a missing corpus fails the test that asked
+/// for it, the checks must not pass by skipping.
 #[cfg(test)]
-pub(crate) fn dsmts_dir() -> std::path::PathBuf {
-    let dir = dsmts::dsmts_dir();
+pub(crate) fn dsmts_corpus() -> PathBuf {
+    let dir = dsmts_dir();
     assert!(
         dir.join("00001").is_dir(),
         "the DSMTS corpus is missing: expected {} (the repository is cloned next to shared/)",

@@ -3,8 +3,8 @@
 //! shared with the GPU ensemble.
 
 use super::stats::{Accumulator, EnsembleStats};
-use super::Network;
 use crate::error::{invalid, Result};
+use crate::reactions::Network;
 
 /// Checks that `times` are usable output times: finite, >= 0, ascending, at least one.
 pub fn check_times(times: &[f64]) -> Result<()> {
@@ -110,7 +110,7 @@ pub fn run_ensemble_cpu_with(
             let samples = match (&odm, method) {
                 (Some(odm), _) => odm.simulate(net, s, t_end, times),
                 (None, Method::Tau) => super::tau::simulate_tau(net, s, t_end, times),
-                (None, _) => super::ssa::simulate_direct(net, s, t_end, times),
+                (None, _) => super::direct::simulate_direct(net, s, t_end, times),
             };
             on_trajectory(i, &samples);
             acc.add(&samples);
@@ -123,7 +123,7 @@ pub fn run_ensemble_cpu_with(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::network::dsmts::dsmts_case;
+    use crate::ssa::dsmts::dsmts_case;
 
     /// The same seed gives bitwise the same statistics on one thread and on several, and
     /// trajectory seeds differ between neighbouring indices and seeds.
