@@ -315,10 +315,12 @@ impl CheckpointFile {
             )));
         }
         let meta_len = src.u64("the metadata length")?;
-        if meta_len > MAX_META.min(src.remaining) {
+        if meta_len > src.remaining {
+            return Err(src.truncated("the metadata", meta_len));
+        }
+        if meta_len > MAX_META {
             return Err(src.error(format!(
-                "the metadata length {meta_len} is over the {} bytes left (at most {MAX_META})",
-                src.remaining
+                "the metadata is {meta_len} bytes long, over the {MAX_META} allowed"
             )));
         }
         let meta_bytes: Vec<u8> = src.read_vec(meta_len as usize, "the metadata")?;
@@ -693,7 +695,7 @@ mod tests {
         let meta_at = 23;
         let mut huge_meta = bytes.clone();
         huge_meta[meta_at..meta_at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
-        assert!(message(&huge_meta).contains("metadata length"));
+        assert!(message(&huge_meta).contains("truncated: the metadata needs"));
         let count_at = meta_at + 8 + 2 + 4 + 4 + 1 + 1;
         let mut huge_count = bytes.clone();
         huge_count[count_at..count_at + 8].copy_from_slice(&(u64::MAX / 2).to_le_bytes());
