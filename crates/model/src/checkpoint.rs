@@ -35,3 +35,36 @@ pub fn model_error(e: OutputError) -> ModelError {
         other => ModelError::Output(other),
     }
 }
+
+/// Test helpers for the models' checkpoint tests: files read from memory.
+#[cfg(test)]
+pub(crate) mod testing {
+    use crate::error::{ModelError, Result};
+    use petri_output::checkpoint::CheckpointFile;
+    use std::path::Path;
+
+    /// A checkpoint of `model`'s format `version` read from `bytes` (named `path` in errors)
+    /// and handed to the model's `from_file`.
+    pub fn decode<T>(
+        bytes: &[u8],
+        path: &str,
+        (model, version): (&str, u32),
+        from_file: impl FnOnce(CheckpointFile) -> Result<T>,
+    ) -> Result<T> {
+        CheckpointFile::read(bytes, bytes.len() as u64, Path::new(path), model, version)
+            .map_err(super::model_error)
+            .and_then(from_file)
+    }
+
+    /// The message of a checkpoint refused as it should be: a format error naming `path`.
+    pub fn refused<T>(read: Result<T>, path: &str) -> String {
+        let e = read.err().expect("a bad checkpoint was read");
+        assert!(
+            matches!(e, ModelError::Checkpoint { .. }),
+            "expected a checkpoint error, got {e}"
+        );
+        let e = e.to_string();
+        assert!(e.starts_with(&format!("checkpoint {path}: ")), "{e}");
+        e
+    }
+}

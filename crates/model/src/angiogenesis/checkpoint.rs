@@ -378,6 +378,7 @@ mod tests {
     use super::*;
     use crate::angiogenesis::params::InitialTips;
     use crate::angiogenesis::state::FREE;
+    use crate::checkpoint::testing;
 
     fn small() -> Checkpoint {
         let mut config = AngioConfig {
@@ -412,22 +413,11 @@ mod tests {
     }
 
     fn load_bytes(b: &[u8]) -> Result<Checkpoint> {
-        CheckpointFile::read(b, b.len() as u64, Path::new("mem.ck"), MODEL, VERSION)
-            .map_err(model_error)
-            .and_then(Checkpoint::from_file)
+        testing::decode(b, "mem.ck", (MODEL, VERSION), Checkpoint::from_file)
     }
 
-    /// The message of a refused file, which must be a format error naming it.
     fn refused(b: &[u8]) -> String {
-        match load_bytes(b) {
-            Err(e @ ModelError::Checkpoint { .. }) => {
-                let e = e.to_string();
-                assert!(e.starts_with("checkpoint mem.ck: "), "{e}");
-                e
-            }
-            Err(e) => panic!("expected a checkpoint error, got {e}"),
-            Ok(_) => panic!("a bad checkpoint was read"),
-        }
+        testing::refused(load_bytes(b), "mem.ck")
     }
 
     fn bits(v: &[f32]) -> Vec<u32> {

@@ -245,6 +245,7 @@ impl Checkpoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checkpoint::testing;
     use crate::rdme::lattice::initial_lattice;
     use crate::rdme::RdmeConfig;
 
@@ -276,22 +277,11 @@ mod tests {
     }
 
     fn decode(b: &[u8]) -> Result<Checkpoint> {
-        CheckpointFile::read(b, b.len() as u64, Path::new("mem"), MODEL, VERSION)
-            .map_err(model_error)
-            .and_then(Checkpoint::from_file)
+        testing::decode(b, "mem", (MODEL, VERSION), Checkpoint::from_file)
     }
 
-    /// The message of a refused file, which must be a format error naming it.
     fn refused(b: &[u8]) -> String {
-        match decode(b) {
-            Err(e @ ModelError::Checkpoint { .. }) => {
-                let e = e.to_string();
-                assert!(e.starts_with("checkpoint mem: "), "{e}");
-                e
-            }
-            Err(e) => panic!("expected a checkpoint error, got {e}"),
-            Ok(_) => panic!("a bad checkpoint was read"),
-        }
+        testing::refused(decode(b), "mem")
     }
 
     #[test]
