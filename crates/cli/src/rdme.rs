@@ -10,15 +10,11 @@ use petri_model::rdme::analysis::OscillationReport;
 use petri_model::rdme::bench::{bench_devices, bench_model, uniform_model, DeviceRow};
 use petri_model::rdme::run::{reanalyze, RunOptions};
 use petri_model::rdme::{checkpoint, RdmeConfig, SimOptions};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Whether `path` starts like an rdme checkpoint.
 pub fn is_checkpoint(path: &Path) -> bool {
-    let mut magic = [0u8; 8];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut magic))
-        .is_ok_and(|()| &magic == checkpoint::MAGIC)
+    petri_output::checkpoint::model_of(path).is_ok_and(|model| model == checkpoint::MODEL)
 }
 
 /// The lattice passes' workgroup from `--workgroup X,Y,1` (the default without it).

@@ -3,6 +3,7 @@
 //! and a CPU reference used by the tests.
 
 pub mod angiogenesis;
+pub mod checkpoint;
 pub mod error;
 pub mod rdme;
 pub mod reactions;

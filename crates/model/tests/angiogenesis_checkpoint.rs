@@ -55,7 +55,9 @@ fn save_load_round_trip_is_exact() {
     s.counters[Counter::Segments as usize] = 2;
     s.counters[Counter::Branches as usize] = 1;
     s.step = 2;
-    let k = 0.1 + 0.2;
+    // A k whose decimal form does not read back exactly, within the stability bound.
+    let bound = cfg.stability_bound(AngioState::initial(&cfg, &u).max_taxis_speed_sq(&cfg, &u));
+    let k = (0.1 + 0.2) * bound;
     let ck = Checkpoint {
         config: cfg,
         k,
@@ -72,7 +74,7 @@ fn save_load_round_trip_is_exact() {
         .collect();
     assert_eq!(names, vec![std::ffi::OsString::from("run.ck")]);
     let bytes = std::fs::read(&path).unwrap();
-    assert_eq!(&bytes[..8], b"PETRICK1");
+    assert_eq!(&bytes[..8], b"PETRI-CK");
 
     let back = Checkpoint::load(&path).unwrap();
     assert_eq!(back.k.to_bits(), k.to_bits());
@@ -131,21 +133,24 @@ fn resumed_run_is_bitwise_identical() {
     );
 }
 
-/// Truncated files, wrong magic and missing files are errors naming the path, not panics.
+/// Truncated, flipped, old-format and missing files are errors naming the path, not panics.
 #[test]
 fn corrupt_checkpoints_are_errors_naming_the_path() {
     let cfg = config(8);
     let u = AngioUniforms::new(&cfg, 0.0);
+    let state = AngioState::initial(&cfg, &u);
     let ck = Checkpoint {
-        k: cfg.time_step(0.0).unwrap(),
-        state: AngioState::initial(&cfg, &u),
+        k: cfg.time_step(state.max_taxis_speed_sq(&cfg, &u)).unwrap(),
+        state,
         config: cfg,
     };
     let dir = scratch("corrupt");
     let good = dir.join("good.ck");
     ck.save(&good).unwrap();
     let bytes = std::fs::read(&good).unwrap();
-    let header_len = u64::from_le_bytes(bytes[8..16].try_into().unwrap()) as usize;
+    // Magic, container version, model name, model version: 8 + 4 + 4 + 12 + 4 bytes.
+    let meta_at = 32 + 8;
+    let meta_len = u64::from_le_bytes(bytes[32..meta_at].try_into().unwrap()) as usize;
 
     let expect_error = |name: &str, data: &[u8], want: &str| {
         let path = dir.join(name);
@@ -163,12 +168,22 @@ fn corrupt_checkpoints_are_errors_naming_the_path() {
     };
     expect_error("empty.ck", &[], "too short");
     expect_error("magic_only.ck", &bytes[..8], "truncated");
-    expect_error("half_header.ck", &bytes[..16 + header_len / 2], "truncated");
-    expect_error("no_arrays.ck", &bytes[..16 + header_len], "truncated");
+    expect_error(
+        "half_header.ck",
+        &bytes[..meta_at + meta_len / 2],
+        "truncated",
+    );
+    expect_error("no_arrays.ck", &bytes[..meta_at + meta_len], "truncated");
     expect_error("short_by_one.ck", &bytes[..bytes.len() - 1], "truncated");
+    let mut flipped = bytes.clone();
+    flipped[bytes.len() / 2] ^= 4;
+    expect_error("flipped.ck", &flipped, "checksum does not match");
     let mut bad_magic = bytes.clone();
     bad_magic[..8].copy_from_slice(b"PETRICK2");
     expect_error("bad_magic.ck", &bad_magic, "not a Petri checkpoint");
+    let mut old = bytes.clone();
+    old[..8].copy_from_slice(b"PETRICK1");
+    expect_error("old.ck", &old, "older Petri");
     expect_error(
         "text.ck",
         b"{\"model\": \"angiogenesis\"}",

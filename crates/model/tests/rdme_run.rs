@@ -335,7 +335,7 @@ fn bad_checkpoints_are_refused() {
     let mut flipped = good.clone();
     flipped[good.len() / 2] ^= 1;
     assert!(resume(&flipped, &model()).contains("checksum"));
-    assert!(resume(b"not a checkpoint", &model()).contains("not an RDME checkpoint"));
+    assert!(resume(b"not a checkpoint", &model()).contains("not a Petri checkpoint"));
 
     let mut other = model().config;
     other.diffusion[0].d_m2_per_s = 1e-12;

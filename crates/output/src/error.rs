@@ -32,6 +32,10 @@ pub enum OutputError {
         #[source]
         source: png::EncodingError,
     },
+    /// A checkpoint file that cannot be read back: not one, corrupt, truncated, of another
+    /// model or version, or without an array asked for.
+    #[error("checkpoint {}: {message}", path.display())]
+    Checkpoint { path: PathBuf, message: String },
     /// Serialising a value to JSON failed.
     #[error("JSON error on {}: {source}", path.display())]
     Json {

@@ -4,9 +4,14 @@
 //! * [`csv`]: time series of numbers, one row per step, for spreadsheets and pandas.
 //! * [`picture`]: RGB pictures saved as PNG, with the viridis colour map.
 //! * [`manifest`]: pretty-printed JSON describing a run.
+//! * [`checkpoint`]: the one checkpoint container of every model (named typed arrays, checksum),
+//!   saved through [`atomic`] replacement.
 //!
 //! Every writer validates its arguments and returns [`OutputError`] instead of panicking.
 
+pub mod atomic;
+pub mod checkpoint;
+pub mod checksum;
 pub mod csv;
 pub mod error;
 pub mod manifest;
@@ -18,6 +23,12 @@ pub use error::OutputError;
 
 /// Buffered CSV writer with a fixed header.
 pub use csv::TimeSeriesWriter;
+
+/// Checkpoint container: write with [`CheckpointWriter`], read with [`CheckpointFile`].
+pub use checkpoint::{CheckpointFile, CheckpointWriter};
+
+/// Atomic, durable replacement of a file.
+pub use atomic::write_atomically;
 
 /// Pretty-printed JSON file writer.
 pub use manifest::write_json_pretty;

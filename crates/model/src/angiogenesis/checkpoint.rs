@@ -10,52 +10,46 @@
 //! So resuming from a checkpoint gives bitwise the same run as not stopping, on the same adapter
 //! (a different adapter may round the field update differently, as for any run).
 //!
-//! The file is little-endian binary:
+//! The file is a `petri_output::checkpoint` container (its module doc has the byte layout, the
+//! checksum and the atomic save) of model `angiogenesis`, format version [`VERSION`]:
 //!
-//! | bytes | content |
-//! |-------|---------|
-//! | 8 | magic `PETRICK1` |
-//! | 8 | u64 length L of the header |
-//! | L | JSON header: `model` ("angiogenesis"), `version` (1), `config`, `k`, `step`, `counters`, `lengths` of each array, and `exact_f64` |
-//! | 8 + 4 cells | u64 element count, then n (f32) |
-//! | 8 + 4 cells | f (f32), likewise |
-//! | 8 + 4 cells | c (f32) |
-//! | 8 + 4 cells | occ (u32) |
-//! | 8 + 16 tips | tips ([`Tip`]: site u32, age f32, alive u32, parent u32) |
-//! | 8 + 16 segments | segments ([u32; 4]: from, to, sprout, step) |
+//! | part | content |
+//! |------|---------|
+//! | metadata | `config`, `k`, `step`, `counters` (the [`COUNTERS`] GPU counters), `exact_f64` |
+//! | `n`, `f`, `c` | f32, one per grid node |
+//! | `occ` | u32, one per grid node |
+//! | `tips.site`, `tips.age`, `tips.alive`, `tips.parent` | u32, f32, u32, u32: the columns of the tip table ([`Tip`]) |
+//! | `segments` | u32, four per vessel segment: from, to, sprout, step |
 //!
-//! `exact_f64` maps the JSON pointer of every floating-point number in the header (k, the
+//! `exact_f64` maps the JSON pointer of every floating-point number in the metadata (k, the
 //! config's coefficients, ...) to its IEEE-754 bit pattern: serde_json's default parser may read
 //! a printed double back one ulp off, which would break the bitwise resume. A hand edit of a
-//! number in the header that disagrees with its exact bits is refused on load.
+//! number in the metadata that disagrees with its exact bits is refused on load.
 //!
-//! [`Checkpoint::save`] writes a temporary file in the target's directory and renames it over
-//! the target, so a crash mid-write never leaves a partial checkpoint under the final name.
-//! [`Checkpoint::load`] checks the magic, the header, the model name, the version, every array
-//! length against the grid and the counters, and the file size; a corrupt or truncated file is an
-//! error naming the path, never a panic.
+//! On load (and before a save) the checkpoint is checked as a config is: the config validates,
+//! k is within the stability bound the run started with ([`AngioConfig::stability_bound`] over
+//! the config's initial fields, which is what [`AngioSim::new`] derives k from), the step is one
+//! a run can reach ([`crate::checkpoint::MAX_STEP`]), every array has the length the grid and
+//! the counters give, and every tip sits on the grid. So an edited but well-formed file (a k of
+//! 1000, a step of 2^64 - 1) is refused with a message, as is a corrupt one.
 
 use super::params::AngioConfig;
 use super::sim::{AngioSim, SimOptions};
-use super::state::{AngioState, Counter, Segment, Tip, COUNTERS};
+use super::state::{AngioState, Counter, Tip, COUNTERS};
+use super::AngioUniforms;
+use crate::checkpoint::{check_step, model_error};
 use crate::error::{ModelError, Result};
 use petri_engine::GpuContext;
+use petri_output::checkpoint::{CheckpointFile, CheckpointWriter};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::Path;
 
-/// First eight bytes of every checkpoint file.
-pub const MAGIC: &[u8; 8] = b"PETRICK1";
-/// Format version written, and the only one read.
+/// Format version of the angiogenesis part (metadata and arrays), written and read.
 pub const VERSION: u32 = 1;
-/// Model name in the header.
+/// Model name in the container.
 pub const MODEL: &str = "angiogenesis";
-/// Largest header accepted on load, so a corrupt length does not allocate gigabytes.
-const MAX_HEADER_BYTES: u64 = 256 << 20;
 
 /// A resumable snapshot of an angiogenesis run.
 #[derive(Clone, Debug)]
@@ -66,27 +60,23 @@ pub struct Checkpoint {
     pub state: AngioState,
 }
 
-/// Element counts of the arrays that follow the header.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
-struct Lengths {
-    n: u64,
-    f: u64,
-    c: u64,
-    occ: u64,
-    tips: u64,
-    segments: u64,
-}
-
-/// The JSON header, less `exact_f64` (added and applied on the untyped value).
+/// The metadata, less `exact_f64` (added and applied on the untyped value).
 #[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Header {
-    model: String,
-    version: u32,
     config: Value,
     k: f64,
     step: u64,
     counters: [u32; COUNTERS],
-    lengths: Lengths,
+}
+
+/// The tip table as one array per field, so each keeps its element type in the file.
+#[derive(Default)]
+struct TipColumns {
+    site: Vec<u32>,
+    age: Vec<f32>,
+    alive: Vec<u32>,
+    parent: Vec<u32>,
 }
 
 impl Checkpoint {
@@ -105,68 +95,136 @@ impl Checkpoint {
         AngioSim::from_state(ctx, &self.config, self.k, &self.state, options)
     }
 
-    /// Writes the checkpoint to `path` (replacing any file there) through a temporary file in the
-    /// same directory, renamed into place once complete and synced.
+    /// Writes the checkpoint to `path`, replacing any file there atomically and durably.
     pub fn save(&self, path: &Path) -> Result<()> {
-        let shown = path.display().to_string();
         let format_error = |message: String| ModelError::Checkpoint {
-            path: shown.clone(),
+            path: path.display().to_string(),
             message,
         };
-        self.check().map_err(&format_error)?;
-        let header = self.header_bytes().map_err(&format_error)?;
-        let name = path
-            .file_name()
-            .ok_or_else(|| format_error("the path does not name a file".into()))?;
-        let dir = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        static SERIAL: AtomicU64 = AtomicU64::new(0);
-        let tmp = dir.join(format!(
-            ".{}.tmp-{}-{}",
-            name.to_string_lossy(),
-            std::process::id(),
-            SERIAL.fetch_add(1, Ordering::Relaxed)
-        ));
-        let io_error = |p: &Path| {
-            let p = p.display().to_string();
-            move |source| ModelError::Io { path: p, source }
-        };
-        let written = self
-            .write_file(&tmp, &header)
-            .map_err(io_error(&tmp))
-            .and_then(|()| std::fs::rename(&tmp, path).map_err(io_error(path)));
-        if let Err(e) = written {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
-        }
-        // Make the rename itself durable where the platform allows syncing a directory.
-        if let Ok(d) = File::open(&dir) {
-            let _ = d.sync_all();
-        }
-        Ok(())
+        self.check().map_err(format_error)?;
+        self.encode(|w| w.save(path))
+            .map_err(format_error)?
+            .map_err(model_error)
     }
 
     /// Reads and checks a checkpoint written by [`Checkpoint::save`].
     pub fn load(path: &Path) -> Result<Checkpoint> {
-        let shown = path.display().to_string();
-        let io_error = |source| ModelError::Io {
-            path: shown.clone(),
-            source,
+        let file = CheckpointFile::load(path, MODEL, VERSION).map_err(model_error)?;
+        Self::from_file(file)
+    }
+
+    /// The container of this checkpoint, handed to `use_it` (the tip columns live only as long
+    /// as the call). Does not check the checkpoint.
+    fn encode<R>(
+        &self,
+        use_it: impl FnOnce(CheckpointWriter<'_>) -> R,
+    ) -> std::result::Result<R, String> {
+        let s = &self.state;
+        let mut tips = TipColumns::default();
+        for t in &s.tips {
+            tips.site.push(t.site);
+            tips.age.push(t.age);
+            tips.alive.push(t.alive);
+            tips.parent.push(t.parent);
+        }
+        let writer = CheckpointWriter::new(MODEL, VERSION)
+            .meta(self.header()?)
+            .array("n", &s.n)
+            .array("f", &s.f)
+            .array("c", &s.c)
+            .array("occ", &s.occ)
+            .array("tips.site", &tips.site)
+            .array("tips.age", &tips.age)
+            .array("tips.alive", &tips.alive)
+            .array("tips.parent", &tips.parent)
+            .array::<u32>("segments", bytemuck::cast_slice(&s.segments));
+        Ok(use_it(writer))
+    }
+
+    /// The checkpoint in a container read back; checked as a config is (see the module doc).
+    fn from_file(mut file: CheckpointFile) -> Result<Checkpoint> {
+        let error = |file: &CheckpointFile, m: String| model_error(file.error(m));
+        let mut value = file.meta().clone();
+        let exact: BTreeMap<String, u64> =
+            match value.as_object_mut().and_then(|m| m.remove("exact_f64")) {
+                Some(v) => serde_json::from_value(v)
+                    .map_err(|e| error(&file, format!("metadata field exact_f64: {e}")))?,
+                None => BTreeMap::new(),
+            };
+        apply_exact_floats(&mut value, &exact).map_err(|m| error(&file, m))?;
+        let header: Header = serde_json::from_value(value)
+            .map_err(|e| error(&file, format!("the metadata does not parse: {e}")))?;
+        let config: AngioConfig = serde_json::from_value(header.config)
+            .map_err(|e| error(&file, format!("the metadata's config does not parse: {e}")))?;
+        let mut take_u32 = |name: &str| file.take::<u32>(name).map_err(model_error);
+        let (occ, site, alive, parent, segments) = (
+            take_u32("occ")?,
+            take_u32("tips.site")?,
+            take_u32("tips.alive")?,
+            take_u32("tips.parent")?,
+            take_u32("segments")?,
+        );
+        let mut take_f32 = |name: &str| file.take::<f32>(name).map_err(model_error);
+        let (n, f, c, age) = (
+            take_f32("n")?,
+            take_f32("f")?,
+            take_f32("c")?,
+            take_f32("tips.age")?,
+        );
+        if [age.len(), alive.len(), parent.len()] != [site.len(); 3] {
+            return Err(error(
+                &file,
+                format!(
+                    "the tip columns differ in length: {} sites, {} ages, {} alive flags, {} parents",
+                    site.len(),
+                    age.len(),
+                    alive.len(),
+                    parent.len()
+                ),
+            ));
+        }
+        if segments.len() % 4 != 0 {
+            return Err(error(
+                &file,
+                format!(
+                    "segments holds {} numbers, not four per segment",
+                    segments.len()
+                ),
+            ));
+        }
+        let tips = (0..site.len())
+            .map(|i| Tip {
+                site: site[i],
+                age: age[i],
+                alive: alive[i],
+                parent: parent[i],
+            })
+            .collect();
+        let checkpoint = Checkpoint {
+            config,
+            k: header.k,
+            state: AngioState {
+                n,
+                f,
+                c,
+                occ,
+                tips,
+                segments: segments
+                    .chunks_exact(4)
+                    .map(|s| [s[0], s[1], s[2], s[3]])
+                    .collect(),
+                counters: header.counters,
+                step: header.step,
+            },
         };
-        let file = File::open(path).map_err(io_error)?;
-        let len = file.metadata().map_err(io_error)?.len();
-        decode(BufReader::with_capacity(1 << 20, file), len, &shown)
+        checkpoint.check().map_err(|m| error(&file, m))?;
+        Ok(checkpoint)
     }
 
     /// Consistency of config, k and state; the message says what is wrong.
     fn check(&self) -> std::result::Result<(), String> {
         let (cfg, s) = (&self.config, &self.state);
-        cfg.validate().map_err(|e| e.to_string())?;
-        if !(self.k.is_finite() && self.k > 0.0) {
-            return Err(format!("k = {} is not a finite number > 0", self.k));
-        }
+        cfg.validate().map_err(|e| format!("the config: {e}"))?;
         let cells = cfg.cells();
         for (name, len) in [
             ("n", s.n.len()),
@@ -181,6 +239,19 @@ impl Checkpoint {
                 ));
             }
         }
+        if !(self.k.is_finite() && self.k > 0.0) {
+            return Err(format!("k = {} is not a finite number > 0", self.k));
+        }
+        let u0 = AngioUniforms::new(cfg, 0.0);
+        let bound = cfg.stability_bound(AngioState::initial(cfg, &u0).max_taxis_speed_sq(cfg, &u0));
+        if self.k > bound {
+            return Err(format!(
+                "k = {:e} is over the stability bound {bound:e} of this config (min(h^2/(6D), \
+                 D/max|v|^2) over its initial fields): the run would blow up",
+                self.k
+            ));
+        }
+        check_step(s.step)?;
         let tips = s.counter(Counter::Tips) as usize;
         if s.tips.len() != tips {
             return Err(format!(
@@ -217,28 +288,13 @@ impl Checkpoint {
         Ok(())
     }
 
-    fn lengths(&self) -> Lengths {
-        let s = &self.state;
-        Lengths {
-            n: s.n.len() as u64,
-            f: s.f.len() as u64,
-            c: s.c.len() as u64,
-            occ: s.occ.len() as u64,
-            tips: s.tips.len() as u64,
-            segments: s.segments.len() as u64,
-        }
-    }
-
-    /// The JSON header with the exact bits of its floating-point numbers.
-    fn header_bytes(&self) -> std::result::Result<Vec<u8>, String> {
+    /// The metadata with the exact bits of its floating-point numbers.
+    fn header(&self) -> std::result::Result<Value, String> {
         let header = Header {
-            model: MODEL.into(),
-            version: VERSION,
             config: serde_json::to_value(&self.config).map_err(|e| e.to_string())?,
             k: self.k,
             step: self.state.step,
             counters: self.state.counters,
-            lengths: self.lengths(),
         };
         let mut value = serde_json::to_value(&header).map_err(|e| e.to_string())?;
         let mut exact = BTreeMap::new();
@@ -250,24 +306,7 @@ impl Checkpoint {
             "exact_f64".into(),
             serde_json::to_value(exact).map_err(|e| e.to_string())?,
         );
-        serde_json::to_vec_pretty(&value).map_err(|e| e.to_string())
-    }
-
-    fn write_file(&self, path: &Path, header: &[u8]) -> std::io::Result<()> {
-        let file = File::create(path)?;
-        let mut w = BufWriter::with_capacity(1 << 20, file);
-        w.write_all(MAGIC)?;
-        w.write_all(&(header.len() as u64).to_le_bytes())?;
-        w.write_all(header)?;
-        let s = &self.state;
-        write_array(&mut w, &s.n)?;
-        write_array(&mut w, &s.f)?;
-        write_array(&mut w, &s.c)?;
-        write_array(&mut w, &s.occ)?;
-        write_array(&mut w, &s.tips)?;
-        write_array(&mut w, &s.segments)?;
-        let file = w.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()
+        Ok(value)
     }
 }
 
@@ -334,224 +373,12 @@ fn apply_exact_floats(
     Ok(())
 }
 
-/// Writes the element count and the elements (all made of 4-byte words) in little-endian order.
-fn write_array<T: bytemuck::Pod>(w: &mut impl Write, v: &[T]) -> std::io::Result<()> {
-    debug_assert_eq!(std::mem::size_of::<T>() % 4, 0);
-    w.write_all(&(v.len() as u64).to_le_bytes())?;
-    let bytes: &[u8] = bytemuck::cast_slice(v);
-    if cfg!(target_endian = "little") {
-        w.write_all(bytes)
-    } else {
-        for chunk in bytes.chunks(1 << 16) {
-            let mut le = chunk.to_vec();
-            le.chunks_exact_mut(4).for_each(|word| word.reverse());
-            w.write_all(&le)?;
-        }
-        Ok(())
-    }
-}
-
-/// Reads from a source of known length; running out of bytes is a format error.
-struct Source<'a, R> {
-    inner: R,
-    remaining: u64,
-    path: &'a str,
-}
-
-impl<R: Read> Source<'_, R> {
-    fn error(&self, message: String) -> ModelError {
-        ModelError::Checkpoint {
-            path: self.path.to_string(),
-            message,
-        }
-    }
-
-    fn truncated(&self, what: &str, need: u64) -> ModelError {
-        self.error(format!(
-            "truncated: {what} needs {need} bytes, only {} are left",
-            self.remaining
-        ))
-    }
-
-    fn read_exact(&mut self, buf: &mut [u8], what: &str) -> Result<()> {
-        if buf.len() as u64 > self.remaining {
-            return Err(self.truncated(what, buf.len() as u64));
-        }
-        match self.inner.read_exact(buf) {
-            Ok(()) => {
-                self.remaining -= buf.len() as u64;
-                Ok(())
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-                Err(self.truncated(what, buf.len() as u64))
-            }
-            Err(source) => Err(ModelError::Io {
-                path: self.path.to_string(),
-                source,
-            }),
-        }
-    }
-
-    fn read_u64(&mut self, what: &str) -> Result<u64> {
-        let mut b = [0u8; 8];
-        self.read_exact(&mut b, what)?;
-        Ok(u64::from_le_bytes(b))
-    }
-
-    /// An array preceded by its element count, which must be `expected`.
-    fn read_array<T: bytemuck::Pod>(&mut self, what: &str, expected: u64) -> Result<Vec<T>> {
-        let count = self.read_u64(&format!("the element count of {what}"))?;
-        if count != expected {
-            return Err(self.error(format!(
-                "{what} has {count} elements, the header says {expected}"
-            )));
-        }
-        let size = std::mem::size_of::<T>() as u64;
-        let need = count.saturating_mul(size);
-        if need > self.remaining {
-            return Err(self.truncated(what, need));
-        }
-        let mut v = vec![T::zeroed(); count as usize];
-        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut v);
-        self.read_exact(bytes, what)?;
-        if cfg!(target_endian = "big") {
-            bytes.chunks_exact_mut(4).for_each(|word| word.reverse());
-        }
-        Ok(v)
-    }
-}
-
-/// Parses a checkpoint of `len` bytes from `r`; `path` names it in errors.
-fn decode(r: impl Read, len: u64, path: &str) -> Result<Checkpoint> {
-    let mut src = Source {
-        inner: r,
-        remaining: len,
-        path,
-    };
-    if len < MAGIC.len() as u64 {
-        return Err(src.error(format!(
-            "not a Petri checkpoint: {len} bytes, too short for the magic {}",
-            MAGIC.escape_ascii()
-        )));
-    }
-    let mut magic = [0u8; 8];
-    src.read_exact(&mut magic, "the magic bytes")?;
-    if &magic != MAGIC {
-        return Err(src.error(format!(
-            "not a Petri checkpoint: starts with \"{}\", expected \"{}\"",
-            magic.escape_ascii(),
-            MAGIC.escape_ascii()
-        )));
-    }
-    let header_len = src.read_u64("the header length")?;
-    if header_len > src.remaining {
-        return Err(src.truncated("the header", header_len));
-    }
-    if header_len > MAX_HEADER_BYTES {
-        return Err(src.error(format!(
-            "header length {header_len} is over the {MAX_HEADER_BYTES} bytes allowed"
-        )));
-    }
-    let mut text = vec![0u8; header_len as usize];
-    src.read_exact(&mut text, "the header")?;
-    let mut value: Value = serde_json::from_slice(&text)
-        .map_err(|e| src.error(format!("the header is not valid JSON: {e}")))?;
-    match value.get("model") {
-        Some(Value::String(m)) if m == MODEL => {}
-        Some(m) => {
-            return Err(src.error(format!("the checkpoint is of model {m}, not \"{MODEL}\"")))
-        }
-        None => return Err(src.error("the header names no model".into())),
-    }
-    match value.get("version").and_then(Value::as_u64) {
-        Some(v) if v == VERSION as u64 => {}
-        Some(v) => {
-            return Err(src.error(format!(
-                "format version {v} is not supported (this build reads version {VERSION})"
-            )))
-        }
-        None => return Err(src.error("the header has no version".into())),
-    }
-    let exact: BTreeMap<String, u64> =
-        match value.as_object_mut().and_then(|m| m.remove("exact_f64")) {
-            Some(v) => serde_json::from_value(v)
-                .map_err(|e| src.error(format!("header field exact_f64: {e}")))?,
-            None => BTreeMap::new(),
-        };
-    apply_exact_floats(&mut value, &exact).map_err(|m| src.error(m))?;
-    let header: Header = serde_json::from_value(value)
-        .map_err(|e| src.error(format!("the header does not parse: {e}")))?;
-    let config: AngioConfig = serde_json::from_value(header.config)
-        .map_err(|e| src.error(format!("the header's config does not parse: {e}")))?;
-    config
-        .validate()
-        .map_err(|e| src.error(format!("the header's config: {e}")))?;
-
-    let cells = config.cells() as u64;
-    let l = header.lengths;
-    for (name, len) in [("n", l.n), ("f", l.f), ("c", l.c), ("occ", l.occ)] {
-        if len != cells {
-            return Err(src.error(format!(
-                "the header gives {name} {len} values, the {:?} grid has {cells} nodes",
-                config.grid
-            )));
-        }
-    }
-    let tips = header.counters[Counter::Tips as usize] as u64;
-    if l.tips != tips {
-        return Err(src.error(format!(
-            "the header gives {} tips, but the tip counter says {tips}",
-            l.tips
-        )));
-    }
-    let payload = [
-        (l.n + l.f + l.c) * 4,
-        l.occ * 4,
-        l.tips * std::mem::size_of::<Tip>() as u64,
-        l.segments
-            .saturating_mul(std::mem::size_of::<Segment>() as u64),
-        6 * 8,
-    ]
-    .iter()
-    .fold(0u64, |a, &b| a.saturating_add(b));
-    if payload > src.remaining {
-        return Err(src.truncated("the arrays", payload));
-    }
-    if payload < src.remaining {
-        return Err(src.error(format!(
-            "{} trailing bytes after the arrays",
-            src.remaining - payload
-        )));
-    }
-
-    let state = AngioState {
-        n: src.read_array("n", l.n)?,
-        f: src.read_array("f", l.f)?,
-        c: src.read_array("c", l.c)?,
-        occ: src.read_array("occ", l.occ)?,
-        tips: src.read_array("tips", l.tips)?,
-        segments: src.read_array("segments", l.segments)?,
-        counters: header.counters,
-        step: header.step,
-    };
-    if src.remaining != 0 {
-        return Err(src.error(format!("{} trailing bytes after the arrays", src.remaining)));
-    }
-    let checkpoint = Checkpoint {
-        config,
-        k: header.k,
-        state,
-    };
-    checkpoint.check().map_err(|m| src.error(m))?;
-    Ok(checkpoint)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::angiogenesis::params::InitialTips;
     use crate::angiogenesis::state::FREE;
-    use crate::angiogenesis::AngioUniforms;
+    use crate::checkpoint::testing;
 
     fn small() -> Checkpoint {
         let mut config = AngioConfig {
@@ -579,22 +406,18 @@ mod tests {
         }
     }
 
+    /// The file's bytes, whether or not the checkpoint would pass its checks (so tests can
+    /// write edited but well-formed files, checksum and all).
     fn encode(ck: &Checkpoint) -> Vec<u8> {
-        let dir = std::env::temp_dir().join(format!("petri-ck-unit-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(format!(
-            "{}.ck",
-            SERIAL_TEST.fetch_add(1, Ordering::Relaxed)
-        ));
-        ck.save(&path).unwrap();
-        let bytes = std::fs::read(&path).unwrap();
-        std::fs::remove_file(&path).unwrap();
-        bytes
+        ck.encode(|w| w.to_bytes()).unwrap().unwrap()
     }
-    static SERIAL_TEST: AtomicU64 = AtomicU64::new(0);
 
     fn load_bytes(b: &[u8]) -> Result<Checkpoint> {
-        decode(b, b.len() as u64, "mem.ck")
+        testing::decode(b, "mem.ck", (MODEL, VERSION), Checkpoint::from_file)
+    }
+
+    fn refused(b: &[u8]) -> String {
+        testing::refused(load_bytes(b), "mem.ck")
     }
 
     fn bits(v: &[f32]) -> Vec<u32> {
@@ -626,70 +449,94 @@ mod tests {
     fn every_truncation_is_an_error() {
         let bytes = encode(&small());
         for len in 0..bytes.len() {
-            let e = load_bytes(&bytes[..len]).unwrap_err();
-            assert!(
-                matches!(e, ModelError::Checkpoint { ref path, .. } if path == "mem.ck"),
-                "{len}: {e}"
-            );
+            refused(&bytes[..len]);
         }
         let mut long = bytes.clone();
         long.push(0);
-        let e = load_bytes(&long).unwrap_err().to_string();
-        assert!(e.contains("1 trailing bytes"), "{e}");
+        assert!(refused(&long).contains("1 trailing bytes"));
+    }
+
+    /// Issue 22: flipped bytes in the f field, or in the last byte, used to resume silently.
+    #[test]
+    fn flipped_bytes_are_caught_by_the_checksum() {
+        let ck = small();
+        let bytes = encode(&ck);
+        // The f array's entry: name length 1, "f", element type 5 (f32), element count.
+        let mut entry = 1u32.to_le_bytes().to_vec();
+        entry.extend(b"f\x05");
+        entry.extend((ck.state.f.len() as u64).to_le_bytes());
+        let at = bytes
+            .windows(entry.len())
+            .position(|w| w == entry)
+            .expect("the f array is in the file")
+            + entry.len();
+        let mut flipped = bytes.clone();
+        flipped[at..at + 64].iter_mut().for_each(|b| *b ^= 0x5a);
+        assert!(refused(&flipped).contains("checksum does not match"));
+        let mut last = bytes.clone();
+        *last.last_mut().unwrap() ^= 1;
+        assert!(refused(&last).contains("checksum does not match"));
+    }
+
+    /// Issue 22: well-formed files (checksum and exact bits right) with an edited k or step are
+    /// refused by the checks a config gets.
+    #[test]
+    fn edited_k_and_step_are_refused() {
+        let mut ck = small();
+        ck.k = 1000.0;
+        let e = refused(&encode(&ck));
+        assert!(e.contains("k = 1e3 is over the stability bound"), "{e}");
+        let mut ck = small();
+        ck.state.step = u64::MAX;
+        let e = refused(&encode(&ck));
+        assert!(
+            e.contains("step 18446744073709551615 is past 4294967295"),
+            "{e}"
+        );
+        let mut ck = small();
+        ck.state.step = crate::checkpoint::MAX_STEP;
+        assert_eq!(
+            load_bytes(&encode(&ck)).unwrap().state.step,
+            u32::MAX as u64
+        );
     }
 
     #[test]
-    fn corrupt_headers_are_errors() {
-        let bytes = encode(&small());
-        let header_len = u64::from_le_bytes(bytes[8..16].try_into().unwrap()) as usize;
-        let header = std::str::from_utf8(&bytes[16..16 + header_len]).unwrap();
-        let with_header = |h: &str| {
-            let mut b = MAGIC.to_vec();
-            b.extend((h.len() as u64).to_le_bytes());
-            b.extend(h.as_bytes());
-            b.extend(&bytes[16 + header_len..]);
-            b
-        };
+    fn edited_metadata_is_refused() {
+        let ck = small();
+        let meta = ck.header().unwrap();
+        // (JSON pointer, new value, what the message says); "/extra" is a field added.
         let cases = [
-            (
-                header.replacen(
-                    "\n  \"model\": \"angiogenesis\"",
-                    "\n  \"model\": \"rdme\"",
-                    1,
-                ),
-                "checkpoint is of model \"rdme\"",
-            ),
-            (
-                header.replacen("\"version\": 1", "\"version\": 2", 1),
-                "version 2",
-            ),
-            (
-                header.replacen("\"n\": 120", "\"n\": 121", 1),
-                "n 121 values",
-            ),
-            (
-                header.replacen("\"tips\": 2", "\"tips\": 1", 1),
-                "tip counter",
-            ),
-            (
-                header.replacen("\"step\": 6", "\"step\": \"six\"", 1),
-                "does not parse",
-            ),
-            (header.replacen('{', "[", 1), "not valid JSON"),
-            (
-                header.replacen("\"D\": 0.00035", "\"D\": 0.5", 1),
-                "exact bits",
-            ),
+            ("/config/D", serde_json::json!(0.5), "exact bits"),
+            ("/step", "six".into(), "does not parse"),
+            ("/counters/0", 1.into(), "tip counter"),
+            ("/config/grid/0", 7.into(), "n has 120 values"),
+            ("/config/dt_safety", 2.into(), "dt_safety"),
+            ("/extra", 1.into(), "unknown field"),
         ];
-        for (h, want) in cases {
-            assert_ne!(h, header, "case {want} did not edit the header");
-            let e = load_bytes(&with_header(&h)).unwrap_err().to_string();
-            assert!(e.contains("mem.ck") && e.contains(want), "{want}: {e}");
+        for (pointer, value, want) in cases {
+            let mut m = meta.clone();
+            match m.pointer_mut(pointer) {
+                Some(slot) => *slot = value,
+                None => m[&pointer[1..]] = value,
+            }
+            let e = refused(&ck.encode(|w| w.meta(m).to_bytes()).unwrap().unwrap());
+            assert!(e.contains(want), "{want}: {e}");
         }
-        let mut huge = bytes.clone();
-        huge[8..16].copy_from_slice(&u64::MAX.to_le_bytes());
-        let e = load_bytes(&huge).unwrap_err().to_string();
-        assert!(e.contains("truncated"), "{e}");
+    }
+
+    #[test]
+    fn other_models_and_old_formats_are_refused() {
+        let rdme = CheckpointWriter::new("rdme", 1).to_bytes().unwrap();
+        let e = refused(&rdme);
+        assert!(e.contains("model \"rdme\", not of \"angiogenesis\""), "{e}");
+        let mut old = b"PETRICK1".to_vec();
+        old.extend([0u8; 64]);
+        let e = refused(&old);
+        assert!(e.contains("older Petri"), "{e}");
+        let mut future = encode(&small());
+        future[8..12].copy_from_slice(&2u32.to_le_bytes()); // the container version
+        assert!(refused(&future).contains("container version 2"));
     }
 
     #[test]
@@ -712,6 +559,13 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("c has 121 values"), "{e}");
+        let mut ck = small();
+        ck.k = 1.0;
+        let e = ck
+            .save(&dir.join("never-written.ck"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("stability bound"), "{e}");
         assert!(!dir.join("never-written.ck").exists());
     }
 }

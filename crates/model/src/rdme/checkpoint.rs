@@ -8,40 +8,32 @@
 //! hashes: they do not change the lattice trajectory, so a run may be extended or observed
 //! differently after a resume.
 //!
-//! Layout, little-endian:
+//! The file is a `petri_output::checkpoint` container (its module doc has the byte layout, the
+//! checksum and the atomic save) of model `rdme`, format version [`VERSION`]:
 //!
-//! | bytes | content |
-//! |-------|---------|
-//! | 8 | magic `PETRIRD1` |
-//! | 4 | u32 format version (1) |
-//! | 8 | u64 step |
-//! | 8 | u64 seed |
-//! | 12 | u32 x 3 lattice shape |
-//! | 8 | u64 overflow particles moved so far (carried on in the observables) |
-//! | 8 | u64 config hash (FNV-1a 64 over the field hashes) |
-//! | 8 | u64 hash of the site types rebuilt from the config |
-//! | 4 | u32 number of field hashes F |
-//! | F x (4 + n + 8) | u32 name length n, the name (UTF-8), u64 hash |
-//! | 8 | u64 word count W (4 x sites) |
-//! | 4 W | the lattice words (`Lattice::words`) |
-//! | 8 | u64 FNV-1a 64 of every byte before it |
+//! | part | content |
+//! |------|---------|
+//! | metadata | `step`, `seed`, `shape` (the lattice's x, y, z), `overflow_moved` (overflow particles moved so far, carried on in the observables), `config_hash` (FNV-1a 64 over the field hashes), `types_hash` (FNV-1a 64 of the site types rebuilt from the config), `fields` (a list of [config field, FNV-1a 64 of its JSON]) |
+//! | `lattice` | u32, the lattice words (`Lattice::words`, four per site) |
 //!
-//! The file is read whole and checked (magic, version, lengths, checksum, then against the
-//! config), so a corrupt or truncated file is an error naming the path, never a panic. Saving
-//! goes through a temporary file renamed into place, so a crash never leaves half a checkpoint.
+//! Loading checks the container, then the step (at most [`crate::checkpoint::MAX_STEP`]) and
+//! the word count against the shape; [`Checkpoint::restore`] checks it against the config
+//! (shape, seed, field hashes, site types) and every site's particles, so a corrupt, edited or
+//! foreign file is an error naming the path, never a panic.
 
 use super::config::{RdmeModel, SITE_CAPACITY};
 use super::geometry;
 use super::lattice::{unpack, Lattice};
+use crate::checkpoint::{check_step, model_error};
 use crate::error::{ModelError, Result};
+use petri_output::checkpoint::{CheckpointFile, CheckpointWriter};
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// First eight bytes of every RDME checkpoint.
-pub const MAGIC: &[u8; 8] = b"PETRIRD1";
-/// Format version written, and the only one read.
+/// Format version of the rdme part (metadata and arrays), written and read.
 pub const VERSION: u32 = 1;
-/// Longest field name accepted on load.
-const MAX_NAME: usize = 256;
+/// Model name in the container.
+pub const MODEL: &str = "rdme";
 /// Config fields left out of the hashes (they do not change the lattice trajectory).
 const UNHASHED: [&str; 3] = ["steps", "output", "provenance"];
 
@@ -56,6 +48,19 @@ pub struct Checkpoint {
     /// (config field, hash) pairs, to name what differs.
     pub fields: Vec<(String, u64)>,
     pub words: Vec<u32>,
+}
+
+/// The metadata: everything but the lattice words.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Header {
+    step: u64,
+    seed: u64,
+    shape: [u32; 3],
+    overflow_moved: u64,
+    config_hash: u64,
+    types_hash: u64,
+    fields: Vec<(String, u64)>,
 }
 
 /// FNV-1a 64: simple and stable across Rust versions (std's hasher is not).
@@ -112,152 +117,61 @@ impl Checkpoint {
         }
     }
 
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(128 + 4 * self.words.len());
-        b.extend(MAGIC);
-        b.extend(VERSION.to_le_bytes());
-        b.extend(self.step.to_le_bytes());
-        b.extend(self.seed.to_le_bytes());
-        for n in self.shape {
-            b.extend(n.to_le_bytes());
-        }
-        b.extend(self.overflow_moved.to_le_bytes());
-        b.extend(self.config_hash.to_le_bytes());
-        b.extend(self.types_hash.to_le_bytes());
-        b.extend((self.fields.len() as u32).to_le_bytes());
-        for (name, h) in &self.fields {
-            b.extend((name.len() as u32).to_le_bytes());
-            b.extend(name.as_bytes());
-            b.extend(h.to_le_bytes());
-        }
-        b.extend((self.words.len() as u64).to_le_bytes());
-        for w in &self.words {
-            b.extend(w.to_le_bytes());
-        }
-        let sum = fnv1a(&b);
-        b.extend(sum.to_le_bytes());
-        b
+    /// Writes the checkpoint to `path`, replacing any file there atomically and durably.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        self.writer().save(path).map_err(model_error)
     }
 
-    /// Parses a checkpoint; `path` names it in errors.
-    pub fn from_bytes(bytes: &[u8], path: &str) -> Result<Self> {
-        let mut r = Reader { bytes, at: 0, path };
-        if bytes.len() < MAGIC.len() {
-            return Err(r.error(format!(
-                "not an RDME checkpoint: {} bytes, too short for the magic {}",
-                bytes.len(),
-                MAGIC.escape_ascii()
-            )));
-        }
-        let magic = r.take(8, "the magic")?;
-        if magic == b"PETRICK1" {
-            return Err(r.error("an angiogenesis checkpoint, not an RDME one".into()));
-        }
-        if magic != MAGIC {
-            return Err(r.error(format!(
-                "not an RDME checkpoint: starts with \"{}\", expected \"{}\"",
-                magic.escape_ascii(),
-                MAGIC.escape_ascii()
-            )));
-        }
-        let version = r.u32("the version")?;
-        if version != VERSION {
-            return Err(r.error(format!(
-                "format version {version} is not supported (this build reads version {VERSION})"
-            )));
-        }
-        let step = r.u64("the step")?;
-        let seed = r.u64("the seed")?;
-        let shape = [
-            r.u32("the shape")?,
-            r.u32("the shape")?,
-            r.u32("the shape")?,
-        ];
-        let overflow_moved = r.u64("the overflow count")?;
-        let config_hash = r.u64("the config hash")?;
-        let types_hash = r.u64("the site type hash")?;
-        let n_fields = r.u32("the number of field hashes")?;
-        let mut fields = Vec::new();
-        for i in 0..n_fields {
-            let len = r.u32("a field name length")? as usize;
-            if len > MAX_NAME {
-                return Err(r.error(format!(
-                    "field name {i} is {len} bytes long, over {MAX_NAME}"
-                )));
-            }
-            let name = std::str::from_utf8(r.take(len, "a field name")?)
-                .map_err(|_| r.error(format!("field name {i} is not UTF-8")))?
-                .to_string();
-            fields.push((name, r.u64("a field hash")?));
-        }
-        let n_words = r.u64("the word count")?;
-        // Checked before allocating, so a corrupt count cannot ask for terabytes.
-        let need = n_words.saturating_mul(4).saturating_add(8);
-        if need > r.left() as u64 {
-            return Err(r.truncated("the lattice words and the checksum", need));
-        }
-        let words: Vec<u32> = r
-            .take(4 * n_words as usize, "the lattice words")?
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-            .collect();
-        let body = r.at;
-        let sum = r.u64("the checksum")?;
-        if r.left() > 0 {
-            return Err(r.error(format!("{} trailing bytes after the checksum", r.left())));
-        }
-        if sum != fnv1a(&bytes[..body]) {
-            return Err(r.error("the checksum does not match: the file is corrupt".into()));
-        }
-        let sites = shape.iter().map(|&n| n as u64).product::<u64>();
-        if n_words != 4 * sites {
-            return Err(r.error(format!(
-                "{n_words} lattice words, but the {shape:?} lattice needs {}",
-                4 * sites
-            )));
+    /// Reads a checkpoint written by [`Checkpoint::save`] and checks its step and word count;
+    /// [`Checkpoint::restore`] checks it against the config.
+    pub fn load(path: &Path) -> Result<Self> {
+        let file = CheckpointFile::load(path, MODEL, VERSION).map_err(model_error)?;
+        Self::from_file(file)
+    }
+
+    fn writer(&self) -> CheckpointWriter<'_> {
+        let header = Header {
+            step: self.step,
+            seed: self.seed,
+            shape: self.shape,
+            overflow_moved: self.overflow_moved,
+            config_hash: self.config_hash,
+            types_hash: self.types_hash,
+            fields: self.fields.clone(),
+        };
+        CheckpointWriter::new(MODEL, VERSION)
+            .meta(serde_json::to_value(header).expect("the header serializes"))
+            .array("lattice", &self.words)
+    }
+
+    fn from_file(mut file: CheckpointFile) -> Result<Self> {
+        let error = |file: &CheckpointFile, m: String| model_error(file.error(m));
+        let h: Header = serde_json::from_value(file.meta().clone())
+            .map_err(|e| error(&file, format!("the metadata does not parse: {e}")))?;
+        check_step(h.step).map_err(|m| error(&file, m))?;
+        let words = file.take::<u32>("lattice").map_err(model_error)?;
+        let sites = h.shape.iter().map(|&n| n as u64).product::<u64>();
+        if words.len() as u64 != 4 * sites {
+            return Err(error(
+                &file,
+                format!(
+                    "{} lattice words, but the {:?} lattice needs {}",
+                    words.len(),
+                    h.shape,
+                    4 * sites
+                ),
+            ));
         }
         Ok(Self {
-            step,
-            seed,
-            shape,
-            overflow_moved,
-            config_hash,
-            types_hash,
-            fields,
+            step: h.step,
+            seed: h.seed,
+            shape: h.shape,
+            overflow_moved: h.overflow_moved,
+            config_hash: h.config_hash,
+            types_hash: h.types_hash,
+            fields: h.fields,
             words,
         })
-    }
-
-    /// Writes the checkpoint through a temporary file in the same folder, renamed into place.
-    pub fn save(&self, path: &Path) -> Result<()> {
-        let io = |p: &Path| {
-            let p = p.display().to_string();
-            move |source| ModelError::Io { path: p, source }
-        };
-        let name = path.file_name().ok_or_else(|| ModelError::Checkpoint {
-            path: path.display().to_string(),
-            message: "the path does not name a file".into(),
-        })?;
-        let tmp = path.with_file_name(format!(
-            ".{}.tmp-{}",
-            name.to_string_lossy(),
-            std::process::id()
-        ));
-        let written = std::fs::write(&tmp, self.to_bytes())
-            .map_err(io(&tmp))
-            .and_then(|()| std::fs::rename(&tmp, path).map_err(io(path)));
-        if written.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        written
-    }
-
-    pub fn load(path: &Path) -> Result<Self> {
-        let bytes = std::fs::read(path).map_err(|source| ModelError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
-        Self::from_bytes(&bytes, &path.display().to_string())
     }
 
     /// The lattice to resume `model` from, after checking that the checkpoint belongs to a
@@ -328,58 +242,10 @@ impl Checkpoint {
     }
 }
 
-/// Reads from a byte slice; running out of bytes is a format error, never a panic.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-    path: &'a str,
-}
-
-impl<'a> Reader<'a> {
-    fn error(&self, message: String) -> ModelError {
-        ModelError::Checkpoint {
-            path: self.path.to_string(),
-            message,
-        }
-    }
-
-    fn left(&self) -> usize {
-        self.bytes.len() - self.at
-    }
-
-    fn truncated(&self, what: &str, need: u64) -> ModelError {
-        self.error(format!(
-            "truncated: {what} needs {need} bytes at byte {}, only {} are left",
-            self.at,
-            self.left()
-        ))
-    }
-
-    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
-        if n > self.left() {
-            return Err(self.truncated(what, n as u64));
-        }
-        let out = &self.bytes[self.at..self.at + n];
-        self.at += n;
-        Ok(out)
-    }
-
-    fn u32(&mut self, what: &str) -> Result<u32> {
-        Ok(u32::from_le_bytes(
-            self.take(4, what)?.try_into().expect("4 bytes"),
-        ))
-    }
-
-    fn u64(&mut self, what: &str) -> Result<u64> {
-        Ok(u64::from_le_bytes(
-            self.take(8, what)?.try_into().expect("8 bytes"),
-        ))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checkpoint::testing;
     use crate::rdme::lattice::initial_lattice;
     use crate::rdme::RdmeConfig;
 
@@ -406,10 +272,22 @@ mod tests {
         (m, ck)
     }
 
+    fn encode(ck: &Checkpoint) -> Vec<u8> {
+        ck.writer().to_bytes().unwrap()
+    }
+
+    fn decode(b: &[u8]) -> Result<Checkpoint> {
+        testing::decode(b, "mem", (MODEL, VERSION), Checkpoint::from_file)
+    }
+
+    fn refused(b: &[u8]) -> String {
+        testing::refused(decode(b), "mem")
+    }
+
     #[test]
     fn round_trips_and_restores_the_lattice() {
         let (m, ck) = sample();
-        let back = Checkpoint::from_bytes(&ck.to_bytes(), "mem").unwrap();
+        let back = decode(&encode(&ck)).unwrap();
         assert_eq!(back, ck);
         assert_eq!(
             back.restore(&m, Path::new("mem")).unwrap(),
@@ -420,34 +298,71 @@ mod tests {
     #[test]
     fn every_truncation_and_corruption_is_an_error() {
         let (_, ck) = sample();
-        let bytes = ck.to_bytes();
+        let bytes = encode(&ck);
         for len in 0..bytes.len() {
-            let e = Checkpoint::from_bytes(&bytes[..len], "mem").unwrap_err();
-            assert!(matches!(e, ModelError::Checkpoint { .. }), "{len}: {e}");
+            refused(&bytes[..len]);
         }
-        for i in (0..bytes.len()).step_by(7) {
+        for i in 0..bytes.len() {
             let mut b = bytes.clone();
             b[i] ^= 0x10;
-            let e = Checkpoint::from_bytes(&b, "mem").unwrap_err().to_string();
-            assert!(e.starts_with("checkpoint mem: "), "{i}: {e}");
+            refused(&b);
+        }
+        // Issue 22: a flipped lattice word or last byte is caught by the checksum.
+        for i in [bytes.len() - 8 - 4 * ck.words.len() / 2, bytes.len() - 1] {
+            let mut b = bytes.clone();
+            b[i] ^= 1;
+            assert!(refused(&b).contains("checksum does not match"), "{i}");
         }
         let mut long = bytes.clone();
         long.push(0);
-        let e = Checkpoint::from_bytes(&long, "mem")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("1 trailing bytes"), "{e}");
-        let mut huge = bytes.clone();
-        let at = bytes.len() - 8 - 4 * ck.words.len() - 8;
-        huge[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
-        let e = Checkpoint::from_bytes(&huge, "mem")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("truncated"), "{e}");
-        let e = Checkpoint::from_bytes(b"PETRICK1 and more", "mem")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("angiogenesis checkpoint"), "{e}");
+        assert!(refused(&long).contains("1 trailing bytes"));
+        let mut old = b"PETRIRD1".to_vec();
+        old.extend([0u8; 64]);
+        assert!(
+            refused(&old).contains("rdme checkpoint in the format \"PETRIRD1\" of an older Petri")
+        );
+    }
+
+    /// Issue 22: a well-formed file (checksum right) with an edited step or lattice size is
+    /// refused; so is another model's checkpoint, with both models named.
+    #[test]
+    fn edited_and_foreign_checkpoints_are_refused() {
+        let (_, ck) = sample();
+        let mut huge = ck.clone();
+        huge.step = u64::MAX;
+        let e = refused(&encode(&huge));
+        assert!(
+            e.contains("step 18446744073709551615 is past 4294967295"),
+            "{e}"
+        );
+        let mut short = ck.clone();
+        short.words.pop();
+        assert!(refused(&encode(&short)).contains("239 lattice words"));
+
+        let angio = crate::angiogenesis::AngioConfig {
+            grid: [4, 4, 4],
+            ..Default::default()
+        };
+        let u = crate::angiogenesis::AngioUniforms::new(&angio, 0.0);
+        let state = crate::angiogenesis::AngioState::initial(&angio, &u);
+        let dir = std::env::temp_dir().join(format!("petri-rdme-ck-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("angio.ck");
+        crate::angiogenesis::checkpoint::Checkpoint {
+            k: angio
+                .time_step(state.max_taxis_speed_sq(&angio, &u))
+                .unwrap(),
+            config: angio,
+            state,
+        }
+        .save(&path)
+        .unwrap();
+        let e = Checkpoint::load(&path).unwrap_err().to_string();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(
+            e.contains("angio.ck") && e.contains("model \"angiogenesis\", not of \"rdme\""),
+            "{e}"
+        );
     }
 
     #[test]

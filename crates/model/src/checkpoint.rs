@@ -1,0 +1,70 @@
+//! What every model's checkpoint shares on top of the container of `petri_output::checkpoint`:
+//! the steps a run may resume from, and the container's errors as model errors.
+
+use crate::error::ModelError;
+use petri_output::OutputError;
+
+/// Largest step a checkpoint may hold. The shaders see the step as a 32-bit number (the random
+/// numbers are keyed by it, angiogenesis stamps vessel segments with it), so a run past
+/// 2^32 - 1 steps would draw the random numbers of step 0 again.
+pub const MAX_STEP: u64 = u32::MAX as u64;
+
+/// Refuses a step outside 0..=[`MAX_STEP`], saying why.
+pub fn check_step(step: u64) -> Result<(), String> {
+    if step > MAX_STEP {
+        return Err(format!(
+            "step {step} is past {MAX_STEP}, the last step a run can reach (the GPU keys its \
+             random numbers by the step as a 32-bit number)"
+        ));
+    }
+    Ok(())
+}
+
+/// A container error as the model error callers match on: a format error as
+/// [`ModelError::Checkpoint`], a failed read or write as [`ModelError::Io`].
+pub fn model_error(e: OutputError) -> ModelError {
+    match e {
+        OutputError::Checkpoint { path, message } => ModelError::Checkpoint {
+            path: path.display().to_string(),
+            message,
+        },
+        OutputError::Io { path, source } => ModelError::Io {
+            path: path.display().to_string(),
+            source,
+        },
+        other => ModelError::Output(other),
+    }
+}
+
+/// Test helpers for the models' checkpoint tests: files read from memory.
+#[cfg(test)]
+pub(crate) mod testing {
+    use crate::error::{ModelError, Result};
+    use petri_output::checkpoint::CheckpointFile;
+    use std::path::Path;
+
+    /// A checkpoint of `model`'s format `version` read from `bytes` (named `path` in errors)
+    /// and handed to the model's `from_file`.
+    pub fn decode<T>(
+        bytes: &[u8],
+        path: &str,
+        (model, version): (&str, u32),
+        from_file: impl FnOnce(CheckpointFile) -> Result<T>,
+    ) -> Result<T> {
+        CheckpointFile::read(bytes, bytes.len() as u64, Path::new(path), model, version)
+            .map_err(super::model_error)
+            .and_then(from_file)
+    }
+
+    /// The message of a checkpoint refused as it should be: a format error naming `path`.
+    pub fn refused<T>(read: Result<T>, path: &str) -> String {
+        let e = read.err().expect("a bad checkpoint was read");
+        assert!(
+            matches!(e, ModelError::Checkpoint { .. }),
+            "expected a checkpoint error, got {e}"
+        );
+        let e = e.to_string();
+        assert!(e.starts_with(&format!("checkpoint {path}: ")), "{e}");
+        e
+    }
+}
