@@ -50,8 +50,7 @@ impl Grid {
                 ));
             }
             let h = self.cell_size[a];
-            if !(h.is_finite() && h > 0.0 && (1.0 / h).is_finite()) || !self.origin[a].is_finite()
-            {
+            if !(h.is_finite() && h > 0.0 && (1.0 / h).is_finite()) || !self.origin[a].is_finite() {
                 return Err(invalid(
                     "binning",
                     "grid cell_size / origin",

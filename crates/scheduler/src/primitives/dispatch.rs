@@ -99,7 +99,10 @@ impl DispatchTable {
                     format!("a capacity whose slot {k} length ({len}) fits in u32"),
                 ));
             }
-            ctx.check_workgroups(&format!("{primitive} at capacity {capacity}"), groups as u32)?;
+            ctx.check_workgroups(
+                &format!("{primitive} at capacity {capacity}"),
+                groups as u32,
+            )?;
         }
         let mut cfg = Cfg {
             slots: slots.len() as u32,

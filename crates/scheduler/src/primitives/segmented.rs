@@ -56,7 +56,13 @@ impl SegmentedReduction {
         capacity: u32,
         length: Length,
     ) -> Result<Self> {
-        check_buffer("segmented reduction", "offsets", offsets, capacity as u64 + 1, 4)?;
+        check_buffer(
+            "segmented reduction",
+            "offsets",
+            offsets,
+            capacity as u64 + 1,
+            4,
+        )?;
         check_buffer("segmented reduction", "output", output, capacity as u64, 4)?;
         let table = DispatchTable::new(
             ctx,
