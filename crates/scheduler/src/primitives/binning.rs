@@ -50,7 +50,8 @@ impl Grid {
                 ));
             }
             let h = self.cell_size[a];
-            if !(h.is_finite() && h > 0.0 && (1.0 / h).is_finite()) || !self.origin[a].is_finite() {
+            let finite = h.is_finite() && (1.0 / h).is_finite() && self.origin[a].is_finite();
+            if !(finite && h > 0.0) {
                 return Err(invalid(
                     "binning",
                     "grid cell_size / origin",
