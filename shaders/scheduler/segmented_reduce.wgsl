@@ -4,6 +4,7 @@
 // the identity (min: f32::MAX, max: -f32::MAX, as common/reduce.wgsl). Meant for short segments
 // (cells, neighbour lists); a long one is one thread's serial loop.
 // CPU twin: crates/scheduler/src/primitives/segmented.rs (cpu_segmented_reduce).
+//!include common/reduce_ops.wgsl
 
 // [0]: segments.
 @group(0) @binding(0) var<storage, read> sr_lens: array<u32>;
@@ -11,25 +12,13 @@
 @group(0) @binding(2) var<storage, read> sr_values: array<f32>;
 @group(0) @binding(3) var<storage, read_write> sr_out: array<f32>;
 
-fn seg_identity(op: u32) -> f32 {
-    if op == 1u { return 3.4028235e38; }
-    if op == 2u { return -3.4028235e38; }
-    return 0.0;
-}
-
-fn seg_combine(op: u32, a: f32, b: f32) -> f32 {
-    if op == 1u { return min(a, b); }
-    if op == 2u { return max(a, b); }
-    return a + b;
-}
-
 fn seg_reduce(op: u32, s: u32) {
     if s >= sr_lens[0] {
         return;
     }
-    var acc = seg_identity(op);
+    var acc = reduce_identity(op);
     for (var j = sr_offsets[s]; j < sr_offsets[s + 1u]; j++) {
-        acc = seg_combine(op, acc, sr_values[j]);
+        acc = reduce_combine(op, acc, sr_values[j]);
     }
     sr_out[s] = acc;
 }

@@ -8,6 +8,8 @@ pub mod readback;
 pub mod reduce;
 
 pub use plan::{Binding, PassDesc, PassRef, StepInfo, StepPlan};
-pub use primitives::{Binning, Grid, Length, PrimitiveError, RadixSort, Scan, SegmentedReduction};
+pub use primitives::{
+    Binning, Grid, Length, Primitive, PrimitiveError, RadixSort, Scan, SegmentedReduction,
+};
 pub use readback::{ReadbackRing, Readout};
 pub use reduce::{cpu_reduce, ReduceOp, Reduction};

@@ -4,26 +4,16 @@
 
 use petri_engine::{buffers, testing::test_context, GpuContext};
 use petri_scheduler::primitives::{
-    bench, cpu_binning, cpu_exclusive_scan, cpu_radix_sort, cpu_segmented_reduce, Binning, Grid,
-    Length, RadixSort, Scan, SegmentedReduction,
+    bench, bench::random_words, cpu_binning, cpu_exclusive_scan, cpu_radix_sort,
+    cpu_segmented_reduce, Binning, Grid, Length, Primitive, RadixSort, Scan, SegmentedReduction,
 };
 use petri_scheduler::ReduceOp;
 
 const SIZES: [u32; 9] = [0, 1, 2, 255, 256, 257, 1000, 4097, 100_003];
 const BIG: u32 = 100_003;
 
-/// splitmix64, fixed seed.
 fn words(n: usize, seed: u64) -> Vec<u32> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            (z ^ (z >> 31)) as u32
-        })
-        .collect()
+    random_words(n, seed)
 }
 
 fn run(ctx: &GpuContext, record: impl FnOnce(&mut wgpu::CommandEncoder)) {
@@ -522,6 +512,13 @@ fn cpu_segmented_reduce_sums_in_order_and_checks_offsets() {
     assert!(cpu_segmented_reduce(ReduceOp::Sum, &[0, 3], &[1.0]).is_err());
 }
 
+/// The first `want.len()` f32 of `out` have the bits of `want`.
+fn assert_bitwise(ctx: &GpuContext, out: &wgpu::Buffer, want: &[f32], what: &str) {
+    let got = buffers::read_vec::<f32>(ctx, out).unwrap();
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&got[..want.len()]), bits(want), "{what}");
+}
+
 #[test]
 fn segmented_reduction_matches_twin_bitwise() {
     let ctx = test_context();
@@ -538,9 +535,7 @@ fn segmented_reduction_matches_twin_bitwise() {
             run(&ctx, |e| host.record(e));
             let n = n as usize;
             let want = cpu_segmented_reduce(op, &offsets[..n + 1], &values).unwrap();
-            let got = buffers::read_vec::<f32>(&ctx, &out).unwrap();
-            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&got[..n]), bits(&want), "{op:?}, n = {n}");
+            assert_bitwise(&ctx, &out, &want, &format!("{op:?}, n = {n}"));
         }
         let gpu = SegmentedReduction::new(
             &ctx,
@@ -559,9 +554,7 @@ fn segmented_reduction_matches_twin_bitwise() {
             set_gpu_len(&ctx, &len, n);
             run(&ctx, |e| gpu.record(e));
             let want = cpu_segmented_reduce(op, &offsets[..effective + 1], &values).unwrap();
-            let got = buffers::read_vec::<f32>(&ctx, &out).unwrap();
-            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&got[..effective]), bits(&want), "{op:?}, gpu n = {n}");
+            assert_bitwise(&ctx, &out, &want, &format!("{op:?}, gpu n = {n}"));
         }
     }
 }

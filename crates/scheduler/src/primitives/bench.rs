@@ -3,8 +3,8 @@
 //! submit and wait when the adapter has none). Inputs are fixed-seed pseudo-random; binning
 //! places points uniformly in a box of about 4 points per cell, periodic in x and y.
 
-use super::{Binning, Grid, Length, RadixSort, Result, Scan};
-use petri_engine::{buffers, GpuContext, Profiler};
+use super::{Binning, Grid, Length, Primitive, RadixSort, Result, Scan};
+use petri_engine::{buffers, rng, GpuContext, Profiler};
 use std::time::Instant;
 
 const WARMUP: u32 = 2;
@@ -25,17 +25,11 @@ pub struct PrimitiveTiming {
     pub gpu_timestamps: bool,
 }
 
-/// splitmix64: fixed-seed inputs without a dependency.
-fn words(n: u32, seed: u64) -> Vec<u32> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            (z ^ (z >> 31)) as u32
-        })
+/// `n` pseudo-random words for `seed` (Philox, the engine's generator): the inputs of the bench
+/// and of the primitives' tests.
+pub fn random_words(n: usize, seed: u64) -> Vec<u32> {
+    (0..n as u32)
+        .map(|i| rng::u32x4(seed, 0, i, 0)[0])
         .collect()
 }
 
@@ -83,12 +77,12 @@ fn time(
 pub fn bench(ctx: &GpuContext, sizes: &[u32]) -> Result<Vec<PrimitiveTiming>> {
     let mut rows = Vec::new();
     for &n in sizes {
-        let input = buffers::storage_from(ctx, "bench input", &words(n, 1))?;
+        let input = buffers::storage_from(ctx, "bench input", &random_words(n as usize, 1))?;
         let output = buffers::storage_zeroed(ctx, "bench output", n as u64 * 4)?;
         let scan = Scan::new(ctx, &input, &output, n, Length::Host(n))?;
         rows.push(time(ctx, "scan", n, 0, &|p| scan.record_pass(p))?);
 
-        let vals = buffers::storage_from(ctx, "bench vals", &words(n, 2))?;
+        let vals = buffers::storage_from(ctx, "bench vals", &random_words(n as usize, 2))?;
         for key_bits in [32, 20] {
             let sort = RadixSort::new(ctx, &input, &vals, n, key_bits, Length::Host(n))?;
             rows.push(time(ctx, "sort", n, key_bits, &|p| sort.record_pass(p))?);
@@ -102,7 +96,7 @@ pub fn bench(ctx: &GpuContext, sizes: &[u32]) -> Result<Vec<PrimitiveTiming>> {
             periodic: [true, true, false],
         };
         let unit = |w: u32| (w >> 8) as f32 / (1u32 << 24) as f32 * side as f32;
-        let r = words(3 * n, 3);
+        let r = random_words(3 * n as usize, 3);
         let positions: Vec<[f32; 4]> = (0..n as usize)
             .map(|i| [unit(r[3 * i]), unit(r[3 * i + 1]), unit(r[3 * i + 2]), 0.0])
             .collect();

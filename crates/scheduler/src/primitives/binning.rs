@@ -13,7 +13,7 @@
 
 use super::dispatch::{DispatchTable, SlotDesc};
 use super::radix_sort::RadixSort;
-use super::{check_buffer, invalid, u32_buffer, uniform, Kernels, Length, Result};
+use super::{check_buffer, invalid, u32_buffer, uniform, Kernels, Length, Primitive, Result};
 use petri_engine::kernel::Access;
 use petri_engine::GpuContext;
 
@@ -228,14 +228,18 @@ impl Binning {
     pub fn cell_offsets(&self) -> &wgpu::Buffer {
         &self.offsets
     }
+}
 
-    /// Sets a host length (`Length::Host` only); applies to work submitted after this call.
-    pub fn set_len(&self, ctx: &GpuContext, n: u32) -> Result<()> {
-        self.table.set_len(ctx, n)
+impl Primitive for Binning {
+    fn label(&self) -> &'static str {
+        "binning"
     }
 
-    /// Records the whole binning into a compute pass.
-    pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+    fn dispatch_table(&self) -> &DispatchTable {
+        &self.table
+    }
+
+    fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
         self.table.record_pass(pass);
         pass.set_pipeline(self.kernels.pipeline(CELLS));
         pass.set_bind_group(0, &self.group, &[]);
@@ -244,15 +248,6 @@ impl Binning {
         pass.set_pipeline(self.kernels.pipeline(OFFSETS));
         pass.set_bind_group(0, &self.group, &[]);
         self.table.dispatch(pass, 1);
-    }
-
-    /// Records the binning in a compute pass of its own.
-    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("binning"),
-            timestamp_writes: None,
-        });
-        self.record_pass(&mut pass);
     }
 }
 

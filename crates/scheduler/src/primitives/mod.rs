@@ -68,6 +68,33 @@ pub(crate) fn invalid(
     }
 }
 
+/// A launcher: records its dispatches into a compute pass the caller owns (a step plan's), or
+/// into a pass of its own; its length comes from its [`DispatchTable`].
+pub trait Primitive {
+    /// The label of the pass `record` opens.
+    fn label(&self) -> &'static str;
+
+    /// The table that sizes the launcher's dispatches.
+    fn dispatch_table(&self) -> &DispatchTable;
+
+    /// Records the whole primitive (its setup dispatch first) into `pass`.
+    fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>);
+
+    /// Records the primitive in a compute pass of its own.
+    fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(self.label()),
+            timestamp_writes: None,
+        });
+        self.record_pass(&mut pass);
+    }
+
+    /// Sets a host length (`Length::Host` only); applies to work submitted after this call.
+    fn set_len(&self, ctx: &GpuContext, n: u32) -> Result<()> {
+        self.dispatch_table().set_len(ctx, n)
+    }
+}
+
 /// Where a launcher reads its length (number of elements, points or segments).
 #[derive(Clone, Debug)]
 pub enum Length {

@@ -9,7 +9,7 @@
 
 use super::dispatch::{DispatchTable, SlotDesc};
 use super::scan::{Scan, BLOCK as SCAN_BLOCK};
-use super::{check_buffer, invalid, u32_buffer, uniform, Kernels, Length, Result};
+use super::{check_buffer, invalid, u32_buffer, uniform, Kernels, Length, Primitive, Result};
 use petri_engine::kernel::Access;
 use petri_engine::GpuContext;
 
@@ -182,14 +182,18 @@ impl RadixSort {
     pub fn vals(&self) -> &wgpu::Buffer {
         &self.vals
     }
+}
 
-    /// Sets a host length (`Length::Host` only); applies to work submitted after this call.
-    pub fn set_len(&self, ctx: &GpuContext, n: u32) -> Result<()> {
-        self.table.set_len(ctx, n)
+impl Primitive for RadixSort {
+    fn label(&self) -> &'static str {
+        "radix sort"
     }
 
-    /// Records the whole sort into a compute pass.
-    pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+    fn dispatch_table(&self) -> &DispatchTable {
+        &self.table
+    }
+
+    fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
         self.table.record_pass(pass);
         self.scan.record_setup(pass);
         for group in &self.passes {
@@ -201,15 +205,6 @@ impl RadixSort {
             pass.set_bind_group(0, group, &[]);
             self.table.dispatch(pass, 0);
         }
-    }
-
-    /// Records the sort in a compute pass of its own.
-    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("radix sort"),
-            timestamp_writes: None,
-        });
-        self.record_pass(&mut pass);
     }
 }
 

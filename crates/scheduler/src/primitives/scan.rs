@@ -7,7 +7,7 @@
 //! same levels on fewer blocks.
 
 use super::dispatch::{DispatchTable, SlotDesc};
-use super::{check_buffer, u32_buffer, uniform, Kernels, Length, Result};
+use super::{check_buffer, u32_buffer, uniform, Kernels, Length, Primitive, Result};
 use petri_engine::kernel::Access;
 use petri_engine::GpuContext;
 
@@ -119,17 +119,6 @@ impl Scan {
         &self.total
     }
 
-    /// Sets a host length (`Length::Host` only); applies to work submitted after this call.
-    pub fn set_len(&self, ctx: &GpuContext, n: u32) -> Result<()> {
-        self.table.set_len(ctx, n)
-    }
-
-    /// Records the whole scan into a compute pass.
-    pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
-        self.table.record_pass(pass);
-        self.record_levels(pass);
-    }
-
     /// The scan without its setup dispatch (for a launcher that runs it several times on one
     /// length, as the radix sort does per digit).
     pub(crate) fn record_setup(&self, pass: &mut wgpu::ComputePass<'_>) {
@@ -149,14 +138,20 @@ impl Scan {
             self.table.dispatch(pass, l);
         }
     }
+}
 
-    /// Records the scan in a compute pass of its own.
-    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("scan"),
-            timestamp_writes: None,
-        });
-        self.record_pass(&mut pass);
+impl Primitive for Scan {
+    fn label(&self) -> &'static str {
+        "scan"
+    }
+
+    fn dispatch_table(&self) -> &DispatchTable {
+        &self.table
+    }
+
+    fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+        self.table.record_pass(pass);
+        self.record_levels(pass);
     }
 }
 

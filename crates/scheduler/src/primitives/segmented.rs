@@ -6,7 +6,7 @@
 //! the values; the GPU does not check them (reads out of range are clamped by wgpu).
 
 use super::dispatch::{DispatchTable, SlotDesc};
-use super::{check_buffer, invalid, Kernels, Length, Result};
+use super::{check_buffer, invalid, Kernels, Length, Primitive, Result};
 use crate::reduce::ReduceOp;
 use petri_engine::kernel::Access;
 use petri_engine::GpuContext;
@@ -18,22 +18,6 @@ fn entry(op: ReduceOp) -> &'static str {
         ReduceOp::Sum => "seg_sum",
         ReduceOp::Min => "seg_min",
         ReduceOp::Max => "seg_max",
-    }
-}
-
-fn identity(op: ReduceOp) -> f32 {
-    match op {
-        ReduceOp::Sum => 0.0,
-        ReduceOp::Min => f32::MAX,
-        ReduceOp::Max => -f32::MAX,
-    }
-}
-
-fn combine(op: ReduceOp, a: f32, b: f32) -> f32 {
-    match op {
-        ReduceOp::Sum => a + b,
-        ReduceOp::Min => a.min(b),
-        ReduceOp::Max => a.max(b),
     }
 }
 
@@ -93,27 +77,22 @@ impl SegmentedReduction {
             group,
         })
     }
+}
 
-    /// Sets a host length (`Length::Host` only); applies to work submitted after this call.
-    pub fn set_len(&self, ctx: &GpuContext, n: u32) -> Result<()> {
-        self.table.set_len(ctx, n)
+impl Primitive for SegmentedReduction {
+    fn label(&self) -> &'static str {
+        "segmented reduction"
     }
 
-    /// Records the reduction into a compute pass.
-    pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+    fn dispatch_table(&self) -> &DispatchTable {
+        &self.table
+    }
+
+    fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
         self.table.record_pass(pass);
         pass.set_pipeline(self.kernels.pipeline(0));
         pass.set_bind_group(0, &self.group, &[]);
         self.table.dispatch(pass, 0);
-    }
-
-    /// Records the reduction in a compute pass of its own.
-    pub fn record(&self, encoder: &mut wgpu::CommandEncoder) {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("segmented reduction"),
-            timestamp_writes: None,
-        });
-        self.record_pass(&mut pass);
     }
 }
 
@@ -135,7 +114,7 @@ pub fn cpu_segmented_reduce(op: ReduceOp, offsets: &[u32], values: &[f32]) -> Re
             }
             Ok(values[a..b]
                 .iter()
-                .fold(identity(op), |acc, &v| combine(op, acc, v)))
+                .fold(op.identity(), |acc, &v| op.combine(acc, v)))
         })
         .collect()
 }
