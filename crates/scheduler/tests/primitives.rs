@@ -142,6 +142,35 @@ fn scan_total_feeds_the_next_primitive_as_its_length() {
 }
 
 #[test]
+fn scan_of_three_levels_matches_twin() {
+    // More than 2048^2 items: block sums of block sums; a GPU length just past a level edge.
+    let ctx = test_context();
+    let cap = 2048 * 2048 + 5000;
+    let data = scan_input(cap as usize, 17);
+    let input = buffers::storage_from(&ctx, "in", &data).unwrap();
+    let output = buffers::storage_zeroed(&ctx, "out", cap as u64 * 4).unwrap();
+    let len = gpu_len(&ctx);
+    let scan = Scan::new(
+        &ctx,
+        &input,
+        &output,
+        cap,
+        Length::Gpu {
+            buffer: len.clone(),
+            word: 1,
+        },
+    )
+    .unwrap();
+    for n in [2048 * 2048 + 1, 3] {
+        set_gpu_len(&ctx, &len, n);
+        run(&ctx, |e| scan.record(e));
+        let (want, total) = cpu_exclusive_scan(&data[..n as usize]);
+        assert_eq!(read_u32(&ctx, &output, n as usize), want, "n = {n}");
+        assert_eq!(read_u32(&ctx, scan.total(), 1)[0], total, "n = {n}");
+    }
+}
+
+#[test]
 fn scan_refuses_bad_sizes() {
     let ctx = test_context();
     let small = buffers::storage_zeroed(&ctx, "small", 40).unwrap();
@@ -471,6 +500,16 @@ fn binning_refuses_bad_grids() {
     g.cell_size[1] = 1.0;
     g.dims = [1 << 16, 1 << 16, 1];
     assert!(cpu_binning(&g, &[]).is_err(), "2^32 cells");
+    // 2^31 cells: the offsets buffer is past the device's storage buffer limit.
+    g.dims = [1 << 15, 1 << 15, 2];
+    let err = Binning::new(&ctx, &positions, 4, g, Length::Host(0))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("cell offsets") && err.contains("max_storage"),
+        "{err}"
+    );
     // Too few positions for the capacity.
     g.dims = [2, 2, 2];
     let err = Binning::new(&ctx, &positions, 5, g, Length::Host(0))

@@ -17,6 +17,14 @@
 //! the lengths the kernels read. One code path serves both sources, and a length that another
 //! kernel computes (e.g. the total of a scan) can feed the next primitive in the same pass.
 //!
+//! Limits, checked at construction (errors, not panics): dispatches are one-dimensional, so a
+//! capacity needs at most `max_compute_workgroups_per_dimension` blocks (65535 on most devices:
+//! scan, sort and binning up to 134,215,680 items in 2048-item blocks; segmented reduction up to
+//! 16,776,960 segments, one thread each), and every buffer must fit
+//! `max_storage_buffer_binding_size`. Sort keys: 1 to 32 bits, 4 per pass. The sort binds 7
+//! storage buffers in one stage, binning 6 and the scan 5, so a device opened with WebGPU's downlevel
+//! limits (4) is refused.
+//!
 //! Only WebGPU-baseline WGSL (`shaders/scheduler/`): no subgroups and no float atomics; counts
 //! are integers and every rank is fixed by the input order, so results never depend on thread
 //! timing.
