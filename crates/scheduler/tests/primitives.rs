@@ -180,6 +180,11 @@ fn scan_refuses_bad_sizes() {
         .to_string();
     assert!(err.contains("input") && err.contains("44 bytes"), "{err}");
     let big = buffers::storage_zeroed(&ctx, "big", 64).unwrap();
+    let err = Scan::new(&ctx, &big, &big, 16, Length::Host(0))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("output") && err.contains("in place"), "{err}");
     let other = buffers::storage_zeroed(&ctx, "other", 64).unwrap();
     let err = Scan::new(&ctx, &big, &other, 16, Length::Host(17))
         .err()

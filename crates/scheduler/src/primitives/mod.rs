@@ -22,8 +22,8 @@
 //! scan, sort and binning up to 134,215,680 items in 2048-item blocks; segmented reduction up to
 //! 16,776,960 segments, one thread each), and every buffer must fit
 //! `max_storage_buffer_binding_size`. Sort keys: 1 to 32 bits, 4 per pass. The sort binds 7
-//! storage buffers in one stage, binning 6 and the scan 5, so a device opened with WebGPU's downlevel
-//! limits (4) is refused.
+//! storage buffers in one stage, binning 6 and the scan 5, so a device opened with WebGPU's
+//! downlevel limits (4) is refused.
 //!
 //! Only WebGPU-baseline WGSL (`shaders/scheduler/`): no subgroups and no float atomics; counts
 //! are integers and every rank is fixed by the input order, so results never depend on thread
@@ -129,6 +129,24 @@ pub(crate) fn check_buffer(
             field,
             format!("a buffer of {} bytes", buffer.size()),
             format!("at least {need} bytes ({count} elements of {elem_bytes} bytes)"),
+        ));
+    }
+    Ok(())
+}
+
+/// Fails when `output` is one of `inputs`: a pass cannot bind one buffer read-only and
+/// read-write at once.
+pub(crate) fn check_distinct(
+    primitive: &'static str,
+    output: &wgpu::Buffer,
+    inputs: &[&wgpu::Buffer],
+) -> Result<()> {
+    if inputs.contains(&output) {
+        return Err(invalid(
+            primitive,
+            "output",
+            "one of its input buffers",
+            "a buffer of its own (the primitives do not work in place)",
         ));
     }
     Ok(())

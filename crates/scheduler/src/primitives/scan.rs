@@ -7,7 +7,9 @@
 //! same levels on fewer blocks.
 
 use super::dispatch::{DispatchTable, SlotDesc};
-use super::{check_buffer, u32_buffer, uniform, Kernels, Length, Primitive, Result};
+use super::{
+    check_buffer, check_distinct, u32_buffer, uniform, Kernels, Length, Primitive, Result,
+};
 use petri_engine::kernel::Access;
 use petri_engine::GpuContext;
 
@@ -62,6 +64,7 @@ impl Scan {
     ) -> Result<Self> {
         check_buffer("scan", "input", input, capacity as u64, 4)?;
         check_buffer("scan", "output", output, capacity as u64, 4)?;
+        check_distinct("scan", output, &[input])?;
         // Level sizes at capacity: each level above holds the block sums of the one below.
         let mut sizes = vec![capacity as u64];
         while *sizes.last().unwrap() > BLOCK as u64 {

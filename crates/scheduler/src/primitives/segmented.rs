@@ -6,7 +6,7 @@
 //! the values; the GPU does not check them (reads out of range are clamped by wgpu).
 
 use super::dispatch::{DispatchTable, SlotDesc};
-use super::{check_buffer, invalid, Kernels, Length, Primitive, Result};
+use super::{check_buffer, check_distinct, invalid, Kernels, Length, Primitive, Result};
 use crate::reduce::ReduceOp;
 use petri_engine::kernel::Access;
 use petri_engine::GpuContext;
@@ -48,6 +48,7 @@ impl SegmentedReduction {
             4,
         )?;
         check_buffer("segmented reduction", "output", output, capacity as u64, 4)?;
+        check_distinct("segmented reduction", output, &[offsets, values])?;
         let table = DispatchTable::new(
             ctx,
             "segmented reduction",
