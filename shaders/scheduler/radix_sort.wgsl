@@ -3,7 +3,8 @@
 // histogram digit-major (counts[digit * blocks + block]), so that an exclusive scan of the
 // counts (scheduler/scan.wgsl) gives every (digit, block) its first output slot; `radix_scatter`
 // ranks each item within its block by (thread, item) order, i.e. input order, and writes it to
-// that slot plus its rank. Ranks are integer prefix sums over fixed positions: the output does
+// that slot plus its rank, through workgroup memory in digit order so that neighbouring threads
+// write neighbouring addresses. Ranks are integer prefix sums over fixed positions: the output does
 // not depend on thread timing, and equal digits keep their order (stable).
 // CPU twin: crates/scheduler/src/primitives/radix_sort.rs (cpu_radix_sort).
 
@@ -33,6 +34,7 @@ struct RadixPass {
 var<workgroup> rs_hist: array<atomic<u32>, RS_BINS>;
 var<workgroup> rs_ranks: array<u32, 2048>;
 var<workgroup> rs_base: array<u32, RS_BINS>;
+var<workgroup> rs_local: array<u32, RS_BINS>;
 
 fn rs_digit(key: u32) -> u32 {
     return (key >> rp.shift) & rp.mask;
@@ -106,16 +108,50 @@ fn radix_scatter(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_i
     for (var w = 0u; w < RS_WORDS; w++) {
         rank[w] = rs_ranks[w * RS_WG + lid] - own[w];
     }
+    // Where each digit's run starts within the block (the block's totals sit in thread 255).
+    if lid == 0u {
+        var run = 0u;
+        for (var d = 0u; d < RS_BINS; d++) {
+            rs_local[d] = run;
+            run += (rs_ranks[(d / 2u) * RS_WG + RS_WG - 1u] >> (16u * (d % 2u))) & 0xffffu;
+        }
+    }
+    workgroupBarrier();
+    // The block in digit order in workgroup memory (reusing rs_ranks), so that consecutive
+    // threads write consecutive addresses of each digit's run: keys first, then values.
+    var local_pos: array<u32, RS_ITEMS>;
     for (var k = 0u; k < RS_ITEMS; k++) {
-        let i = first + k;
-        if i < n {
+        if first + k < n {
             let d = digits[k];
             let half = 16u * (d % 2u);
-            let r = (rank[d / 2u] >> half) & 0xffffu;
-            let dest = rs_base[d] + r;
-            keys_out[dest] = keys[k];
-            vals_out[dest] = vals_in[i];
+            local_pos[k] = rs_local[d] + ((rank[d / 2u] >> half) & 0xffffu);
             rank[d / 2u] += 1u << half;
+            rs_ranks[local_pos[k]] = keys[k];
+        }
+    }
+    workgroupBarrier();
+    let in_block = min(n - min(n, g * RS_BLOCK), RS_BLOCK);
+    var dest: array<u32, RS_ITEMS>;
+    for (var k = 0u; k < RS_ITEMS; k++) {
+        let j = k * RS_WG + lid;
+        if j < in_block {
+            let key = rs_ranks[j];
+            let d = rs_digit(key);
+            dest[k] = rs_base[d] + j - rs_local[d];
+            keys_out[dest[k]] = key;
+        }
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < RS_ITEMS; k++) {
+        if first + k < n {
+            rs_ranks[local_pos[k]] = vals_in[first + k];
+        }
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < RS_ITEMS; k++) {
+        let j = k * RS_WG + lid;
+        if j < in_block {
+            vals_out[dest[k]] = rs_ranks[j];
         }
     }
 }
