@@ -78,11 +78,11 @@ fn scan_matches_twin_with_host_length() {
     }
 }
 
-#[test]
-fn scan_reads_its_length_from_the_gpu_and_clamps_it_to_capacity() {
+/// A scan of capacity `cap` reading its length at word 1 of a GPU buffer, run for each
+/// (length written, length expected after clamping to the capacity).
+fn check_scan_gpu_length(cap: u32, cases: &[(u32, u32)], seed: u64) {
     let ctx = test_context();
-    let cap = 5000u32;
-    let data = scan_input(cap as usize, 11);
+    let data = scan_input(cap as usize, seed);
     let input = buffers::storage_from(&ctx, "in", &data).unwrap();
     let output = buffers::storage_zeroed(&ctx, "out", cap as u64 * 4).unwrap();
     let len = gpu_len(&ctx);
@@ -97,7 +97,7 @@ fn scan_reads_its_length_from_the_gpu_and_clamps_it_to_capacity() {
         },
     )
     .unwrap();
-    for (n, effective) in [(0, 0), (1, 1), (2049, 2049), (4097, 4097), (9999, cap)] {
+    for &(n, effective) in cases {
         set_gpu_len(&ctx, &len, n);
         run(&ctx, |e| scan.record(e));
         let (want, total) = cpu_exclusive_scan(&data[..effective as usize]);
@@ -105,6 +105,19 @@ fn scan_reads_its_length_from_the_gpu_and_clamps_it_to_capacity() {
         assert_eq!(read_u32(&ctx, scan.total(), 1)[0], total, "n = {n}");
     }
     assert!(scan.set_len(&ctx, 3).is_err(), "set_len on a GPU length");
+}
+
+#[test]
+fn scan_reads_its_length_from_the_gpu_and_clamps_it_to_capacity() {
+    let cases = [(0, 0), (1, 1), (2049, 2049), (4097, 4097), (9999, 5000)];
+    check_scan_gpu_length(5000, &cases, 11);
+}
+
+#[test]
+fn scan_of_three_levels_matches_twin() {
+    // More than 2048^2 items: block sums of block sums; a length just past a level edge.
+    let edge = 2048 * 2048 + 1;
+    check_scan_gpu_length(edge + 5000, &[(edge, edge), (3, 3)], 17);
 }
 
 #[test]
@@ -139,35 +152,6 @@ fn scan_total_feeds_the_next_primitive_as_its_length() {
     let (want, total) = cpu_exclusive_scan(&flags[..count as usize]);
     assert_eq!(read_u32(&ctx, &out2, count as usize), want);
     assert_eq!(read_u32(&ctx, second.total(), 1)[0], total);
-}
-
-#[test]
-fn scan_of_three_levels_matches_twin() {
-    // More than 2048^2 items: block sums of block sums; a GPU length just past a level edge.
-    let ctx = test_context();
-    let cap = 2048 * 2048 + 5000;
-    let data = scan_input(cap as usize, 17);
-    let input = buffers::storage_from(&ctx, "in", &data).unwrap();
-    let output = buffers::storage_zeroed(&ctx, "out", cap as u64 * 4).unwrap();
-    let len = gpu_len(&ctx);
-    let scan = Scan::new(
-        &ctx,
-        &input,
-        &output,
-        cap,
-        Length::Gpu {
-            buffer: len.clone(),
-            word: 1,
-        },
-    )
-    .unwrap();
-    for n in [2048 * 2048 + 1, 3] {
-        set_gpu_len(&ctx, &len, n);
-        run(&ctx, |e| scan.record(e));
-        let (want, total) = cpu_exclusive_scan(&data[..n as usize]);
-        assert_eq!(read_u32(&ctx, &output, n as usize), want, "n = {n}");
-        assert_eq!(read_u32(&ctx, scan.total(), 1)[0], total, "n = {n}");
-    }
 }
 
 #[test]
