@@ -3,6 +3,7 @@
 // writes one partial; the scheduler repeats the pass over the partials until one value is left.
 // The order of operations is fixed by the array length alone, so the result is bitwise
 // reproducible. CPU twin: crates/scheduler/src/reduce.rs (cpu_reduce).
+//!include common/reduce_ops.wgsl
 
 const REDUCE_WG: u32 = 256u;
 const REDUCE_ITEMS: u32 = 16u;
@@ -17,18 +18,6 @@ struct ReduceParams {
 @group(0) @binding(2) var<storage, read_write> r_out: array<f32>;
 
 var<workgroup> r_scratch: array<f32, REDUCE_WG>;
-
-fn reduce_identity(op: u32) -> f32 {
-    if op == 1u { return 3.4028235e38; }
-    if op == 2u { return -3.4028235e38; }
-    return 0.0;
-}
-
-fn reduce_combine(op: u32, a: f32, b: f32) -> f32 {
-    if op == 1u { return min(a, b); }
-    if op == 2u { return max(a, b); }
-    return a + b;
-}
 
 fn reduce_block(op: u32, lid: u32, wid: vec3<u32>) {
     let group = wid.x + wid.y * rp.groups_x;

@@ -24,14 +24,14 @@ impl ReduceOp {
             ReduceOp::Max => "reduce_max",
         }
     }
-    fn identity(self) -> f32 {
+    pub(crate) fn identity(self) -> f32 {
         match self {
             ReduceOp::Sum => 0.0,
             ReduceOp::Min => f32::MAX,
             ReduceOp::Max => -f32::MAX,
         }
     }
-    fn combine(self, a: f32, b: f32) -> f32 {
+    pub(crate) fn combine(self, a: f32, b: f32) -> f32 {
         match self {
             ReduceOp::Sum => a + b,
             ReduceOp::Min => a.min(b),

@@ -1,0 +1,110 @@
+//! GPU time of the primitives at given sizes: scan, radix sort (32 and 20 key bits) and
+//! binning, each run in a compute pass of its own with GPU timestamps (wall clock around
+//! submit and wait when the adapter has none). Inputs are fixed-seed pseudo-random; binning
+//! places points uniformly in a box of about 4 points per cell, periodic in x and y.
+
+use super::{Binning, Grid, Length, Primitive, RadixSort, Result, Scan};
+use petri_engine::{buffers, rng, GpuContext, Profiler};
+use std::time::Instant;
+
+const WARMUP: u32 = 2;
+const RUNS: u32 = 10;
+
+/// One primitive at one size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PrimitiveTiming {
+    /// "scan", "sort", or "binning".
+    pub primitive: &'static str,
+    pub size: u32,
+    /// The sort's key bits (binning: those of its grid); 0 for the scan.
+    pub key_bits: u32,
+    pub runs: u32,
+    pub mean_ns: f64,
+    pub min_ns: f64,
+    /// True: GPU timestamps around the pass; false: wall clock around submit and wait.
+    pub gpu_timestamps: bool,
+}
+
+/// `n` pseudo-random words for `seed` (Philox, the engine's generator): the inputs of the bench
+/// and of the primitives' tests.
+pub fn random_words(n: usize, seed: u64) -> Vec<u32> {
+    (0..n as u32)
+        .map(|i| rng::u32x4(seed, 0, i, 0)[0])
+        .collect()
+}
+
+/// Times `record` over `RUNS` runs after `WARMUP`.
+fn time(
+    ctx: &GpuContext,
+    primitive: &'static str,
+    size: u32,
+    key_bits: u32,
+    record: &dyn Fn(&mut wgpu::ComputePass<'_>),
+) -> Result<PrimitiveTiming> {
+    let mut profiler = Profiler::new(ctx, 1);
+    let mut times = Vec::new();
+    for run in 0..WARMUP + RUNS {
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(primitive),
+                timestamp_writes: profiler.timestamp_writes(primitive),
+            });
+            record(&mut pass);
+        }
+        profiler.resolve(&mut encoder);
+        let start = Instant::now();
+        ctx.queue.submit([encoder.finish()]);
+        ctx.wait()?;
+        let wall = start.elapsed().as_secs_f64() * 1e9;
+        let gpu = profiler.collect(ctx)?.busy_ns();
+        if run >= WARMUP {
+            times.push(if profiler.enabled() { gpu } else { wall });
+        }
+    }
+    Ok(PrimitiveTiming {
+        primitive,
+        size,
+        key_bits,
+        runs: RUNS,
+        mean_ns: times.iter().sum::<f64>() / times.len() as f64,
+        min_ns: times.iter().copied().fold(f64::INFINITY, f64::min),
+        gpu_timestamps: profiler.enabled(),
+    })
+}
+
+/// Scan, sort (32 and 20 key bits) and binning at each size.
+pub fn bench(ctx: &GpuContext, sizes: &[u32]) -> Result<Vec<PrimitiveTiming>> {
+    let mut rows = Vec::new();
+    for &n in sizes {
+        let input = buffers::storage_from(ctx, "bench input", &random_words(n as usize, 1))?;
+        let output = buffers::storage_zeroed(ctx, "bench output", n as u64 * 4)?;
+        let scan = Scan::new(ctx, &input, &output, n, Length::Host(n))?;
+        rows.push(time(ctx, "scan", n, 0, &|p| scan.record_pass(p))?);
+
+        let vals = buffers::storage_from(ctx, "bench vals", &random_words(n as usize, 2))?;
+        for key_bits in [32, 20] {
+            let sort = RadixSort::new(ctx, &input, &vals, n, key_bits, Length::Host(n))?;
+            rows.push(time(ctx, "sort", n, key_bits, &|p| sort.record_pass(p))?);
+        }
+
+        let side = ((n as f64 / 4.0).cbrt().ceil() as u32).max(1);
+        let grid = Grid {
+            origin: [0.0; 3],
+            cell_size: [1.0; 3],
+            dims: [side; 3],
+            periodic: [true, true, false],
+        };
+        let unit = |w: u32| (w >> 8) as f32 / (1u32 << 24) as f32 * side as f32;
+        let r = random_words(3 * n as usize, 3);
+        let positions: Vec<[f32; 4]> = (0..n as usize)
+            .map(|i| [unit(r[3 * i]), unit(r[3 * i + 1]), unit(r[3 * i + 2]), 0.0])
+            .collect();
+        let positions = buffers::storage_from(ctx, "bench positions", &positions)?;
+        let binning = Binning::new(ctx, &positions, n, grid, Length::Host(n))?;
+        rows.push(time(ctx, "binning", n, grid.key_bits(), &|p| {
+            binning.record_pass(p)
+        })?);
+    }
+    Ok(rows)
+}
