@@ -1,10 +1,15 @@
 //! Petri's scheduler: step plans of compute passes over named buffers with ping-pong pairs,
-//! many steps per submission, deterministic reductions, and readback that does not stall.
+//! many steps per submission, indirect and every-k passes, loops until a GPU flag, deterministic
+//! reductions, and readback that does not stall.
 
+pub mod dispatch;
 pub mod plan;
 pub mod readback;
 pub mod reduce;
 
-pub use plan::{Binding, PassDesc, PassRef, StepInfo, StepPlan};
+pub use dispatch::{args_buffer, dispatch_args, BufferAt};
+pub use plan::{
+    Binding, Every, LoopEnd, PassDesc, PassRef, PassSchedule, RecordPass, StepInfo, StepPlan,
+};
 pub use readback::{ReadbackRing, Readout};
 pub use reduce::{cpu_reduce, ReduceOp, Reduction};
