@@ -25,7 +25,7 @@ impl BufferAt {
     /// Fails unless `bytes` bytes from the offset lie inside `buffer` at a 4-byte boundary.
     pub(crate) fn check(&self, what: &str, buffer: &wgpu::Buffer, bytes: u64) -> Result<()> {
         let end = self.offset.checked_add(bytes);
-        if self.offset % 4 != 0 || end.is_none_or(|e| e > buffer.size()) {
+        if !self.offset.is_multiple_of(4) || end.is_none_or(|e| e > buffer.size()) {
             return Err(EngineError::Plan(format!(
                 "{what}: offset {} in buffer {:?} of {} bytes must be a multiple of 4 with {bytes} bytes after it",
                 self.offset,
