@@ -1,29 +1,34 @@
 //!include common/step.wgsl
 // Scheduler passes of a loop that runs until a GPU flag says stop (StepPlan::run_until, see
-// crates/scheduler/src/plan/until.rs). `guard` holds: word 0, 1 once the flag was seen; word 1,
-// the step count at that moment; from word ARGS_BASE, three words of dispatch arguments per
-// pass of the step, which the passes are dispatched from: zero once stopped, so a stopped loop
-// does no work while the batches the host already recorded drain.
+// crates/scheduler/src/plan/until.rs, whose Rust side reads the first two fields).
 
-const STOPPED: u32 = 0u;
-const STOP_STEP: u32 = 1u;
-const ARGS_BASE: u32 = 4u;
+struct Guard {
+    // 1 once the flag was seen, and the step count at that moment.
+    stopped: u32,
+    stop_step: u32,
+    _pad: vec2<u32>,
+    // Three words of dispatch arguments per pass of the step, which the passes are dispatched
+    // from: zeros once stopped, so a stopped loop does no work while the batches the host
+    // already recorded drain.
+    args: array<u32>,
+}
 
+// Word of the flag in `source` (guard_step, latch_after_step); for gate, where the pass's own
+// arguments start in `source` and its slot in `guard.args`.
 override FLAG_WORD: u32 = 0u;
-// gate: where the pass's own arguments start in `source`, and its slot in `guard`.
 override SOURCE_WORD: u32 = 0u;
 override SLOT_WORD: u32 = 0u;
 
-// The flag buffer (guard_step, latch_after_step) or a pass's own argument buffer (gate).
+// The flag buffer, or for gate the pass's own argument buffer.
 @group(1) @binding(0) var<storage, read> source: array<u32>;
 // Every pass's fixed workgroup counts, three words per pass (zeros for indirect passes).
 @group(1) @binding(1) var<storage, read> fixed_args: array<u32>;
-@group(1) @binding(2) var<storage, read_write> guard: array<u32>;
+@group(1) @binding(2) var<storage, read_write> guard: Guard;
 
 fn latch(steps_done: u32) {
-    if guard[STOPPED] == 0u && source[FLAG_WORD] != 0u {
-        guard[STOPPED] = 1u;
-        guard[STOP_STEP] = steps_done;
+    if guard.stopped == 0u && source[FLAG_WORD] != 0u {
+        guard.stopped = 1u;
+        guard.stop_step = steps_done;
     }
 }
 
@@ -32,9 +37,9 @@ fn latch(steps_done: u32) {
 @compute @workgroup_size(1)
 fn guard_step() {
     latch(step_info.step);
-    let open = guard[STOPPED] == 0u;
+    let open = guard.stopped == 0u;
     for (var i = 0u; i < arrayLength(&fixed_args); i++) {
-        guard[ARGS_BASE + i] = select(0u, fixed_args[i], open);
+        guard.args[i] = select(0u, fixed_args[i], open);
     }
 }
 
@@ -47,8 +52,8 @@ fn latch_after_step() {
 // Before an indirect pass: copies the arguments a previous pass wrote, or zeros once stopped.
 @compute @workgroup_size(1)
 fn gate() {
-    let open = guard[STOPPED] == 0u;
+    let open = guard.stopped == 0u;
     for (var k = 0u; k < 3u; k++) {
-        guard[SLOT_WORD + k] = select(0u, source[SOURCE_WORD + k], open);
+        guard.args[SLOT_WORD + k] = select(0u, source[SOURCE_WORD + k], open);
     }
 }

@@ -1,4 +1,5 @@
-// Test kernel for a pass that records itself (no step info): appends ID to the tape of
+//!include test/tape_append.wgsl
+// Test kernel for a pass that records itself, with no step info: appends ID to the tape of
 // test/tape.wgsl, bound at group 0 by its own recorder.
 
 override ID: u32 = 2u;
@@ -7,9 +8,5 @@ override ID: u32 = 2u;
 
 @compute @workgroup_size(1)
 fn main() {
-    let n = tape[0];
-    if n + 1u < arrayLength(&tape) {
-        tape[n + 1u] = ID;
-        tape[0] = n + 1u;
-    }
+    append(ID);
 }

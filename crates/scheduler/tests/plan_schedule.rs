@@ -46,18 +46,7 @@ fn fill_plan(ctx: &GpuContext, table: &[u32], wg: u32, fixed: Option<[u32; 3]>) 
         },
     )
     .unwrap();
-    let fill = PassDesc {
-        label: "fill",
-        shader: "test/indirect_fill.wgsl",
-        entry: "main",
-        bindings: vec![
-            Binding::read("count"),
-            Binding::read_write("out"),
-            Binding::read_write("hits"),
-        ],
-        workgroups: fixed.unwrap_or([0; 3]),
-        constants: vec![("WG", wg as f64)],
-    };
+    let fill = fill_pass("fill", wg, fixed.unwrap_or([0; 3]));
     match fixed {
         Some(_) => plan.add_pass(ctx, fill).unwrap(),
         None => {
@@ -69,6 +58,22 @@ fn fill_plan(ctx: &GpuContext, table: &[u32], wg: u32, fixed: Option<[u32; 3]>) 
         }
     }
     plan
+}
+
+/// The pass of test/indirect_fill.wgsl over buffers count, out and hits.
+fn fill_pass(label: &str, wg: u32, workgroups: [u32; 3]) -> PassDesc<'_> {
+    PassDesc {
+        label,
+        shader: "test/indirect_fill.wgsl",
+        entry: "main",
+        bindings: vec![
+            Binding::read("count"),
+            Binding::read_write("out"),
+            Binding::read_write("hits"),
+        ],
+        workgroups,
+        constants: vec![("WG", wg as f64)],
+    }
 }
 
 fn fill_cpu(table: &[u32], steps: u32) -> Vec<u32> {
@@ -133,20 +138,9 @@ fn indirect_pass_spreads_over_y_past_the_per_dimension_limit() {
     let at = BufferAt::new("args", 12);
     plan.add_count_to_args(&ctx, "count to args", BufferAt::new("count", 0), at, wg)
         .unwrap();
-    let fill = PassDesc {
-        label: "fill",
-        shader: "test/indirect_fill.wgsl",
-        entry: "main",
-        bindings: vec![
-            Binding::read("count"),
-            Binding::read_write("out"),
-            Binding::read_write("hits"),
-        ],
-        workgroups: [0; 3],
-        constants: vec![("WG", wg as f64)],
-    };
     let schedule = PassSchedule::default().indirect("args", 12);
-    plan.add_pass_with(&ctx, fill, schedule).unwrap();
+    plan.add_pass_with(&ctx, fill_pass("fill", wg, [0; 3]), schedule)
+        .unwrap();
     plan.run(&ctx, 1);
     assert_eq!(read_u32(&ctx, plan.buffer("args"))[3..], args);
     assert!(args[1] > 1 || max_groups(&ctx) > 1 << 16, "{args:?}");
@@ -218,18 +212,6 @@ fn gpu_dispatch_args_match_cpu_twin() {
 fn indirect_pass_refuses_a_buffer_it_cannot_dispatch_from() {
     let ctx = test_context();
     let mut plan = fill_plan(&ctx, &[1], 64, Some([1, 1, 1]));
-    let fill = |label| PassDesc {
-        label,
-        shader: "test/indirect_fill.wgsl",
-        entry: "main",
-        bindings: vec![
-            Binding::read("count"),
-            Binding::read_write("out"),
-            Binding::read_write("hits"),
-        ],
-        workgroups: [0; 3],
-        constants: vec![],
-    };
     let cases = [
         (
             "absent",
@@ -256,7 +238,7 @@ fn indirect_pass_refuses_a_buffer_it_cannot_dispatch_from() {
     ];
     for (label, schedule, needle) in cases {
         let err = plan
-            .add_pass_with(&ctx, fill(label), schedule)
+            .add_pass_with(&ctx, fill_pass(label, 64, [0; 3]), schedule)
             .unwrap_err()
             .to_string();
         assert!(
@@ -402,7 +384,7 @@ fn recorded_pass_runs_in_order_between_plan_passes() {
 // ---- loops until a GPU flag ----
 
 const TRAJECTORIES: u32 = 100;
-/// Word of the flag in the counters buffer (`FLAG` in test/until.wgsl), and the others.
+/// Words of `Counters` in test/until.wgsl: the flag and two counters.
 const FLAG_WORD: u64 = 3;
 const ADVANCES: usize = 1;
 const EVEN_STEPS: usize = 2;

@@ -16,7 +16,7 @@ use petri_engine::kernel::{self, Access};
 use petri_engine::{buffers, EngineError, GpuContext, Result};
 
 const SHADER: &str = "common/loop_guard.wgsl";
-/// Words of the guard buffer ahead of the dispatch arguments (`ARGS_BASE` in the shader).
+/// Words of the guard buffer ahead of the dispatch arguments (`Guard::args` in the shader).
 const ARGS_BASE: u64 = 4;
 /// Bytes of the guard's state the host reads: stopped, stop step.
 const STATE_BYTES: u64 = 8;
@@ -110,7 +110,7 @@ impl Guard {
                 } => {
                     let constants = [
                         ("SOURCE_WORD", (offset / 4) as f64),
-                        ("SLOT_WORD", (ARGS_BASE + 3 * i as u64) as f64),
+                        ("SLOT_WORD", (3 * i) as f64),
                     ];
                     Some((pipeline("gate", &constants)?, group_on(buffer)))
                 }
