@@ -212,29 +212,15 @@ fn gpu_dispatch_args_match_cpu_twin() {
 fn indirect_pass_refuses_a_buffer_it_cannot_dispatch_from() {
     let ctx = test_context();
     let mut plan = fill_plan(&ctx, &[1], 64, Some([1, 1, 1]));
+    let at = |name, offset| PassSchedule::default().indirect(name, offset);
+    let every = |k, phase| PassSchedule::default().every(k, phase);
     let cases = [
-        (
-            "absent",
-            PassSchedule::default().indirect("nothing", 0),
-            "nothing",
-        ),
-        (
-            "no usage",
-            PassSchedule::default().indirect("out", 0),
-            "INDIRECT",
-        ),
-        (
-            "odd",
-            PassSchedule::default().indirect("args", 2),
-            "offset 2",
-        ),
-        (
-            "past end",
-            PassSchedule::default().indirect("args", 4),
-            "offset 4",
-        ),
-        ("k = 0", PassSchedule::default().every(0, 0), "k = 0"),
-        ("phase", PassSchedule::default().every(3, 3), "phase = 3"),
+        ("absent", at("nothing", 0), "nothing"),
+        ("no usage", at("out", 0), "INDIRECT"),
+        ("odd", at("args", 2), "offset 2"),
+        ("past end", at("args", 4), "offset 4"),
+        ("k = 0", every(0, 0), "k = 0"),
+        ("phase", every(3, 3), "phase = 3"),
     ];
     for (label, schedule, needle) in cases {
         let err = plan
