@@ -17,7 +17,8 @@
 //!   results do not depend on the batch length.
 //!
 //! `add_recorded` adds work that records itself into a compute pass (`RecordPass`: a scan, a
-//! sort) as a pass of the step, in order with the plan's own.
+//! sort) as a pass of the step, in order with the plan's own, with an `Every` schedule. It
+//! dispatches with its own sizes, so `run_until` cannot stop it and refuses a plan holding one.
 //!
 //! `run_until` runs the steps until a GPU flag rises or a bound is reached (`plan/until.rs`):
 //! the host cannot branch on GPU data inside a batch, so every pass of such a loop is dispatched
