@@ -41,6 +41,8 @@ pub enum EngineError {
     Readback(String),
     #[error("GPU device error: {0}")]
     Device(String),
+    #[error("step plan: {0}")]
+    Plan(String),
 }
 
 pub type Result<T> = std::result::Result<T, EngineError>;

@@ -1,13 +1,18 @@
 //! Petri's scheduler: step plans of compute passes over named buffers with ping-pong pairs,
-//! many steps per submission, deterministic reductions, readback that does not stall, and the
-//! GPU primitives of particle models (scan, radix sort, binning, segmented reduction).
+//! many steps per submission, indirect and every-k passes, loops until a GPU flag, deterministic
+//! reductions, readback that does not stall, and the GPU primitives of particle models (scan,
+//! radix sort, binning, segmented reduction).
 
+pub mod dispatch;
 pub mod plan;
 pub mod primitives;
 pub mod readback;
 pub mod reduce;
 
-pub use plan::{Binding, PassDesc, PassRef, StepInfo, StepPlan};
+pub use dispatch::{args_buffer, dispatch_args, BufferAt};
+pub use plan::{
+    Binding, Every, LoopEnd, PassDesc, PassRef, PassSchedule, RecordPass, StepInfo, StepPlan,
+};
 pub use primitives::{
     Binning, Grid, Length, Primitive, PrimitiveError, RadixSort, Scan, SegmentedReduction,
 };

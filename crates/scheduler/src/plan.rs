@@ -5,10 +5,35 @@
 //! for even and one for odd steps, so the pair swaps every step without copies. Every pass sees
 //! the per-step info (`shaders/common/step.wgsl`) at group 0 through a dynamic offset into a
 //! buffer that holds one entry per step of the batch, so a whole batch is one submission.
+//!
+//! Beyond a fixed list of fixed-size passes (`add_pass`), `add_pass_with` takes a
+//! `PassSchedule`:
+//! - **Indirect dispatch**: the workgroup counts come from a registered buffer at a byte offset
+//!   (made with `dispatch::args_buffer`), written by the host or by an earlier pass of the same
+//!   step, e.g. `add_count_to_args`, which turns an item count (a particle count) into counts for
+//!   a given workgroup size (`dispatch::dispatch_args` and its WGSL twin).
+//! - **Every k steps**: the pass runs at the steps where `step % k == phase`. The host knows the
+//!   step numbers when it records a batch, so it simply leaves the pass out of the other steps:
+//!   results do not depend on the batch length.
+//!
+//! `add_recorded` adds work that records itself into a compute pass (`RecordPass`: a scan, a
+//! sort) as a pass of the step, in order with the plan's own, with an `Every` schedule. It
+//! dispatches with its own sizes, so `run_until` cannot stop it and refuses a plan holding one.
+//!
+//! `run_until` runs the steps until a GPU flag rises or a bound is reached (`plan/until.rs`):
+//! the host cannot branch on GPU data inside a batch, so every pass of such a loop is dispatched
+//! from arguments a guard pass zeroes once the flag is up, and the GPU records the step count at
+//! that moment, which the host reads back between batches.
 
+mod until;
+
+pub use until::LoopEnd;
+
+use crate::dispatch::{BufferAt, DISPATCH_ARGS_BYTES};
 use petri_engine::kernel::{self, Access};
 use petri_engine::{BatchTimer, BatchTimes, EngineError, GpuContext, Profiler, Result};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The per-step uniform the shaders see as `step_info` (group 0, binding 0).
 #[repr(C)]
@@ -95,11 +120,100 @@ pub struct PassDesc<'a> {
     pub constants: Vec<(&'a str, f64)>,
 }
 
+/// On which steps a pass runs: those with `step % k == phase`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Every {
+    pub k: u32,
+    pub phase: u32,
+}
+
+impl Every {
+    /// Every step.
+    pub const STEP: Every = Every { k: 1, phase: 0 };
+
+    pub fn runs_at(&self, step: u64) -> bool {
+        step % self.k as u64 == self.phase as u64
+    }
+
+    fn check(&self, label: &str) -> Result<()> {
+        if self.k == 0 || self.phase >= self.k {
+            return Err(EngineError::Plan(format!(
+                "pass {label}: every k = {}, phase = {} is not allowed: k must be at least 1 and phase below k",
+                self.k, self.phase
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Default for Every {
+    fn default() -> Self {
+        Self::STEP
+    }
+}
+
+/// How and when a pass is dispatched (`StepPlan::add_pass_with`); the default is what
+/// `add_pass` does: `PassDesc::workgroups`, every step.
+#[derive(Clone, Debug, Default)]
+pub struct PassSchedule {
+    /// Read the workgroup counts from this place on the GPU (three u32) instead of
+    /// `PassDesc::workgroups`, which is then not used.
+    pub indirect: Option<BufferAt>,
+    pub every: Every,
+}
+
+impl PassSchedule {
+    /// Workgroup counts from buffer `name` at byte `offset`.
+    pub fn indirect(self, name: &str, offset: u64) -> Self {
+        Self {
+            indirect: Some(BufferAt::new(name, offset)),
+            ..self
+        }
+    }
+
+    /// Only at the steps where `step % k == phase`.
+    pub fn every(self, k: u32, phase: u32) -> Self {
+        Self {
+            every: Every { k, phase },
+            ..self
+        }
+    }
+}
+
+/// Work that records itself into a compute pass: a GPU primitive (scan, sort, binning) with its
+/// own pipelines and bind groups, added to a step with `StepPlan::add_recorded`. It does not see
+/// the step info; a recorder that depends on the parity of a ping-pong pair is added twice, with
+/// `Every { k: 2, phase: 0 }` and `{ k: 2, phase: 1 }`.
+pub trait RecordPass: Send + Sync {
+    fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>);
+}
+
+/// So that the caller can keep a handle on a recorder it gives the plan.
+impl<T: RecordPass + ?Sized> RecordPass for Arc<T> {
+    fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+        (**self).record_pass(pass)
+    }
+}
+
+/// Where a kernel pass finds its workgroup counts.
+enum Dispatch {
+    Fixed([u32; 3]),
+    Indirect { buffer: wgpu::Buffer, offset: u64 },
+}
+
+enum Work {
+    Kernel {
+        pipeline: wgpu::ComputePipeline,
+        groups: [wgpu::BindGroup; 2],
+        dispatch: Dispatch,
+    },
+    Recorded(Box<dyn RecordPass>),
+}
+
 struct Pass {
     label: String,
-    pipeline: wgpu::ComputePipeline,
-    groups: [wgpu::BindGroup; 2],
-    workgroups: [u32; 3],
+    every: Every,
+    work: Work,
 }
 
 /// A pass of a step: one of the plan's own (`add_pass`, by order) or a variant kept aside
@@ -127,6 +241,8 @@ pub struct StepPlan {
     pub seed: u64,
     /// Times each unprofiled batch (and head) as a whole, when set (`time_batches`).
     batch_timer: Option<BatchTimer>,
+    /// The guard of `run_until`, kept for the next call with the same flag and passes.
+    guard: Option<until::Guard>,
 }
 
 impl StepPlan {
@@ -166,6 +282,7 @@ impl StepPlan {
             step: 0,
             seed,
             batch_timer: None,
+            guard: None,
         }
     }
 
@@ -223,19 +340,121 @@ impl StepPlan {
 
     /// Appends a pass to the step. Passes run in the order they were added.
     pub fn add_pass(&mut self, ctx: &GpuContext, desc: PassDesc) -> Result<()> {
-        let pass = self.build_pass(ctx, desc)?;
+        self.add_pass_with(ctx, desc, PassSchedule::default())
+    }
+
+    /// Appends a pass dispatched and scheduled as `schedule` says (see the module doc).
+    pub fn add_pass_with(
+        &mut self,
+        ctx: &GpuContext,
+        desc: PassDesc,
+        schedule: PassSchedule,
+    ) -> Result<()> {
+        let pass = self.build_pass(ctx, desc, schedule)?;
         self.passes.push(pass);
         Ok(())
     }
 
     /// Keeps a pass aside, not part of every step, for `PassRef::Variant` (its index returned).
     pub fn add_variant(&mut self, ctx: &GpuContext, desc: PassDesc) -> Result<usize> {
-        let pass = self.build_pass(ctx, desc)?;
+        let pass = self.build_pass(ctx, desc, PassSchedule::default())?;
         self.variants.push(pass);
         Ok(self.variants.len() - 1)
     }
 
-    fn build_pass(&self, ctx: &GpuContext, desc: PassDesc) -> Result<Pass> {
+    /// Appends work that records itself (`RecordPass`) as a pass of the steps `every` picks, in
+    /// order with the plan's own passes.
+    pub fn add_recorded(
+        &mut self,
+        label: &str,
+        recorder: impl RecordPass + 'static,
+        every: Every,
+    ) -> Result<()> {
+        every.check(label)?;
+        self.passes.push(Pass {
+            label: label.to_string(),
+            every,
+            work: Work::Recorded(Box::new(recorder)),
+        });
+        Ok(())
+    }
+
+    /// Appends a pass that reads the item count (a u32) at `count` and writes at `args` the
+    /// workgroup counts of a later pass of `group_size` x 1 x 1 invocations that handles one item
+    /// per invocation (`dispatch::dispatch_args`, capped at the device's
+    /// max_compute_workgroups_per_dimension). Add that pass with `PassSchedule::indirect` at
+    /// `args`; its kernel finds its item with `dispatch_index` (`shaders/common/dispatch.wgsl`).
+    pub fn add_count_to_args(
+        &mut self,
+        ctx: &GpuContext,
+        label: &str,
+        count: BufferAt,
+        args: BufferAt,
+        group_size: u32,
+    ) -> Result<()> {
+        if count.name == args.name {
+            return Err(EngineError::Plan(format!(
+                "pass {label}: the count and the arguments share buffer {:?}; use two buffers \
+                 (a pass cannot bind one buffer both read-only and read-write)",
+                count.name
+            )));
+        }
+        count.check(label, self.named(label, &count.name)?, 4)?;
+        args.check(label, self.named(label, &args.name)?, DISPATCH_ARGS_BYTES)?;
+        ctx.check_workgroup_size(label, [group_size, 1, 1])?;
+        let max_groups = ctx.limits().max_compute_workgroups_per_dimension;
+        self.add_pass(
+            ctx,
+            PassDesc {
+                label,
+                shader: "common/count_to_args.wgsl",
+                entry: "main",
+                bindings: vec![Binding::read(&count.name), Binding::read_write(&args.name)],
+                workgroups: [1, 1, 1],
+                constants: vec![
+                    ("GROUP_SIZE", group_size as f64),
+                    ("MAX_GROUPS", max_groups as f64),
+                    ("COUNT_WORD", (count.offset / 4) as f64),
+                    ("ARGS_WORD", (args.offset / 4) as f64),
+                ],
+            },
+        )
+    }
+
+    /// The registered (not ping-pong) buffer `name`, or an error naming the pass that asked.
+    fn named(&self, label: &str, name: &str) -> Result<&wgpu::Buffer> {
+        self.buffers.get(name).ok_or_else(|| {
+            EngineError::Plan(format!(
+                "pass {label} names buffer {name:?}, which is not registered with add_buffer"
+            ))
+        })
+    }
+
+    fn build_pass(&self, ctx: &GpuContext, desc: PassDesc, schedule: PassSchedule) -> Result<Pass> {
+        schedule.every.check(desc.label)?;
+        let dispatch = match &schedule.indirect {
+            None => {
+                for (axis, &n) in desc.workgroups.iter().enumerate() {
+                    ctx.check_workgroups(&format!("pass {} axis {axis}", desc.label), n)?;
+                }
+                Dispatch::Fixed(desc.workgroups)
+            }
+            Some(at) => {
+                let buffer = self.named(desc.label, &at.name)?;
+                if !buffer.usage().contains(wgpu::BufferUsages::INDIRECT) {
+                    return Err(EngineError::Plan(format!(
+                        "pass {}: buffer {:?} lacks INDIRECT usage, so it cannot hold dispatch \
+                         arguments; make it with petri_scheduler::dispatch::args_buffer",
+                        desc.label, at.name
+                    )));
+                }
+                at.check(desc.label, buffer, DISPATCH_ARGS_BYTES)?;
+                Dispatch::Indirect {
+                    buffer: buffer.clone(),
+                    offset: at.offset,
+                }
+            }
+        };
         let accesses: Vec<Access> = desc.bindings.iter().map(|b| b.access).collect();
         let storage = accesses
             .iter()
@@ -250,9 +469,6 @@ impl StepPlan {
             &[&self.step_layout, &layout],
             &desc.constants,
         )?;
-        for (axis, &n) in desc.workgroups.iter().enumerate() {
-            ctx.check_workgroups(&format!("pass {} axis {axis}", desc.label), n)?;
-        }
         let group = |parity: usize| -> Result<wgpu::BindGroup> {
             let bufs = desc
                 .bindings
@@ -264,9 +480,12 @@ impl StepPlan {
         let groups = [group(0)?, group(1)?];
         Ok(Pass {
             label: desc.label.to_string(),
-            pipeline,
-            groups,
-            workgroups: desc.workgroups,
+            every: schedule.every,
+            work: Work::Kernel {
+                pipeline,
+                groups,
+                dispatch,
+            },
         })
     }
 
@@ -277,14 +496,42 @@ impl StepPlan {
         }
     }
 
-    /// Records pass `r` of the step whose info sits at `offset` in the step buffer.
-    fn dispatch(&self, cpass: &mut wgpu::ComputePass, r: PassRef, parity: usize, offset: u32) {
+    /// Records pass `r` of step `step`, whose info sits at `offset` in the step buffer, if the
+    /// pass runs at that step.
+    fn dispatch(&self, cpass: &mut wgpu::ComputePass, r: PassRef, step: u64, offset: u32) {
         let pass = self.pass(r);
-        cpass.set_pipeline(&pass.pipeline);
+        if !pass.every.runs_at(step) {
+            return;
+        }
+        match &pass.work {
+            Work::Recorded(recorder) => recorder.record_pass(cpass),
+            Work::Kernel {
+                pipeline,
+                groups,
+                dispatch,
+            } => {
+                self.bind(cpass, pipeline, &groups[(step % 2) as usize], offset);
+                match dispatch {
+                    Dispatch::Fixed([x, y, z]) => cpass.dispatch_workgroups(*x, *y, *z),
+                    Dispatch::Indirect { buffer, offset } => {
+                        cpass.dispatch_workgroups_indirect(buffer, *offset)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sets a kernel's pipeline, the step info at `offset` and the kernel's own bind group.
+    fn bind(
+        &self,
+        cpass: &mut wgpu::ComputePass,
+        pipeline: &wgpu::ComputePipeline,
+        group: &wgpu::BindGroup,
+        offset: u32,
+    ) {
+        cpass.set_pipeline(pipeline);
         cpass.set_bind_group(0, &self.step_group, &[offset]);
-        cpass.set_bind_group(1, &pass.groups[parity], &[]);
-        let [x, y, z] = pass.workgroups;
-        cpass.dispatch_workgroups(x, y, z);
+        cpass.set_bind_group(1, group, &[]);
     }
 
     /// The step info of steps `first..first + steps`, one entry per stride.
@@ -317,9 +564,8 @@ impl StepPlan {
                 label: Some("step head"),
             });
         self.timed_pass(&mut encoder, "step head", |plan, cpass| {
-            let parity = (plan.step % 2) as usize;
             for &r in passes {
-                plan.dispatch(cpass, r, parity, 0);
+                plan.dispatch(cpass, r, plan.step, 0);
             }
         });
         encoder
@@ -392,10 +638,9 @@ impl StepPlan {
             // pass per dispatch, which matters when a step takes microseconds.
             self.timed_pass(&mut encoder, "steps", |plan, cpass| {
                 for i in 0..steps as u64 {
-                    let parity = ((plan.step + i) % 2) as usize;
                     let offset = (i * plan.stride) as u32;
                     for &r in step_passes(i) {
-                        plan.dispatch(cpass, r, parity, offset);
+                        plan.dispatch(cpass, r, plan.step + i, offset);
                     }
                 }
             });
@@ -403,9 +648,12 @@ impl StepPlan {
             return encoder;
         }
         for i in 0..steps as u64 {
-            let parity = ((self.step + i) % 2) as usize;
+            let step = self.step + i;
             let offset = (i * self.stride) as u32;
             for &r in step_passes(i) {
+                if !self.pass(r).every.runs_at(step) {
+                    continue;
+                }
                 let label = &self.pass(r).label;
                 let timestamp_writes = profiler
                     .as_deref_mut()
@@ -414,7 +662,7 @@ impl StepPlan {
                     label: Some(label),
                     timestamp_writes,
                 });
-                self.dispatch(&mut cpass, r, parity, offset);
+                self.dispatch(&mut cpass, r, step, offset);
             }
         }
         self.step += steps as u64;
