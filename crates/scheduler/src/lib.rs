@@ -1,6 +1,8 @@
 //! Petri's scheduler: step plans of compute passes over named buffers with ping-pong pairs,
 //! many steps per submission, deterministic reductions, and readback that does not stall.
 
+#[cfg(test)]
+mod layouts;
 pub mod plan;
 pub mod readback;
 pub mod reduce;

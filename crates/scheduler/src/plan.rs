@@ -7,6 +7,7 @@
 //! buffer that holds one entry per step of the batch, so a whole batch is one submission.
 
 use petri_engine::kernel::{self, Access};
+use petri_engine::shaders::EntryPoint;
 use petri_engine::{BatchTimer, BatchTimes, EngineError, GpuContext, Profiler, Result};
 use std::collections::HashMap;
 
@@ -88,8 +89,8 @@ impl Binding {
 /// What a pass runs: shader entry point, bindings, dispatch size.
 pub struct PassDesc<'a> {
     pub label: &'a str,
-    pub shader: &'a str,
-    pub entry: &'a str,
+    /// A registry entry point, e.g. `shaders::rdme::diffuse::DIFFUSE`.
+    pub entry: EntryPoint,
     pub bindings: Vec<Binding>,
     pub workgroups: [u32; 3],
     pub constants: Vec<(&'a str, f64)>,
@@ -245,7 +246,6 @@ impl StepPlan {
         let layout = kernel::bind_group_layout(ctx, desc.label, &accesses);
         let pipeline = kernel::compute_pipeline(
             ctx,
-            desc.shader,
             desc.entry,
             &[&self.step_layout, &layout],
             &desc.constants,

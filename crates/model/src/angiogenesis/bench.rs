@@ -7,7 +7,7 @@ use super::sim::{AngioSim, SimOptions};
 use super::state::AngioState;
 use super::uniforms::AngioUniforms;
 use crate::error::Result;
-use petri_engine::{GpuContext, PassTimes, Profiler};
+use petri_engine::{shaders, GpuContext, PassTimes, Profiler};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -241,8 +241,7 @@ pub fn bench_reference_stencil(
         ctx,
         petri_scheduler::PassDesc {
             label: "diffusion7",
-            shader: "bench/diffusion7.wgsl",
-            entry: "main",
+            entry: shaders::bench::diffusion7::MAIN,
             bindings: vec![
                 Binding::uniform("grid"),
                 Binding::current("u"),

@@ -18,7 +18,7 @@ use super::stats::{Accumulator, EnsembleStats};
 use super::Network;
 use crate::error::{invalid, ModelError, Result};
 use petri_engine::kernel::{self, Access};
-use petri_engine::{buffers, GpuContext, Profiler};
+use petri_engine::{buffers, shaders, GpuContext, Profiler};
 use std::time::Instant;
 
 /// Largest network one thread simulates (thread state lives in device memory, but each event
@@ -442,7 +442,6 @@ impl GpuEnsemble {
             ("WG", options.workgroup_size as f64),
             ("NS", tables.n_species as f64),
         ];
-        let shader = "ssa/ensemble.wgsl";
         let run = if method == Method::Direct
             && options.compiled
             && tables.reactions.len() <= super::gpu_compiled::MAX_COMPILED_REACTIONS
@@ -450,14 +449,13 @@ impl GpuEnsemble {
             let code = super::gpu_compiled::network_section(&tables);
             kernel::compute_pipeline_generated(
                 ctx,
-                "ssa/ensemble_compiled.wgsl",
+                shaders::ssa::ensemble_compiled::RUN_COMPILED,
                 ("network", &code),
-                "run_compiled",
                 &[&layout],
                 &wg,
             )?
         } else {
-            kernel::compute_pipeline(ctx, shader, "run", &[&layout], &wg)?
+            kernel::compute_pipeline(ctx, shaders::ssa::ensemble::RUN, &[&layout], &wg)?
         };
         Ok(Self {
             ctx: ctx.clone(),
@@ -465,7 +463,7 @@ impl GpuEnsemble {
             tables,
             method,
             options: options.clone(),
-            init: kernel::compute_pipeline(ctx, shader, "init", &[&layout], &wg)?,
+            init: kernel::compute_pipeline(ctx, shaders::ssa::ensemble::INIT, &[&layout], &wg)?,
             run,
             layout,
             counters: EnsembleCounters::default(),

@@ -13,6 +13,7 @@ use super::gpu_ensemble::{ticks_to_time, time_to_ticks, TIME_LIMIT};
 use super::Network;
 use crate::error::{invalid, ModelError, Result};
 use petri_engine::kernel::{self, Access};
+use petri_engine::shaders::ssa::leap;
 use petri_engine::{buffers, GpuContext, Profiler};
 
 /// Counts must stay below 2^31 (the species update is i32).
@@ -281,20 +282,20 @@ impl GpuLeaper {
             &[&params_buf, &net_buf, &state, &fl, &control_buf, &flag],
         );
         let wg = [("WG", WG as f64)];
-        let shader = "ssa/leap.wgsl";
         let mut pipelines = Vec::new();
         for (entry, groups) in [
-            ("leap_props", blocks_rx),
-            ("leap_species", blocks_sp),
-            ("leap_decide", 1),
-            ("leap_fire", blocks_rx),
-            ("leap_apply", blocks_sp),
-            ("leap_commit", blocks_sp),
-            ("leap_finish", 1),
+            (leap::LEAP_PROPS, blocks_rx),
+            (leap::LEAP_SPECIES, blocks_sp),
+            (leap::LEAP_DECIDE, 1),
+            (leap::LEAP_FIRE, blocks_rx),
+            (leap::LEAP_APPLY, blocks_sp),
+            (leap::LEAP_COMMIT, blocks_sp),
+            (leap::LEAP_FINISH, 1),
         ] {
-            ctx.check_workgroups(entry, groups)?;
-            let constants: &[(&str, f64)] = if entry == "leap_finish" { &[] } else { &wg };
-            let pipeline = kernel::compute_pipeline(ctx, shader, entry, &[&layout], constants)?;
+            ctx.check_workgroups(entry.name(), groups)?;
+            let constants: &[(&str, f64)] = if entry == leap::LEAP_FINISH { &[] } else { &wg };
+            let pipeline = kernel::compute_pipeline(ctx, entry, &[&layout], constants)?;
+            let entry = entry.name();
             pipelines.push((entry, pipeline, groups));
         }
         Ok(Self {
