@@ -7,7 +7,8 @@
 //! ```
 //!
 //! A field whose name differs from its WGSL member maps explicitly: `rust_name as wgsl_name`.
-//! Host padding fields with no WGSL member are left out of the list.
+//! Padding (host fields not listed, WGSL members named `_...`) needs no counterpart: the sizes
+//! and the other offsets already pin it down.
 
 use crate::shaders::Shader;
 
@@ -89,8 +90,8 @@ macro_rules! host_layout {
     (@wgsl $field:ident as $wgsl:ident) => { stringify!($wgsl) };
 }
 
-/// Compares a host layout with a WGSL one: equal sizes, every WGSL member mirrored by one host
-/// field at the same offset, every listed host field a WGSL member. The error lists every
+/// Compares a host layout with a WGSL one: equal sizes, every WGSL member but padding mirrored
+/// by one host field at the same offset, every listed host field a WGSL member. The error lists every
 /// mismatch, naming struct, field and both offsets.
 pub fn compare(host: &HostLayout, wgsl: &StructLayout) -> Result<(), String> {
     let mut errors = Vec::new();
@@ -104,6 +105,7 @@ pub fn compare(host: &HostLayout, wgsl: &StructLayout) -> Result<(), String> {
     for m in &wgsl.members {
         let mirrors: Vec<_> = host.fields.iter().filter(|f| f.wgsl == m.name).collect();
         match mirrors.as_slice() {
+            [] if m.name.starts_with('_') => {}
             [] => errors.push(format!(
                 "{what}: WGSL member {} (offset {}) has no host field",
                 m.name, m.offset

@@ -200,13 +200,14 @@ pub struct ReferenceRow {
     pub bandwidth_gbs: f64,
 }
 
+/// `Grid` of `shaders/bench/diffusion7.wgsl` (checked by tests/layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct Grid {
-    nx: u32,
-    ny: u32,
-    nz: u32,
-    r: f32,
+pub struct Grid {
+    pub nx: u32,
+    pub ny: u32,
+    pub nz: u32,
+    pub r: f32,
 }
 
 /// GPU time per step of the plain 7-point stencil at `grid` (timestamps, else wall clock).
