@@ -190,7 +190,7 @@ mod tests {
         // Forgotten padding: b, c and d sit early, and the struct is short.
         let err = compare(&crate::host_layout!(Bad { a, b, c, d }), &s).unwrap_err();
         assert!(
-            err.contains("Bad (WGSL S): host size 24 bytes, WGSL size 48"),
+            err.contains("Bad (WGSL S): host size 28 bytes, WGSL size 48"),
             "{err}"
         );
         assert!(
@@ -198,7 +198,7 @@ mod tests {
             "{err}"
         );
         assert!(
-            err.contains("field d at host offset 16, WGSL member d at offset 32"),
+            err.contains("field d at host offset 20, WGSL member d at offset 32"),
             "{err}"
         );
         // A WGSL member left out, and a host field naming no member.
