@@ -2,7 +2,7 @@
 //! size, and every WGSL member at the same offset as the host field of the same name.
 //!
 //! ```ignore
-//! let host = petri_engine::host_layout!(StepInfo { step, seed_lo, seed_hi, parity });
+//! let host = petri_engine::host_layout!(StepInfo: step, seed_lo, seed_hi, parity);
 //! layout::check(shaders::common::step::SHADER, "StepInfo", &host)?;
 //! ```
 //!
@@ -71,11 +71,11 @@ pub struct HostField {
     pub offset: usize,
 }
 
-/// The layout of host struct `Type` for `check`: `host_layout!(Type { a, b, c as wgsl_c })`
-/// lists the fields that mirror WGSL members (by name, or `rust as wgsl` where they differ).
+/// The layout of host struct `Type` for `check`: `host_layout!(Type: a, b, c as wgsl_c)` lists
+/// the fields that mirror WGSL members (by name, or `rust as wgsl` where they differ).
 #[macro_export]
 macro_rules! host_layout {
-    ($ty:ty { $($field:ident $(as $wgsl:ident)?),* $(,)? }) => {
+    ($ty:ty: $($field:ident $(as $wgsl:ident)?),* $(,)?) => {
         $crate::layout::HostLayout {
             name: stringify!($ty),
             size: ::std::mem::size_of::<$ty>(),
@@ -126,6 +126,15 @@ pub fn compare(host: &HostLayout, wgsl: &StructLayout) -> Result<(), String> {
             ));
         }
     }
+    match errors.is_empty() {
+        true => Ok(()),
+        false => Err(errors.join("\n")),
+    }
+}
+
+/// Every error of `checks`, one a line (for a test that lists its structs' checks).
+pub fn all(checks: impl IntoIterator<Item = Result<(), String>>) -> Result<(), String> {
+    let errors: Vec<String> = checks.into_iter().filter_map(Result::err).collect();
     match errors.is_empty() {
         true => Ok(()),
         false => Err(errors.join("\n")),
@@ -186,31 +195,26 @@ mod tests {
     fn matching_layout_passes_and_a_wrong_one_is_named() {
         let m = module("struct S { a: u32, b: vec3<f32>, c: f32, d: vec2<u32> }");
         let s = struct_layout(&m, "S").unwrap();
-        compare(&crate::host_layout!(Good { a, b, c_host as c, d }), &s).unwrap();
+        compare(&crate::host_layout!(Good: a, b, c_host as c, d), &s).unwrap();
         // Forgotten padding: b, c and d sit early, and the struct is short.
-        let err = compare(&crate::host_layout!(Bad { a, b, c, d }), &s).unwrap_err();
-        assert!(
-            err.contains("Bad (WGSL S): host size 28 bytes, WGSL size 48"),
-            "{err}"
-        );
-        assert!(
-            err.contains("field b at host offset 4, WGSL member b at offset 16"),
-            "{err}"
-        );
-        assert!(
-            err.contains("field d at host offset 20, WGSL member d at offset 32"),
-            "{err}"
-        );
+        let bad = compare(&crate::host_layout!(Bad: a, b, c, d), &s).unwrap_err();
         // A WGSL member left out, and a host field naming no member.
-        let err = compare(&crate::host_layout!(Good { a, b, c_host, d }), &s).unwrap_err();
-        assert!(
-            err.contains("WGSL member c (offset 28) has no host field"),
-            "{err}"
-        );
-        assert!(
-            err.contains("host field c_host (offset 28) names no WGSL member"),
-            "{err}"
-        );
+        let unnamed = compare(&crate::host_layout!(Good: a, b, c_host, d), &s).unwrap_err();
+        for (err, expected) in [
+            (&bad, "Bad (WGSL S): host size 28 bytes, WGSL size 48"),
+            (&bad, "field b at host offset 4, WGSL member b at offset 16"),
+            (
+                &bad,
+                "field d at host offset 20, WGSL member d at offset 32",
+            ),
+            (&unnamed, "WGSL member c (offset 28) has no host field"),
+            (
+                &unnamed,
+                "host field c_host (offset 28) names no WGSL member",
+            ),
+        ] {
+            assert!(err.contains(expected), "{err}");
+        }
     }
 
     #[test]
@@ -222,7 +226,7 @@ mod tests {
         let err = check(
             shaders::common::step::SHADER,
             "Nope",
-            &crate::host_layout!(Ticks { lo }),
+            &crate::host_layout!(Ticks: lo),
         )
         .unwrap_err();
         assert!(err.contains("common/step.wgsl has no struct Nope"), "{err}");

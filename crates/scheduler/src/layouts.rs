@@ -5,23 +5,11 @@ use petri_engine::{host_layout, layout, shaders};
 
 #[test]
 fn host_structs_match_their_wgsl_structs() {
-    let checks = [
-        layout::check(
-            shaders::common::step::SHADER,
-            "StepInfo",
-            &host_layout!(StepInfo {
-                step,
-                seed_lo,
-                seed_hi,
-                parity
-            }),
-        ),
-        layout::check(
-            shaders::common::reduce::SHADER,
-            "ReduceParams",
-            &host_layout!(ReduceParams { len, groups_x }),
-        ),
-    ];
-    let errors: Vec<String> = checks.into_iter().filter_map(Result::err).collect();
-    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    let step = host_layout!(StepInfo: step, seed_lo, seed_hi, parity);
+    let reduce = host_layout!(ReduceParams: len, groups_x);
+    layout::all([
+        layout::check(shaders::common::step::SHADER, "StepInfo", &step),
+        layout::check(shaders::common::reduce::SHADER, "ReduceParams", &reduce),
+    ])
+    .unwrap_or_else(|e| panic!("{e}"));
 }
