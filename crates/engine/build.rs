@@ -87,6 +87,7 @@ fn main() {
         .join("../../shaders")
         .canonicalize()
         .expect("shaders/ exists");
+    // Cargo scans a directory named here for any change below it (files added too).
     println!("cargo:rerun-if-changed={}", root.display());
     println!("cargo:rerun-if-changed=src/shaders/compose.rs");
     let mut files = Vec::new();
@@ -106,19 +107,12 @@ fn main() {
     );
     for f in &files {
         let abs = root.join(f);
-        println!("cargo:rerun-if-changed={}", abs.display());
         code.push_str(&format!(
             "    ({f:?}, include_str!({:?})),\n",
             abs.display().to_string()
         ));
     }
     code.push_str("];\n");
-    // Subdirectories too, so that adding a file re-runs this script.
-    for f in &files {
-        if let Some(parent) = root.join(f).parent() {
-            println!("cargo:rerun-if-changed={}", parent.display());
-        }
-    }
 
     let mut errors = Vec::new();
     let mut tree = Tree::default();
