@@ -1,5 +1,6 @@
 // Angiogenesis: parameters and helpers shared by the field and tip kernels.
-// Host side: crates/model/src/angiogenesis/uniforms.rs (AngioUniforms) — keep the two in step.
+// Host side: crates/model/src/angiogenesis/uniforms.rs (AngioUniforms; crates/model/tests/layouts.rs
+// checks the layouts match).
 
 struct AngioParams {
     nx: u32,

@@ -22,13 +22,15 @@
 // addition is exact and commutative, so the chunk's sums are exact and independent of thread
 // order; only the sums are read back.
 //!include common/rng.wgsl
+//!include common/poisson.wgsl
+//!include common/kinetics.wgsl
 //!include ssa/time.wgsl
 
 override WG: u32 = 64u;
 // Species slots per thread in workgroup memory (the network's species count).
 override NS: u32 = 64u;
 
-struct Params {
+struct EnsembleParams {
     n_species: u32,
     n_reactions: u32,
     n_out: u32,
@@ -79,7 +81,7 @@ const STREAM_EVENT: u32 = 0u;
 const SSA_FACTOR: f32 = 10.0;
 const SSA_STEPS: u32 = 100u;
 
-@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(0) var<uniform> p: EnsembleParams;
 @group(0) @binding(1) var<storage, read> net: array<u32>;
 @group(0) @binding(2) var<storage, read_write> traj: array<u32>;
 @group(0) @binding(3) var<storage, read_write> sums: array<atomic<u32>>;
@@ -143,15 +145,6 @@ fn store_counts(i: u32) {
 
 fn rx(j: u32, w: u32) -> u32 {
     return net[j * RX_WORDS + w];
-}
-
-// C(x, nu) for nu = 1 or 2, in f32; mirrored operation for operation on the CPU.
-fn binom(x: u32, nu: u32) -> f32 {
-    let xf = f32(x);
-    if nu == 1u {
-        return xf;
-    }
-    return xf * max(xf - 1.0, 0.0) * 0.5;
 }
 
 // a_j = c_j * prod C(x_s, nu_s).
@@ -288,47 +281,13 @@ fn scratch_at(w: u32, s: u32, i: u32) -> u32 {
     return p.off_scratch + (w * p.n_species + s) * p.chunk_len + i;
 }
 
-// Poisson(mean) from one Philox draw: inversion by sequential search below `normal_above`,
-// else the normal approximation round(mean + sqrt(mean) z) (Box-Muller), which is below zero
-// only for z < -sqrt(mean) (< -5.4 sigma at the default threshold 30).
+// Poisson(mean) from one Philox draw (common/poisson.wgsl), its search steps counted.
 fn poisson(mean: f32, r: vec4<u32>) -> u32 {
-    if mean <= 0.0 {
-        return 0u;
+    let k = poisson_sample(mean, p.normal_above, r);
+    if mean > 0.0 && mean < p.normal_above {
+        loop_work += k + 1u;
     }
-    if mean < p.normal_above {
-        let u = rng_unit(r.x);
-        var pk = exp(-mean);
-        var cdf = pk;
-        var k = 0u;
-        // f32 rounding can leave the cdf just below u near 1: cap the search far in the tail.
-        let k_max = u32(mean + 12.0 * sqrt(mean) + 24.0);
-        loop {
-            loop_work++;
-            if u < cdf || k >= k_max {
-                break;
-            }
-            k++;
-            pk = pk * mean / f32(k);
-            cdf = cdf + pk;
-        }
-        return k;
-    }
-    let u1 = 1.0 - rng_unit(r.x);
-    let u2 = rng_unit(r.y);
-    let z = sqrt(-2.0 * log(u1)) * cos(6.2831853 * u2);
-    return u32(max(round(mean + sqrt(mean) * z), 0.0));
-}
-
-// g_i of CGP 2006 from the species' highest-order type: 1 (first order), 2 (second order with
-// two different species), 3 (second order 2S, needs two of itself).
-fn g_factor(kind: u32, x: u32) -> f32 {
-    if kind == 1u {
-        return 1.0;
-    }
-    if kind == 3u && x > 1u {
-        return 2.0 + 1.0 / (f32(x) - 1.0);
-    }
-    return 2.0;
+    return k;
 }
 
 // The largest leap satisfying the leap condition for the non-critical reactions (propensities

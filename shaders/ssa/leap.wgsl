@@ -18,6 +18,8 @@
 // Random numbers: Philox keyed by (seed, attempt, reaction, stream), counter-based, so the run is
 // independent of workgroup size and of how attempts are split over submissions.
 //!include common/rng.wgsl
+//!include common/poisson.wgsl
+//!include common/kinetics.wgsl
 //!include ssa/time.wgsl
 
 override WG: u32 = 256u;
@@ -102,14 +104,6 @@ fn idle() -> bool {
     return control[C_MODE] == MODE_IDLE;
 }
 
-fn binom(x: u32, nu: u32) -> f32 {
-    let xf = f32(x);
-    if nu == 1u {
-        return xf;
-    }
-    return xf * max(xf - 1.0, 0.0) * 0.5;
-}
-
 fn propensity(j: u32) -> f32 {
     var a = bitcast<f32>(net[p.off_rate + j]);
     let nu0 = net[4u * j + 1u];
@@ -173,16 +167,6 @@ fn leap_props(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invo
         fl[p.off_blk_a + wid.x] = wa[0];
         fl[p.off_blk_ac + wid.x] = wb[0];
     }
-}
-
-fn g_factor(kind: u32, x: u32) -> f32 {
-    if kind == 1u {
-        return 1.0;
-    }
-    if kind == 3u && x > 1u {
-        return 2.0 + 1.0 / (f32(x) - 1.0);
-    }
-    return 2.0;
 }
 
 @compute @workgroup_size(WG)
@@ -387,34 +371,6 @@ fn leap_decide(@builtin(local_invocation_index) lid: u32) {
     }
 }
 
-// Poisson(mean) as in shaders/ssa/ensemble.wgsl: inversion below `normal_above`, else
-// round(mean + sqrt(mean) z).
-fn poisson(mean: f32, r: vec4<u32>) -> u32 {
-    if mean <= 0.0 {
-        return 0u;
-    }
-    if mean < p.normal_above {
-        let u = rng_unit(r.x);
-        var pk = exp(-mean);
-        var cdf = pk;
-        var k = 0u;
-        let k_max = u32(mean + 12.0 * sqrt(mean) + 24.0);
-        loop {
-            if u < cdf || k >= k_max {
-                break;
-            }
-            k++;
-            pk = pk * mean / f32(k);
-            cdf = cdf + pk;
-        }
-        return k;
-    }
-    let u1 = 1.0 - rng_unit(r.x);
-    let u2 = rng_unit(r.y);
-    let z = sqrt(-2.0 * log(u1)) * cos(6.2831853 * u2);
-    return u32(max(round(mean + sqrt(mean) * z), 0.0));
-}
-
 @compute @workgroup_size(WG)
 fn leap_fire(@builtin(global_invocation_id) gid: vec3<u32>) {
     let j = gid.x;
@@ -423,7 +379,7 @@ fn leap_fire(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     var k = 0u;
     if control[C_MODE] == MODE_LEAP && fl[p.off_ac + j] == 0.0 {
-        k = poisson(fl[j] * f(C_TAU), draw(j, 1u));
+        k = poisson_sample(fl[j] * f(C_TAU), p.normal_above, draw(j, 1u));
     }
     if j == control[C_PICK] {
         k = k + 1u;

@@ -9,14 +9,13 @@
 
 use ash::vk;
 use naga::back::spv;
-use petri_engine::shaders;
+use petri_engine::shaders::{self, EntryPoint, Shader};
 use std::ffi::CStr;
 
 /// A pipeline to look at: label, shader, entry point, pipeline constants.
 struct Pass {
     label: String,
-    shader: &'static str,
-    entry: &'static str,
+    entry: EntryPoint,
     constants: Vec<(&'static str, f64)>,
 }
 
@@ -30,8 +29,7 @@ fn passes() -> Vec<Pass> {
     for sites in [4.0, 1.0] {
         let sweep = |label: &str, shape: [f64; 3], axis: f64, react: bool| Pass {
             label: format!("{label}, {sites} sites per thread"),
-            shader: "rdme/diffuse.wgsl",
-            entry: "diffuse",
+            entry: shaders::rdme::diffuse::DIFFUSE,
             constants: vec![
                 ("WX", shape[0]),
                 ("WY", shape[1]),
@@ -47,8 +45,7 @@ fn passes() -> Vec<Pass> {
     }
     out.push(Pass {
         label: "resolve overflow".into(),
-        shader: "rdme/resolve.wgsl",
-        entry: "resolve",
+        entry: shaders::rdme::resolve::RESOLVE,
         constants: vec![],
     });
     // The occupied sweeps as slab.rs makes them for the Min asset (128 threads: below 0.02
@@ -68,8 +65,7 @@ fn passes() -> Vec<Pass> {
         let planes = if halos { 144.0 } else { 256.0 };
         out.push(Pass {
             label: label.into(),
-            shader: "rdme/diffuse_occupied.wgsl",
-            entry: "diffuse_occupied",
+            entry: shaders::rdme::diffuse_occupied::DIFFUSE_OCCUPIED,
             constants: vec![
                 ("AXIS", axis),
                 ("REACT", react as u8 as f64),
@@ -95,8 +91,8 @@ fn passes() -> Vec<Pass> {
 }
 
 /// SPIR-V of one entry point, written as wgpu's Vulkan backend writes it.
-fn spirv(shader: &str, entry: &str, constants: &[(&str, f64)]) -> Vec<u32> {
-    let (module, info) = shaders::validate(shader).expect("registry shader");
+fn spirv(entry: EntryPoint, constants: &[(&str, f64)]) -> Vec<u32> {
+    let (module, info) = entry.shader().validate().expect("registry shader");
     let mut pc = naga::back::PipelineConstants::default();
     for (k, v) in constants {
         pc.insert(k.to_string(), *v);
@@ -105,7 +101,7 @@ fn spirv(shader: &str, entry: &str, constants: &[(&str, f64)]) -> Vec<u32> {
     let (module, info) = naga::back::pipeline_constants::process_overrides(
         &module,
         &info,
-        Some((stage, entry)),
+        Some((stage, entry.name())),
         &pc,
     )
     .expect("pipeline constants");
@@ -118,20 +114,20 @@ fn spirv(shader: &str, entry: &str, constants: &[(&str, f64)]) -> Vec<u32> {
             binding_array: naga::proc::BoundsCheckPolicy::Unchecked,
         },
         zero_initialize_workgroup_memory: spv::ZeroInitializeWorkgroupMemoryMode::Polyfill,
-        force_loop_bounding: !shaders::has_bounded_loops(shader).expect("shader"),
+        force_loop_bounding: !entry.bounded_loops(),
         ..Default::default()
     };
     let pipeline = spv::PipelineOptions {
         shader_stage: stage,
-        entry_point: entry.to_string(),
+        entry_point: entry.name().to_string(),
     };
     spv::write_vec(&module, &info, &options, Some(&pipeline)).expect("SPIR-V")
 }
 
 /// Descriptor set layouts for the module's bindings: uniforms in group 0 take a dynamic offset
 /// (the step info), other uniforms none, storage buffers are storage buffers.
-fn set_layouts(device: &ash::Device, shader: &str) -> Vec<vk::DescriptorSetLayout> {
-    let (module, _) = shaders::validate(shader).expect("registry shader");
+fn set_layouts(device: &ash::Device, shader: Shader) -> Vec<vk::DescriptorSetLayout> {
+    let (module, _) = shader.validate().expect("registry shader");
     let mut groups: Vec<Vec<vk::DescriptorSetLayoutBinding>> = Vec::new();
     for (_, var) in module.global_variables.iter() {
         let Some(b) = &var.binding else { continue };
@@ -206,17 +202,16 @@ fn main() {
 
     for Pass {
         label,
-        shader,
-        entry: entry_point,
+        entry,
         constants,
     } in passes()
     {
-        let words = spirv(shader, entry_point, &constants);
+        let words = spirv(entry, &constants);
         let module = unsafe {
             device.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&words), None)
         }
         .expect("shader module");
-        let layouts = set_layouts(&device, shader);
+        let layouts = set_layouts(&device, entry.shader());
         let layout = unsafe {
             device.create_pipeline_layout(
                 &vk::PipelineLayoutCreateInfo::default().set_layouts(&layouts),
@@ -224,7 +219,7 @@ fn main() {
             )
         }
         .expect("pipeline layout");
-        let entry_name = std::ffi::CString::new(entry_point).expect("entry name");
+        let entry_name = std::ffi::CString::new(entry.name()).expect("entry name");
         let stage = vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::COMPUTE)
             .module(module)

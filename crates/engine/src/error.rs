@@ -33,8 +33,6 @@ pub enum EngineError {
         #[source]
         source: wgpu::RequestDeviceError,
     },
-    #[error("no shader named {0:?} under shaders/")]
-    UnknownShader(String),
     #[error("shader {shader}: {message}")]
     ShaderInvalid { shader: String, message: String },
     #[error("GPU readback failed: {0}")]

@@ -1,9 +1,10 @@
-//! Compute pipelines from registry shaders with explicit bind group layouts.
+//! Compute pipelines from registry entry points (`shaders`) with explicit bind group layouts.
 //!
 //! Layouts are explicit (not derived from the shader) so that several pipelines can share bind
 //! groups, and so the step uniform can use a dynamic offset.
 
-use crate::{shaders, GpuContext, Result};
+use crate::shaders::{self, EntryPoint};
+use crate::{GpuContext, Result};
 
 /// How a shader binding is used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,39 +69,38 @@ pub fn bind_group(
     })
 }
 
-/// A compute pipeline for `entry` in registry shader `shader`, with pipeline-overridable constants
-/// (e.g. the workgroup size) set from `constants`.
+/// A compute pipeline for registry entry point `entry` (e.g. `shaders::rdme::diffuse::DIFFUSE`),
+/// with pipeline-overridable constants (e.g. the workgroup size) set from `constants`.
 pub fn compute_pipeline(
     ctx: &GpuContext,
-    shader: &str,
-    entry: &str,
+    entry: EntryPoint,
     layouts: &[&wgpu::BindGroupLayout],
     constants: &[(&str, f64)],
 ) -> Result<wgpu::ComputePipeline> {
-    let module = shaders::module(&ctx.device, shader)?;
-    pipeline_for_module(ctx, &module, shader, entry, layouts, constants)
+    let module = shaders::module(&ctx.device, entry.shader());
+    let label = entry.to_string();
+    pipeline_for_module(ctx, &module, &label, entry.name(), layouts, constants)
 }
 
-/// A compute pipeline from a registry shader whose generated section `section` is replaced by
-/// `code` (`shaders::source_generated`).
+/// A compute pipeline for `entry` with its shader's generated section `section` replaced by
+/// `code` (`Shader::source_generated`); naga validates the result first.
 pub fn compute_pipeline_generated(
     ctx: &GpuContext,
-    shader: &str,
+    entry: EntryPoint,
     (section, code): (&str, &str),
-    entry: &str,
     layouts: &[&wgpu::BindGroupLayout],
     constants: &[(&str, f64)],
 ) -> Result<wgpu::ComputePipeline> {
-    let src = shaders::source_generated(shader, section, code)?;
-    let label = format!("{shader} (generated {section})");
+    let src = entry.shader().source_generated(section, code)?;
+    let label = format!("{entry} (generated {section})");
     let module = shaders::module_from_source(&ctx.device, &label, src)?;
-    pipeline_for_module(ctx, &module, &label, entry, layouts, constants)
+    pipeline_for_module(ctx, &module, &label, entry.name(), layouts, constants)
 }
 
 fn pipeline_for_module(
     ctx: &GpuContext,
     module: &wgpu::ShaderModule,
-    shader: &str,
+    label: &str,
     entry: &str,
     layouts: &[&wgpu::BindGroupLayout],
     constants: &[(&str, f64)],
@@ -116,7 +116,7 @@ fn pipeline_for_module(
     Ok(ctx
         .device
         .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(&format!("{shader}:{entry}")),
+            label: Some(label),
             layout: Some(&layout),
             module,
             entry_point: Some(entry),

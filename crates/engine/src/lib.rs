@@ -6,6 +6,7 @@ pub mod buffers;
 pub mod context;
 pub mod error;
 pub mod kernel;
+pub mod layout;
 pub mod profiler;
 pub mod rng;
 pub mod shaders;

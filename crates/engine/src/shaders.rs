@@ -1,142 +1,148 @@
-//! The shader registry: every WGSL file under `shaders/`, embedded at build time.
+//! The shader registry: every WGSL file under `shaders/`, embedded, validated and given typed
+//! handles at build time (`build.rs`).
+//!
+//! Handles: a standalone file `DIR/NAME.wgsl` is the module `shaders::DIR::NAME`, with `SHADER`
+//! (the file) and one [`EntryPoint`] constant per compute entry point, named as the entry in
+//! upper case: `fn diffuse` of `rdme/diffuse.wgsl` is `shaders::rdme::diffuse::DIFFUSE`. A
+//! misspelt shader or entry point is a compile error; an invalid shader fails the build with
+//! naga's report naming the file and line. [`ALL`] lists every standalone file.
 //!
 //! WGSL has no imports, so a file may name library files it needs with lines of the form
-//! `//!include common/rng.wgsl`; `source` pastes each included file once, before the file's own
-//! text. `validate` checks a composed shader with naga against the WebGPU baseline (no optional
-//! capabilities), which the test suite does for every file except fragments: library files
+//! `//!include common/rng.wgsl`; the composed source pastes each included file once, before the
+//! file's own text (`compose.rs`, shared with `build.rs`). Every file except fragments is
+//! validated with naga against the WebGPU baseline (no optional capabilities): library files
 //! marked `//!fragment` use globals (bindings) that each includer declares with its own group,
 //! binding and access, so they are validated inside every shader that includes them.
 //!
 //! A shader may also hold a generated section, between `//!generated begin NAME` and
 //! `//!generated end NAME` lines: code a launcher writes for its input (e.g. a reaction network
 //! compiled into straight-line WGSL). The file keeps a small valid default there, so it
-//! validates like any other; `source_generated` swaps in the launcher's code, and
-//! `module_from_source` validates the result with naga before wgpu sees it.
+//! validates (and gets handles) like any other; [`Shader::source_generated`] swaps in the
+//! launcher's code, and [`module_from_source`] validates the result with naga before wgpu sees
+//! it.
 //!
 //! A standalone file may declare `//!bounded-loops`: every loop in it and in the files it
 //! includes ends for every input, by a fixed bound or a counter that only moves toward its
-//! bound. `module` then creates it without the counters naga adds to every loop so that a loop
+//! bound. [`module`] then creates it without the counters naga adds to every loop so that a loop
 //! the compiler cannot prove finite still ends (`ShaderRuntimeChecks::force_loop_bounding`);
 //! bounds checks stay on. The RDME step's passes declare it: the counters cost 9% of the Min
 //! system's step and 14% of a dense lattice's on the H200 (docs/BENCHMARKS.md). Fragments cannot
 //! declare it: the file that includes them vouches for them.
 
 use crate::error::{EngineError, Result};
-use std::collections::HashSet;
 
-mod embedded {
-    include!(concat!(env!("OUT_DIR"), "/shader_files.rs"));
+// Also build.rs's: some items only it uses.
+#[allow(dead_code)]
+mod compose;
+
+include!(concat!(env!("OUT_DIR"), "/shader_files.rs"));
+include!(concat!(env!("OUT_DIR"), "/shader_handles.rs"));
+
+/// A standalone registry file (validated at build time). Handles are the constants
+/// `shaders::DIR::NAME::SHADER`; there is no other way to make one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Shader {
+    path: &'static str,
 }
 
-const INCLUDE: &str = "//!include ";
-
-const FRAGMENT: &str = "//!fragment";
-
-const BOUNDED_LOOPS: &str = "//!bounded-loops";
-
-/// Paths (relative to `shaders/`) of every embedded WGSL file.
-pub fn names() -> impl Iterator<Item = &'static str> {
-    embedded::FILES.iter().map(|(n, _)| *n)
+/// A compute entry point of a registry shader: `shaders::DIR::NAME::ENTRY` (module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EntryPoint {
+    shader: Shader,
+    name: &'static str,
 }
 
-/// Files that compile on their own (every file but the fragments).
-pub fn standalone_names() -> impl Iterator<Item = &'static str> {
-    embedded::FILES
-        .iter()
-        .filter(|(_, text)| !text.lines().any(|l| l.trim() == FRAGMENT))
-        .map(|(n, _)| *n)
+fn raw(path: &str) -> Option<&'static str> {
+    FILES.iter().find(|(n, _)| *n == path).map(|(_, s)| *s)
 }
 
-/// The file's own text, without includes resolved.
-pub fn raw(name: &str) -> Result<&'static str> {
-    embedded::FILES
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, s)| *s)
-        .ok_or_else(|| EngineError::UnknownShader(name.to_string()))
-}
-
-/// Whether a file declares `//!bounded-loops` (see the module doc).
-pub fn has_bounded_loops(name: &str) -> Result<bool> {
-    Ok(raw(name)?.lines().any(|l| l.trim() == BOUNDED_LOOPS))
-}
-
-/// The shader with its includes pasted in, ready for naga or wgpu.
-pub fn source(name: &str) -> Result<String> {
-    let mut out = String::new();
-    let mut seen = HashSet::new();
-    compose(name, &mut seen, &mut out)?;
-    Ok(out)
-}
-
-fn compose(name: &str, seen: &mut HashSet<String>, out: &mut String) -> Result<()> {
-    if !seen.insert(name.to_string()) {
-        return Ok(());
+impl Shader {
+    const fn entry(self, name: &'static str) -> EntryPoint {
+        EntryPoint { shader: self, name }
     }
-    let text = raw(name)?;
-    for line in text.lines() {
-        if let Some(dep) = line.trim().strip_prefix(INCLUDE) {
-            compose(dep.trim(), seen, out)?;
-        }
+
+    /// Path relative to `shaders/`, e.g. `rdme/diffuse.wgsl`.
+    pub fn path(self) -> &'static str {
+        self.path
     }
-    out.push_str(&format!("// ---- {name} ----\n"));
-    out.push_str(text);
-    out.push('\n');
-    Ok(())
+
+    /// The file's own text, without includes resolved.
+    pub fn raw(self) -> &'static str {
+        raw(self.path).expect("handles name embedded files")
+    }
+
+    /// The shader with its includes pasted in, ready for naga or wgpu.
+    pub fn source(self) -> String {
+        compose::compose(self.path, &raw).expect("the build composed every shader")
+    }
+
+    /// Whether the file declares `//!bounded-loops` (module doc).
+    pub fn bounded_loops(self) -> bool {
+        compose::has_bounded_loops(self.raw())
+    }
+
+    /// The composed shader with its generated section `section` (module doc) replaced by `code`.
+    pub fn source_generated(self, section: &str, code: &str) -> Result<String> {
+        compose::replace_section(&self.source(), section, code).map_err(|message| {
+            EngineError::ShaderInvalid {
+                shader: self.path.to_string(),
+                message,
+            }
+        })
+    }
+
+    /// The composed shader parsed and validated by naga (e.g. to reflect its layouts).
+    pub fn validate(self) -> Result<(naga::Module, naga::valid::ModuleInfo)> {
+        let src = self.source();
+        compose::validate(self.path, &src, true).map_err(|message| EngineError::ShaderInvalid {
+            shader: self.path.to_string(),
+            message,
+        })
+    }
 }
 
-const GENERATED_BEGIN: &str = "//!generated begin ";
-const GENERATED_END: &str = "//!generated end ";
+impl EntryPoint {
+    pub fn shader(self) -> Shader {
+        self.shader
+    }
 
-/// The shader with its includes pasted in and its generated section `section` (see the module
-/// doc) replaced by `code`.
-pub fn source_generated(name: &str, section: &str, code: &str) -> Result<String> {
-    let src = source(name)?;
-    let begin = format!("{GENERATED_BEGIN}{section}\n");
-    let end = format!("{GENERATED_END}{section}\n");
-    let missing = || EngineError::ShaderInvalid {
-        shader: name.to_string(),
-        message: format!("no generated section {section:?} (lines {begin:?} ... {end:?})"),
-    };
-    let a = src.find(&begin).ok_or_else(missing)? + begin.len();
-    let b = a + src[a..].find(&end).ok_or_else(missing)?;
-    Ok(format!("{}{code}\n{}", &src[..a], &src[b..]))
+    /// The entry point's name in WGSL.
+    pub fn name(self) -> &'static str {
+        self.name
+    }
+
+    /// The composed source of its shader.
+    pub fn source(self) -> String {
+        self.shader.source()
+    }
+
+    /// Whether its shader declares `//!bounded-loops`.
+    pub fn bounded_loops(self) -> bool {
+        self.shader.bounded_loops()
+    }
 }
 
-/// Parses and validates a composed shader with naga, with no capabilities beyond WebGPU's.
-pub fn validate(name: &str) -> Result<(naga::Module, naga::valid::ModuleInfo)> {
-    validate_source(name, &source(name)?)
+impl std::fmt::Display for EntryPoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.shader.path, self.name)
+    }
 }
 
-/// Validates shader text (`label` names it in errors), as `validate` does a registry shader.
+/// Validates shader text (`label` names it in errors) as the build validates a registry shader.
 pub fn validate_source(label: &str, src: &str) -> Result<(naga::Module, naga::valid::ModuleInfo)> {
-    let name = label;
-    let module = naga::front::wgsl::parse_str(src).map_err(|e| EngineError::ShaderInvalid {
-        shader: name.to_string(),
-        message: e.emit_to_string(src),
-    })?;
-    let info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::empty(),
-    )
-    .validate(&module)
-    .map_err(|e| EngineError::ShaderInvalid {
-        shader: name.to_string(),
-        message: e.emit_to_string(src),
-    })?;
-    Ok((module, info))
+    compose::validate(label, src, false).map_err(|message| EngineError::ShaderInvalid {
+        shader: label.to_string(),
+        message,
+    })
 }
 
-/// Creates a wgpu shader module from a registry shader (validated by naga first, so errors name
-/// the file and line rather than surfacing as a device error).
-pub fn module(device: &wgpu::Device, name: &str) -> Result<wgpu::ShaderModule> {
-    let src = source(name)?;
-    validate_source(name, &src)?;
-    Ok(create_module(device, name, src, has_bounded_loops(name)?))
+/// Creates a wgpu shader module from a registry shader (validated by the build).
+pub fn module(device: &wgpu::Device, shader: Shader) -> wgpu::ShaderModule {
+    create_module(device, shader.path, shader.source(), shader.bounded_loops())
 }
 
-/// Creates a wgpu shader module from shader text (e.g. from `source_generated`), validated by
-/// naga first.
+/// Creates a wgpu shader module from shader text (e.g. from `Shader::source_generated`),
+/// validated by naga first, so errors name the line rather than surfacing as a device error.
 pub fn module_from_source(
     device: &wgpu::Device,
     label: &str,
@@ -171,82 +177,90 @@ mod tests {
     use super::*;
 
     #[test]
-    fn registry_is_not_empty_and_includes_resolve() {
-        assert!(names().any(|n| n == "common/rng.wgsl"));
-        for name in names() {
-            let src = source(name).unwrap();
-            assert!(src.contains(&format!("// ---- {name} ----")));
-        }
-    }
-
-    #[test]
-    fn bounded_loops_are_declared_by_standalone_shaders_only() {
-        let standalone: Vec<&str> = standalone_names().collect();
-        for name in names() {
-            if has_bounded_loops(name).unwrap() {
-                assert!(
-                    standalone.contains(&name),
-                    "fragment {name} declares {BOUNDED_LOOPS}; the files that include it must"
-                );
-            }
-        }
-        // The RDME step's passes, where the loop counters cost most (module doc).
-        for name in ["rdme/diffuse.wgsl", "rdme/resolve.wgsl"] {
-            assert!(has_bounded_loops(name).unwrap(), "{name}");
-        }
-        assert!(!has_bounded_loops("rdme/observe.wgsl").unwrap());
-    }
-
-    #[test]
-    fn every_fragment_is_included_by_a_standalone_shader() {
-        let standalone: Vec<&str> = standalone_names().collect();
-        for name in names().filter(|n| !standalone.contains(n)) {
-            let line = format!("{INCLUDE}{name}");
-            assert!(
-                standalone
-                    .iter()
-                    .any(|s| raw(s).unwrap().lines().any(|l| l.trim() == line)),
-                "fragment {name} is included by no shader, so nothing validates it"
-            );
-        }
-    }
-
-    #[test]
-    fn every_shader_validates_against_webgpu_baseline() {
-        let mut failures = Vec::new();
-        for name in standalone_names() {
-            if let Err(e) = validate(name) {
-                failures.push(e.to_string());
-            }
-        }
-        assert!(
-            failures.is_empty(),
-            "invalid shaders:\n{}",
-            failures.join("\n")
+    fn handles_name_files_and_entry_points() {
+        assert_eq!(rdme::diffuse::DIFFUSE.shader().path(), "rdme/diffuse.wgsl");
+        assert_eq!(rdme::diffuse::DIFFUSE.name(), "diffuse");
+        assert_eq!(
+            common::reduce::REDUCE_MAX.to_string(),
+            "common/reduce.wgsl:reduce_max"
         );
+        assert!(ALL.contains(&common::rng::SHADER));
+        assert!(
+            !ALL.iter().any(|s| s.path() == "rdme/gather.wgsl"),
+            "a fragment"
+        );
+        // Every handle's entry point is in its composed source.
+        for ep in [ssa::leap::LEAP_FINISH, ssa::ensemble_compiled::RUN_COMPILED] {
+            assert!(ep.source().contains(&format!("fn {}(", ep.name())), "{ep}");
+        }
+    }
+
+    #[test]
+    fn includes_resolve_once_before_the_includer() {
+        let src = rdme::diffuse::SHADER.source();
+        let at = |name: &str| {
+            let marker = format!("// ---- {name} ----");
+            assert_eq!(src.matches(&marker).count(), 1, "{name}");
+            src.find(&marker).unwrap()
+        };
+        assert!(at("common/rng.wgsl") < at("rdme/gather.wgsl"));
+        assert!(at("rdme/gather.wgsl") < at("rdme/diffuse.wgsl"));
+    }
+
+    #[test]
+    fn bounded_loops_are_declared_where_the_counters_cost_most() {
+        // The RDME step's passes (module doc).
+        assert!(rdme::diffuse::SHADER.bounded_loops());
+        assert!(rdme::resolve::RESOLVE.bounded_loops());
+        assert!(!rdme::observe::SHADER.bounded_loops());
+    }
+
+    #[test]
+    fn every_shader_validates_at_run_time_too() {
+        // The build validated them; the naga in the engine must agree.
+        for shader in ALL {
+            shader.validate().unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+
+    #[test]
+    fn errors_name_the_file_and_line_they_come_from() {
+        // Line 3 of c.wgsl, composed after b.wgsl and before a.wgsl.
+        let files = |name: &str| match name {
+            "a.wgsl" => Some("//!include b.wgsl\n//!include c.wgsl\nfn a() {}"),
+            "b.wgsl" => Some("fn b() {}\n"),
+            "c.wgsl" => Some("fn c() {}\n\nfn broken( {}"),
+            _ => None,
+        };
+        let src = compose::compose("a.wgsl", &files).unwrap();
+        let err = compose::validate("a.wgsl", &src, true).unwrap_err();
+        assert!(err.starts_with("shaders/c.wgsl:3:"), "{err}");
+        let err = compose::compose("c.wgsl", &|_| None).unwrap_err();
+        assert!(err.contains("c.wgsl"), "{err}");
+        let err = compose::compose("a.wgsl", &|n| {
+            (n == "a.wgsl").then_some("//!include b.wgsl")
+        })
+        .unwrap_err();
+        assert!(err.contains("a.wgsl includes b.wgsl"), "{err}");
     }
 
     #[test]
     fn generated_sections_are_replaced_and_checked() {
         // ssa/ensemble_compiled.wgsl has a `network` section with a default body.
-        let name = "ssa/ensemble_compiled.wgsl";
-        let default = source(name).unwrap();
-        let swapped = source_generated(name, "network", "// nothing here").unwrap();
+        let shader = ssa::ensemble_compiled::SHADER;
+        let default = shader.source();
+        let swapped = shader
+            .source_generated("network", "// nothing here")
+            .unwrap();
         assert!(default.contains("//!generated begin network"));
         assert!(swapped.contains("// nothing here") && swapped.len() < default.len());
         validate_source("swapped", &swapped).unwrap();
         // Bad generated code is refused by naga, with the label named.
-        let bad = source_generated(name, "network", "fn f() -> u32 { return nowhere; }").unwrap();
+        let bad = shader
+            .source_generated("network", "fn f() -> u32 { return nowhere; }")
+            .unwrap();
         let err = validate_source("bad", &bad).unwrap_err().to_string();
         assert!(err.contains("bad") && err.contains("nowhere"), "{err}");
-        assert!(source_generated(name, "nope", "").is_err());
-    }
-
-    #[test]
-    fn unknown_shader_is_an_error() {
-        assert!(matches!(
-            source("nope.wgsl"),
-            Err(EngineError::UnknownShader(_))
-        ));
+        assert!(shader.source_generated("nope", "").is_err());
     }
 }

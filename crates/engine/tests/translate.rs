@@ -133,8 +133,9 @@ fn translate(
 fn every_shader_translates_to_every_backend_language() {
     let mut failures = Vec::new();
     let mut translated = 0;
-    for name in shaders::standalone_names() {
-        let (module, info) = shaders::validate(name).unwrap_or_else(|e| panic!("{e}"));
+    for shader in shaders::ALL {
+        let (module, info) = shader.validate().unwrap_or_else(|e| panic!("{e}"));
+        let name = shader.path();
         for ep in &module.entry_points {
             for constants in constant_sets(&module) {
                 for err in translate(&module, &info, &ep.name, &constants) {

@@ -4,6 +4,8 @@
 //! radix sort, binning, segmented reduction).
 
 pub mod dispatch;
+#[cfg(test)]
+mod layouts;
 pub mod plan;
 pub mod primitives;
 pub mod readback;

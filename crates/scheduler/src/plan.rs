@@ -31,6 +31,7 @@ pub use until::LoopEnd;
 
 use crate::dispatch::{BufferAt, DISPATCH_ARGS_BYTES};
 use petri_engine::kernel::{self, Access};
+use petri_engine::shaders::{self, EntryPoint};
 use petri_engine::{BatchTimer, BatchTimes, EngineError, GpuContext, Profiler, Result};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -113,8 +114,8 @@ impl Binding {
 /// What a pass runs: shader entry point, bindings, dispatch size.
 pub struct PassDesc<'a> {
     pub label: &'a str,
-    pub shader: &'a str,
-    pub entry: &'a str,
+    /// A registry entry point, e.g. `shaders::rdme::diffuse::DIFFUSE`.
+    pub entry: EntryPoint,
     pub bindings: Vec<Binding>,
     pub workgroups: [u32; 3],
     pub constants: Vec<(&'a str, f64)>,
@@ -407,8 +408,7 @@ impl StepPlan {
             ctx,
             PassDesc {
                 label,
-                shader: "common/count_to_args.wgsl",
-                entry: "main",
+                entry: shaders::common::count_to_args::MAIN,
                 bindings: vec![Binding::read(&count.name), Binding::read_write(&args.name)],
                 workgroups: [1, 1, 1],
                 constants: vec![
@@ -464,7 +464,6 @@ impl StepPlan {
         let layout = kernel::bind_group_layout(ctx, desc.label, &accesses);
         let pipeline = kernel::compute_pipeline(
             ctx,
-            desc.shader,
             desc.entry,
             &[&self.step_layout, &layout],
             &desc.constants,

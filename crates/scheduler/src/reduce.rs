@@ -3,6 +3,7 @@
 //! `cpu_reduce` performs the same operations in the same order, so GPU and CPU agree bitwise.
 
 use petri_engine::kernel::{self, Access};
+use petri_engine::shaders::{common::reduce, EntryPoint};
 use petri_engine::{buffers, GpuContext, Result};
 
 const WG: u32 = 256;
@@ -17,11 +18,11 @@ pub enum ReduceOp {
 }
 
 impl ReduceOp {
-    fn entry(self) -> &'static str {
+    fn entry(self) -> EntryPoint {
         match self {
-            ReduceOp::Sum => "reduce_sum",
-            ReduceOp::Min => "reduce_min",
-            ReduceOp::Max => "reduce_max",
+            ReduceOp::Sum => reduce::REDUCE_SUM,
+            ReduceOp::Min => reduce::REDUCE_MIN,
+            ReduceOp::Max => reduce::REDUCE_MAX,
         }
     }
     pub(crate) fn identity(self) -> f32 {
@@ -40,11 +41,12 @@ impl ReduceOp {
     }
 }
 
+/// `ReduceParams` of the shader.
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct Params {
-    len: u32,
-    groups_x: u32,
+pub(crate) struct ReduceParams {
+    pub(crate) len: u32,
+    pub(crate) groups_x: u32,
 }
 
 struct Level {
@@ -76,8 +78,7 @@ impl Reduction {
             "reduce",
             &[Access::Uniform, Access::ReadOnly, Access::ReadWrite],
         );
-        let pipeline =
-            kernel::compute_pipeline(ctx, "common/reduce.wgsl", op.entry(), &[&layout], &[])?;
+        let pipeline = kernel::compute_pipeline(ctx, op.entry(), &[&layout], &[])?;
         let mut levels = Vec::new();
         let mut n = len.max(1);
         let mut src = input.clone();
@@ -88,7 +89,7 @@ impl Reduction {
             let params = buffers::uniform_from(
                 ctx,
                 "reduce params",
-                &Params {
+                &ReduceParams {
                     len: n,
                     groups_x: shape[0],
                 },

@@ -1,6 +1,6 @@
 //! GPU tests of the engine and scheduler on whatever adapter is present (lavapipe in CI).
 
-use petri_engine::{buffers, rng, testing::test_context, BatchTimer, GpuContext};
+use petri_engine::{buffers, rng, shaders, testing::test_context, BatchTimer, GpuContext};
 use petri_scheduler::{cpu_reduce, Binding, PassDesc, ReadbackRing, ReduceOp, Reduction, StepPlan};
 
 fn rng_words(ctx: &GpuContext, threefry: bool, n: u32, seed: u64, steps: u32, wg: u32) -> Vec<u32> {
@@ -13,8 +13,7 @@ fn rng_words(ctx: &GpuContext, threefry: bool, n: u32, seed: u64, steps: u32, wg
         ctx,
         PassDesc {
             label: "rng",
-            shader: "test/rng_fill.wgsl",
-            entry: "main",
+            entry: shaders::test::rng_fill::MAIN,
             bindings: vec![Binding::read_write("words")],
             workgroups: [n.div_ceil(wg), 1, 1],
             constants: vec![("WG", wg as f64), ("THREEFRY", threefry as u8 as f64)],
@@ -76,8 +75,7 @@ fn pingpong_plan(ctx: &GpuContext, init: &[f32], batch: u32, wg: u32) -> StepPla
         ctx,
         PassDesc {
             label: "pingpong",
-            shader: "test/pingpong.wgsl",
-            entry: "main",
+            entry: shaders::test::pingpong::MAIN,
             bindings: vec![Binding::current("u"), Binding::next("u")],
             workgroups: [(init.len() as u32).div_ceil(wg), 1, 1],
             constants: vec![("WG", wg as f64)],
@@ -171,8 +169,7 @@ fn readback_ring_returns_every_batch_in_order() {
         &ctx,
         PassDesc {
             label: "pingpong",
-            shader: "test/pingpong.wgsl",
-            entry: "main",
+            entry: shaders::test::pingpong::MAIN,
             bindings: vec![Binding::current("u"), Binding::next("u")],
             workgroups: [1, 1, 1],
             constants: vec![],

@@ -2,7 +2,7 @@
 //! flag and passes that record themselves (lavapipe in CI).
 
 use petri_engine::kernel::{self, Access};
-use petri_engine::{buffers, testing::test_context, GpuContext, Profiler};
+use petri_engine::{buffers, shaders, testing::test_context, GpuContext, Profiler};
 use petri_scheduler::{
     args_buffer, dispatch_args, Binding, BufferAt, Every, LoopEnd, PassDesc, PassSchedule,
     RecordPass, StepPlan,
@@ -38,8 +38,7 @@ fn fill_plan(ctx: &GpuContext, table: &[u32], wg: u32, fixed: Option<[u32; 3]>) 
         ctx,
         PassDesc {
             label: "set count",
-            shader: "test/set_count.wgsl",
-            entry: "main",
+            entry: shaders::test::set_count::MAIN,
             bindings: vec![Binding::read("table"), Binding::read_write("count")],
             workgroups: [1, 1, 1],
             constants: vec![],
@@ -64,8 +63,7 @@ fn fill_plan(ctx: &GpuContext, table: &[u32], wg: u32, fixed: Option<[u32; 3]>) 
 fn fill_pass(label: &str, wg: u32, workgroups: [u32; 3]) -> PassDesc<'_> {
     PassDesc {
         label,
-        shader: "test/indirect_fill.wgsl",
-        entry: "main",
+        entry: shaders::test::indirect_fill::MAIN,
         bindings: vec![
             Binding::read("count"),
             Binding::read_write("out"),
@@ -188,8 +186,7 @@ fn gpu_dispatch_args_match_cpu_twin() {
         &ctx,
         PassDesc {
             label: "dispatch args",
-            shader: "test/dispatch_args_twin.wgsl",
-            entry: "main",
+            entry: shaders::test::dispatch_args_twin::MAIN,
             bindings: vec![Binding::read("in"), Binding::read_write("out")],
             workgroups: [(inputs.len() as u32).div_ceil(64), 1, 1],
             constants: vec![],
@@ -259,8 +256,7 @@ fn tape_plan(ctx: &GpuContext, batch: u32, words: u64) -> StepPlan {
 fn tape_pass(id: u32) -> PassDesc<'static> {
     PassDesc {
         label: "append",
-        shader: "test/tape.wgsl",
-        entry: "main",
+        entry: shaders::test::tape::MAIN,
         bindings: vec![Binding::read_write("tape")],
         workgroups: [1, 1, 1],
         constants: vec![("ID", id as f64)],
@@ -326,8 +322,7 @@ impl Append {
         let constants = [("ID", id as f64)];
         let pipeline = kernel::compute_pipeline(
             ctx,
-            "test/tape_recorded.wgsl",
-            "main",
+            shaders::test::tape_recorded::MAIN,
             &[&layout],
             &constants,
         )
@@ -408,7 +403,6 @@ fn ensemble_plan(ctx: &GpuContext, ends: &[u32], batch: u32) -> StepPlan {
     ];
     let pass = |label, entry| PassDesc {
         label,
-        shader: "test/until.wgsl",
         entry,
         bindings: bindings.clone(),
         workgroups: [1, 1, 1],
@@ -418,12 +412,21 @@ fn ensemble_plan(ctx: &GpuContext, ends: &[u32], batch: u32) -> StepPlan {
     plan.add_count_to_args(ctx, "count to args", n, args, wg)
         .unwrap();
     let indirect = PassSchedule::default().indirect("args", 0);
-    plan.add_pass_with(ctx, pass("advance", "advance"), indirect)
-        .unwrap();
+    plan.add_pass_with(
+        ctx,
+        pass("advance", shaders::test::until::ADVANCE),
+        indirect,
+    )
+    .unwrap();
     let even = PassSchedule::default().every(2, 0);
-    plan.add_pass_with(ctx, pass("even", "count_even_step"), even)
+    plan.add_pass_with(
+        ctx,
+        pass("even", shaders::test::until::COUNT_EVEN_STEP),
+        even,
+    )
+    .unwrap();
+    plan.add_pass(ctx, pass("check", shaders::test::until::CHECK))
         .unwrap();
-    plan.add_pass(ctx, pass("check", "check")).unwrap();
     plan
 }
 

@@ -639,3 +639,25 @@ fn bench_times_every_primitive_once_on_a_tiny_size() {
         assert!(r.min_ns > 0.0 && r.mean_ns >= r.min_ns, "{r:?}");
     }
 }
+
+/// A primitive runs as a pass of a step plan (the plan's ordering of recorded passes is
+/// tested in plan_schedule.rs).
+#[test]
+fn a_scan_runs_as_a_pass_of_a_step_plan() {
+    use petri_scheduler::{Every, StepPlan};
+    let ctx = test_context();
+    let n = 1000u32;
+    let input = buffers::storage_zeroed(&ctx, "in", n as u64 * 4).unwrap();
+    let output = buffers::storage_zeroed(&ctx, "out", n as u64 * 4).unwrap();
+    let data = scan_input(n as usize, 7);
+    write(&ctx, &input, &data);
+    let scan = Scan::new(&ctx, &input, &output, n, Length::Host(n)).unwrap();
+    let mut plan = StepPlan::new(&ctx, 1, 4);
+    plan.add_recorded("scan", scan, Every::STEP).unwrap();
+    plan.run(&ctx, 3);
+    ctx.wait().unwrap();
+    assert_eq!(
+        read_u32(&ctx, &output, n as usize),
+        cpu_exclusive_scan(&data).0
+    );
+}

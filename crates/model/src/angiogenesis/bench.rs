@@ -7,7 +7,7 @@ use super::sim::{AngioSim, SimOptions};
 use super::state::AngioState;
 use super::uniforms::AngioUniforms;
 use crate::error::Result;
-use petri_engine::{GpuContext, PassTimes, Profiler};
+use petri_engine::{shaders, GpuContext, PassTimes, Profiler};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -200,13 +200,14 @@ pub struct ReferenceRow {
     pub bandwidth_gbs: f64,
 }
 
+/// `Grid` of `shaders/bench/diffusion7.wgsl` (checked by tests/layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct Grid {
-    nx: u32,
-    ny: u32,
-    nz: u32,
-    r: f32,
+pub struct Grid {
+    pub nx: u32,
+    pub ny: u32,
+    pub nz: u32,
+    pub r: f32,
 }
 
 /// GPU time per step of the plain 7-point stencil at `grid` (timestamps, else wall clock).
@@ -241,8 +242,7 @@ pub fn bench_reference_stencil(
         ctx,
         petri_scheduler::PassDesc {
             label: "diffusion7",
-            shader: "bench/diffusion7.wgsl",
-            entry: "main",
+            entry: shaders::bench::diffusion7::MAIN,
             bindings: vec![
                 Binding::uniform("grid"),
                 Binding::current("u"),

@@ -4,7 +4,7 @@
 //! Tests compare the GPU against it; `fields_step_parallel` (rayon) is the multithreaded CPU
 //! baseline of the benchmark.
 
-use super::params::branch_probability;
+use super::params::{branch_probability, chi};
 use super::state::{AngioState, Counter, Segment, Tip, FREE};
 use super::uniforms::AngioUniforms;
 use petri_engine::rng;
@@ -33,7 +33,7 @@ pub fn coefficients(u: &AngioUniforms, c0: f32, f0: f32, cn: [f32; 6], fn_: [f32
     let (dfx, dfy, dfz) = (fxp - fxm, fyp - fym, fzp - fzm);
     let lapc = (cxp + cxm) + (cyp + cym) + (czp + czm) - 6.0 * c0;
     let lapf = (fxp + fxm) + (fyp + fym) + (fzp + fzm) - 6.0 * f0;
-    let ch = u.chi0 / (1.0 + u.alpha * c0);
+    let ch = chi(u.chi0, u.alpha, c0);
     let r = u.k * u.d * u.inv_h2;
     let a = 0.25 * u.k * u.inv_h2;
     let kh = u.k * u.inv_h2;
@@ -127,7 +127,7 @@ fn inflow(
     } else {
         (c[jf] - c[i], f[jf] - f[i])
     };
-    let t = u.chi0 / (1.0 + u.alpha * c[j]) * dc + u.rho * df;
+    let t = chi(u.chi0, u.alpha, c[j]) * dc + u.rho * df;
     let r = u.k * u.d * u.inv_h2;
     let a = 0.25 * u.k * u.inv_h2;
     let q = if toward_plus { r + a * t } else { r - a * t };

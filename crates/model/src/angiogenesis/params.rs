@@ -3,6 +3,7 @@
 
 use crate::error::{invalid, ModelError, Result};
 use serde::{Deserialize, Serialize};
+use std::ops::{Add, Div, Mul};
 
 /// Where the tumour angiogenic factor (TAF, c) comes from.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -252,6 +253,16 @@ impl AngioConfig {
             None => Ok(self.dt_safety * bound),
         }
     }
+}
+
+/// Chemotactic sensitivity chi(c) = chi0 / (1 + alpha c) (`chi` of
+/// shaders/angiogenesis/common.wgsl): in f32 as the shaders compute it (the CPU reference), in
+/// f64 for the stability bound.
+pub fn chi<T>(chi0: T, alpha: T, c: T) -> T
+where
+    T: Copy + From<f32> + Add<Output = T> + Mul<Output = T> + Div<Output = T>,
+{
+    chi0 / (T::from(1.0) + alpha * c)
 }
 
 /// A&C branching probability as a function of local TAF concentration.

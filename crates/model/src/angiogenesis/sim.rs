@@ -6,7 +6,7 @@ use super::params::AngioConfig;
 use super::state::{AngioState, Counter, Segment, Tip, COUNTERS};
 use super::uniforms::AngioUniforms;
 use crate::error::{ModelError, Result};
-use petri_engine::{buffers, GpuContext, Profiler};
+use petri_engine::{buffers, shaders, GpuContext, Profiler};
 use petri_scheduler::{Binding, PassDesc, ReadbackRing, ReduceOp, Reduction, StepPlan};
 use serde::Serialize;
 
@@ -218,10 +218,9 @@ impl AngioSim {
         );
 
         if cfg.tips.enabled {
-            let tip_pass = |label, shader, bindings, workgroups| PassDesc {
+            let tip_pass = |label, entry, bindings, workgroups| PassDesc {
                 label,
-                shader,
-                entry: "main",
+                entry,
                 bindings,
                 workgroups: [workgroups, 1, 1],
                 constants: vec![],
@@ -231,7 +230,7 @@ impl AngioSim {
                 ctx,
                 tip_pass(
                     "tips_move",
-                    "angiogenesis/tips_move.wgsl",
+                    shaders::angiogenesis::tips_move::MAIN,
                     vec![
                         Binding::uniform("params"),
                         Binding::current("c"),
@@ -249,7 +248,7 @@ impl AngioSim {
                 ctx,
                 tip_pass(
                     "tips_scan",
-                    "angiogenesis/tips_scan.wgsl",
+                    shaders::angiogenesis::tips_scan::MAIN,
                     vec![
                         Binding::uniform("params"),
                         Binding::read_write("branch"),
@@ -262,7 +261,7 @@ impl AngioSim {
                 ctx,
                 tip_pass(
                     "tips_spawn",
-                    "angiogenesis/tips_spawn.wgsl",
+                    shaders::angiogenesis::tips_spawn::MAIN,
                     vec![
                         Binding::uniform("params"),
                         Binding::read_write("tips"),
@@ -281,8 +280,7 @@ impl AngioSim {
             ctx,
             PassDesc {
                 label: "fields_weights",
-                shader: "angiogenesis/fields_weights.wgsl",
-                entry: "main",
+                entry: shaders::angiogenesis::fields_weights::MAIN,
                 bindings: vec![
                     Binding::uniform("params"),
                     Binding::current("f"),
@@ -297,8 +295,7 @@ impl AngioSim {
             ctx,
             PassDesc {
                 label: "fields",
-                shader: "angiogenesis/fields.wgsl",
-                entry: "main",
+                entry: shaders::angiogenesis::fields::MAIN,
                 bindings: vec![
                     Binding::uniform("params"),
                     Binding::current("n"),

@@ -1,7 +1,7 @@
 //! The model state on the CPU side: fields, occupancy, tips, vessel segments, counters; and the
 //! initial conditions of MODELS.md section 1. The GPU holds the same arrays (sim.rs).
 
-use super::params::{AngioConfig, InitialTips, Tumour};
+use super::params::{chi, AngioConfig, InitialTips, Tumour};
 use super::uniforms::AngioUniforms;
 
 /// Occupancy value of a site no sprout has visited (FREE in the shaders).
@@ -134,7 +134,7 @@ impl AngioState {
             for y in 0..u.ny as i64 {
                 for x in 0..u.nx as i64 {
                     let c0 = at(&self.c, x, y, z);
-                    let chi = cfg.chi0 / (1.0 + cfg.alpha * c0);
+                    let chi = chi(cfg.chi0, cfg.alpha, c0);
                     let mut v2 = 0.0;
                     for (dx, dy, dz) in [(1, 0, 0), (0, 1, 0), (0, 0, 1)] {
                         let dc = at(&self.c, x + dx, y + dy, z + dz)

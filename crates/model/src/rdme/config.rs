@@ -155,7 +155,7 @@ pub struct RdmeConfig {
     pub provenance: serde_json::Map<String, serde_json::Value>,
 }
 
-/// A reaction as the GPU runs it (`shaders/rdme/common.wgsl`, Reaction).
+/// A reaction as the GPU runs it (`Reaction` of `shaders/rdme/reaction.wgsl`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct SiteReaction {

@@ -19,7 +19,7 @@ use super::lattice::Lattice;
 use super::options::{SimOptions, Sweeps};
 use crate::error::Result;
 use petri_engine::kernel::{self, Access};
-use petri_engine::{buffers, GpuContext, Profiler};
+use petri_engine::{buffers, shaders, GpuContext, Profiler};
 use petri_scheduler::{Binding, PassDesc, PassRef, StepPlan};
 
 /// The `Lattice` uniform of `shaders/rdme/common.wgsl`.
@@ -368,8 +368,7 @@ impl Slab {
                 }
                 return PassDesc {
                     label,
-                    shader: "rdme/diffuse_occupied.wgsl",
-                    entry: "diffuse_occupied",
+                    entry: shaders::rdme::diffuse_occupied::DIFFUSE_OCCUPIED,
                     bindings,
                     workgroups: [gx, groups.div_ceil(gx), 1],
                     constants,
@@ -385,8 +384,7 @@ impl Slab {
             constants.extend(flags);
             PassDesc {
                 label,
-                shader: "rdme/diffuse.wgsl",
-                entry: "diffuse",
+                entry: shaders::rdme::diffuse::DIFFUSE,
                 bindings,
                 workgroups: match axis {
                     1 => [
@@ -463,8 +461,7 @@ impl Slab {
                 &ctx,
                 PassDesc {
                     label: "resolve overflow",
-                    shader: "rdme/resolve.wgsl",
-                    entry: "resolve",
+                    entry: shaders::rdme::resolve::RESOLVE,
                     bindings: vec![
                         Binding::uniform("lattice"),
                         next,
@@ -488,7 +485,7 @@ impl Slab {
             ],
         );
         let observe =
-            kernel::compute_pipeline(&ctx, "rdme/observe.wgsl", "observe", &[&layout], &wg)?;
+            kernel::compute_pipeline(&ctx, shaders::rdme::observe::OBSERVE, &[&layout], &wg)?;
         let observe_groups = [&a, &b].map(|half| {
             kernel::bind_group(
                 &ctx,
@@ -513,8 +510,7 @@ impl Slab {
         let halo_words = (
             kernel::compute_pipeline(
                 &ctx,
-                "rdme/halo_words.wgsl",
-                "halo_words",
+                shaders::rdme::halo_words::HALO_WORDS,
                 &[&words_layout],
                 &wg,
             )?,
@@ -538,8 +534,7 @@ impl Slab {
                 );
                 let pipeline = kernel::compute_pipeline(
                     &ctx,
-                    "rdme/mark_halos.wgsl",
-                    "mark_halos",
+                    shaders::rdme::mark_halos::MARK_HALOS,
                     &[&layout],
                     &[],
                 )?;

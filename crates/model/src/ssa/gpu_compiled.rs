@@ -181,7 +181,7 @@ mod tests {
             compartment_volume: None,
         };
         let code = network_section(&NetTables::new(&net).unwrap());
-        let file = petri_engine::shaders::raw("ssa/ensemble_compiled.wgsl").unwrap();
+        let file = petri_engine::shaders::ssa::ensemble_compiled::SHADER.raw();
         assert!(
             file.contains(&format!(
                 "//!generated begin network\n{code}//!generated end network"
@@ -230,9 +230,9 @@ mod tests {
             assert!(code.contains(&format!("case {j}u:")), "{code}");
         }
         assert!(code.contains("binom(x0, 2u)"), "{code}");
-        let src =
-            petri_engine::shaders::source_generated("ssa/ensemble_compiled.wgsl", "network", &code)
-                .unwrap();
+        let src = petri_engine::shaders::ssa::ensemble_compiled::SHADER
+            .source_generated("network", &code)
+            .unwrap();
         petri_engine::shaders::validate_source("generated", &src).unwrap();
     }
 }

@@ -20,7 +20,7 @@ use super::stats::{Accumulator, EnsembleStats};
 use crate::error::{invalid, ModelError, Result};
 use crate::reactions::Network;
 use petri_engine::kernel::{self, Access};
-use petri_engine::{buffers, GpuContext, Profiler};
+use petri_engine::{buffers, shaders, GpuContext, Profiler};
 use std::time::Instant;
 
 /// Loop iterations per thread per dispatch on software adapters: Mesa's llvmpipe ends every
@@ -176,34 +176,34 @@ impl NetTables {
     }
 }
 
-/// `Params` of `shaders/ssa/ensemble.wgsl`.
+/// `EnsembleParams` of `shaders/ssa/ensemble.wgsl` (checked by tests/layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
-struct Params {
-    n_species: u32,
-    n_reactions: u32,
-    n_out: u32,
-    chunk_len: u32,
-    traj_offset: u32,
-    seed_lo: u32,
-    seed_hi: u32,
-    method: u32,
-    event_budget: u32,
-    record: u32,
-    n_critical: u32,
-    odm_refresh: u32,
-    epsilon: f32,
-    normal_above: f32,
-    off_changes: u32,
-    off_deps: u32,
-    off_species: u32,
-    off_order: u32,
-    off_times: u32,
-    off_counts: u32,
-    off_props: u32,
-    off_scratch: u32,
-    work_limit: u32,
-    _pad: u32,
+pub struct EnsembleParams {
+    pub n_species: u32,
+    pub n_reactions: u32,
+    pub n_out: u32,
+    pub chunk_len: u32,
+    pub traj_offset: u32,
+    pub seed_lo: u32,
+    pub seed_hi: u32,
+    pub method: u32,
+    pub event_budget: u32,
+    pub record: u32,
+    pub n_critical: u32,
+    pub odm_refresh: u32,
+    pub epsilon: f32,
+    pub normal_above: f32,
+    pub off_changes: u32,
+    pub off_deps: u32,
+    pub off_species: u32,
+    pub off_order: u32,
+    pub off_times: u32,
+    pub off_counts: u32,
+    pub off_props: u32,
+    pub off_scratch: u32,
+    pub work_limit: u32,
+    pub _pad: u32,
 }
 
 /// Counters of one run, summed over chunks.
@@ -298,7 +298,6 @@ impl GpuEnsemble {
             ("WG", options.workgroup_size as f64),
             ("NS", tables.n_species as f64),
         ];
-        let shader = "ssa/ensemble.wgsl";
         let run = if method == Method::Direct
             && options.compiled
             && tables.reactions.len() <= super::gpu_compiled::MAX_COMPILED_REACTIONS
@@ -306,14 +305,13 @@ impl GpuEnsemble {
             let code = super::gpu_compiled::network_section(&tables);
             kernel::compute_pipeline_generated(
                 ctx,
-                "ssa/ensemble_compiled.wgsl",
+                shaders::ssa::ensemble_compiled::RUN_COMPILED,
                 ("network", &code),
-                "run_compiled",
                 &[&layout],
                 &wg,
             )?
         } else {
-            kernel::compute_pipeline(ctx, shader, "run", &[&layout], &wg)?
+            kernel::compute_pipeline(ctx, shaders::ssa::ensemble::RUN, &[&layout], &wg)?
         };
         Ok(Self {
             ctx: ctx.clone(),
@@ -321,7 +319,7 @@ impl GpuEnsemble {
             tables,
             method,
             options: options.clone(),
-            init: kernel::compute_pipeline(ctx, shader, "init", &[&layout], &wg)?,
+            init: kernel::compute_pipeline(ctx, shaders::ssa::ensemble::INIT, &[&layout], &wg)?,
             run,
             layout,
             counters: EnsembleCounters::default(),
@@ -442,7 +440,7 @@ impl GpuEnsemble {
         let sums_buf = buffers::storage_zeroed(ctx, "ssa sums", 4 * sum_words as u64)?;
         let samples_buf = buffers::storage_zeroed(ctx, "ssa samples", 4 * sample_words as u64)?;
         let status_buf = buffers::storage_zeroed(ctx, "ssa status", 4 * STATUS_WORDS as u64)?;
-        let mut params = Params {
+        let mut params = EnsembleParams {
             n_species: ns as u32,
             n_reactions: nr as u32,
             n_out: nt as u32,
@@ -468,7 +466,7 @@ impl GpuEnsemble {
                 true => SOFTWARE_WORK_LIMIT,
                 false => u32::MAX,
             },
-            ..Params::default()
+            ..EnsembleParams::default()
         };
         let params_buf = buffers::uniform_from(ctx, "ssa params", &params);
         let group = kernel::bind_group(

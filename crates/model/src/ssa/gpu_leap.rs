@@ -14,6 +14,7 @@ use super::gpu_time::{ticks_to_time, time_to_ticks, TIME_LIMIT};
 use crate::error::{invalid, ModelError, Result};
 use crate::reactions::Network;
 use petri_engine::kernel::{self, Access};
+use petri_engine::shaders::ssa::leap;
 use petri_engine::{buffers, GpuContext, Profiler};
 
 /// Counts must stay below 2^31 (the species update is i32).
@@ -87,34 +88,34 @@ impl LeapOptions {
     }
 }
 
-/// `LeapParams` of the shader.
+/// `LeapParams` of `shaders/ssa/leap.wgsl` (checked by tests/layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
-struct Params {
-    n_species: u32,
-    n_reactions: u32,
-    n_blocks_rx: u32,
-    n_blocks_sp: u32,
-    seed_lo: u32,
-    seed_hi: u32,
-    n_critical: u32,
-    _pad0: u32,
-    epsilon: f32,
-    normal_above: f32,
-    ssa_factor: f32,
-    _pad1: u32,
-    off_cons: u32,
-    off_rate: u32,
-    off_sp_start: u32,
-    off_sp_entries: u32,
-    off_kinds: u32,
-    off_xnew: u32,
-    off_k: u32,
-    off_ac: u32,
-    off_blk_a: u32,
-    off_blk_ac: u32,
-    off_blk_tau: u32,
-    _pad2: u32,
+pub struct LeapParams {
+    pub n_species: u32,
+    pub n_reactions: u32,
+    pub n_blocks_rx: u32,
+    pub n_blocks_sp: u32,
+    pub seed_lo: u32,
+    pub seed_hi: u32,
+    pub n_critical: u32,
+    pub _pad0: u32,
+    pub epsilon: f32,
+    pub normal_above: f32,
+    pub ssa_factor: f32,
+    pub _pad1: u32,
+    pub off_cons: u32,
+    pub off_rate: u32,
+    pub off_sp_start: u32,
+    pub off_sp_entries: u32,
+    pub off_kinds: u32,
+    pub off_xnew: u32,
+    pub off_k: u32,
+    pub off_ac: u32,
+    pub off_blk_a: u32,
+    pub off_blk_ac: u32,
+    pub off_blk_tau: u32,
+    pub _pad2: u32,
 }
 
 /// What the leaper has done so far.
@@ -233,7 +234,7 @@ impl GpuLeaper {
         let mut control = vec![0u32; CONTROL_WORDS];
         control[C_MODE] = MODE_IDLE;
         control[C_SCALE] = 1.0f32.to_bits();
-        let params = Params {
+        let params = LeapParams {
             n_species: ns as u32,
             n_reactions: nr as u32,
             n_blocks_rx: blocks_rx,
@@ -255,7 +256,7 @@ impl GpuLeaper {
             off_blk_a,
             off_blk_ac,
             off_blk_tau,
-            ..Params::default()
+            ..LeapParams::default()
         };
         let params_buf = buffers::uniform_from(ctx, "leap params", &params);
         let net_buf = buffers::storage_from(ctx, "leap network", &words)?;
@@ -282,20 +283,20 @@ impl GpuLeaper {
             &[&params_buf, &net_buf, &state, &fl, &control_buf, &flag],
         );
         let wg = [("WG", WG as f64)];
-        let shader = "ssa/leap.wgsl";
         let mut pipelines = Vec::new();
         for (entry, groups) in [
-            ("leap_props", blocks_rx),
-            ("leap_species", blocks_sp),
-            ("leap_decide", 1),
-            ("leap_fire", blocks_rx),
-            ("leap_apply", blocks_sp),
-            ("leap_commit", blocks_sp),
-            ("leap_finish", 1),
+            (leap::LEAP_PROPS, blocks_rx),
+            (leap::LEAP_SPECIES, blocks_sp),
+            (leap::LEAP_DECIDE, 1),
+            (leap::LEAP_FIRE, blocks_rx),
+            (leap::LEAP_APPLY, blocks_sp),
+            (leap::LEAP_COMMIT, blocks_sp),
+            (leap::LEAP_FINISH, 1),
         ] {
-            ctx.check_workgroups(entry, groups)?;
-            let constants: &[(&str, f64)] = if entry == "leap_finish" { &[] } else { &wg };
-            let pipeline = kernel::compute_pipeline(ctx, shader, entry, &[&layout], constants)?;
+            ctx.check_workgroups(entry.name(), groups)?;
+            let constants: &[(&str, f64)] = if entry == leap::LEAP_FINISH { &[] } else { &wg };
+            let pipeline = kernel::compute_pipeline(ctx, entry, &[&layout], constants)?;
+            let entry = entry.name();
             pipelines.push((entry, pipeline, groups));
         }
         Ok(Self {

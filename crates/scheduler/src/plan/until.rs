@@ -13,9 +13,9 @@
 use super::{BufferAt, Dispatch, StepPlan, Work};
 use crate::ReadbackRing;
 use petri_engine::kernel::{self, Access};
+use petri_engine::shaders::{common::loop_guard, EntryPoint};
 use petri_engine::{buffers, EngineError, GpuContext, Result};
 
-const SHADER: &str = "common/loop_guard.wgsl";
 /// Words of the guard buffer ahead of the dispatch arguments (`Guard::args` in the shader).
 const ARGS_BASE: u64 = 4;
 /// Bytes of the guard's state the host reads: stopped, stop step.
@@ -89,8 +89,8 @@ impl Guard {
             &[Access::ReadOnly, Access::ReadOnly, Access::ReadWrite],
         );
         let layouts = [&plan.step_layout, &layout];
-        let pipeline = |entry: &str, constants: &[(&str, f64)]| {
-            kernel::compute_pipeline(ctx, SHADER, entry, &layouts, constants)
+        let pipeline = |entry: EntryPoint, constants: &[(&str, f64)]| {
+            kernel::compute_pipeline(ctx, entry, &layouts, constants)
         };
         let flag_word = [("FLAG_WORD", (flag.offset / 4) as f64)];
         let group_on = |source: &wgpu::Buffer| {
@@ -112,7 +112,7 @@ impl Guard {
                         ("SOURCE_WORD", (offset / 4) as f64),
                         ("SLOT_WORD", (3 * i) as f64),
                     ];
-                    Some((pipeline("gate", &constants)?, group_on(buffer)))
+                    Some((pipeline(loop_guard::GATE, &constants)?, group_on(buffer)))
                 }
                 _ => None,
             });
@@ -120,8 +120,8 @@ impl Guard {
         Ok(Self {
             flag: flag.clone(),
             passes: plan.passes.len(),
-            guard_step: pipeline("guard_step", &flag_word)?,
-            latch: pipeline("latch_after_step", &flag_word)?,
+            guard_step: pipeline(loop_guard::GUARD_STEP, &flag_word)?,
+            latch: pipeline(loop_guard::LATCH_AFTER_STEP, &flag_word)?,
             group: group_on(flag_buffer),
             gates,
             buffer,

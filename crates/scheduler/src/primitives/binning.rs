@@ -15,6 +15,7 @@ use super::dispatch::{DispatchTable, SlotDesc};
 use super::radix_sort::RadixSort;
 use super::{check_buffer, invalid, u32_buffer, uniform, Kernels, Length, Primitive, Result};
 use petri_engine::kernel::Access;
+use petri_engine::shaders::scheduler::binning;
 use petri_engine::GpuContext;
 
 const BLOCK: u32 = 2048;
@@ -160,8 +161,7 @@ impl Binning {
         )?;
         let kernels = Kernels::new(
             ctx,
-            "scheduler/binning.wgsl",
-            &["bin_cells", "bin_offsets"],
+            &[binning::BIN_CELLS, binning::BIN_OFFSETS],
             &[
                 Access::Uniform,
                 Access::ReadOnly,

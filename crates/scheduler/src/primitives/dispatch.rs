@@ -10,6 +10,7 @@
 
 use super::{invalid, u32_buffer, uniform, Kernels, Length, Result};
 use petri_engine::kernel::Access;
+use petri_engine::shaders::scheduler::dispatch;
 use petri_engine::GpuContext;
 
 const MAX_SLOTS: usize = 8;
@@ -137,8 +138,7 @@ impl DispatchTable {
         };
         let kernels = Kernels::new(
             ctx,
-            "scheduler/dispatch.wgsl",
-            &["setup"],
+            &[dispatch::SETUP],
             &[
                 Access::Uniform,
                 Access::ReadOnly,

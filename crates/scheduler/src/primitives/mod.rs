@@ -44,6 +44,7 @@ pub use scan::{cpu_exclusive_scan, Scan};
 pub use segmented::{cpu_segmented_reduce, SegmentedReduction};
 
 use petri_engine::kernel::{self, Access};
+use petri_engine::shaders::EntryPoint;
 use petri_engine::{EngineError, GpuContext};
 
 /// Errors of the primitives: a device limit, or a bad argument named with its value.
@@ -161,16 +162,16 @@ pub(crate) struct Kernels {
 impl Kernels {
     pub(crate) fn new(
         ctx: &GpuContext,
-        shader: &str,
-        entries: &[&str],
+        entries: &[EntryPoint],
         accesses: &[Access],
     ) -> Result<Self> {
+        let shader = entries.first().map_or("", |e| e.shader().path());
         let storage = accesses.iter().filter(|a| **a != Access::Uniform).count();
         ctx.check_storage_buffers_per_stage(shader, storage as u32)?;
         let layout = kernel::bind_group_layout(ctx, shader, accesses);
         let pipelines = entries
             .iter()
-            .map(|e| kernel::compute_pipeline(ctx, shader, e, &[&layout], &[]))
+            .map(|&e| kernel::compute_pipeline(ctx, e, &[&layout], &[]))
             .collect::<std::result::Result<_, _>>()?;
         Ok(Self { layout, pipelines })
     }
@@ -202,3 +203,15 @@ pub(crate) fn u32_buffer(ctx: &GpuContext, label: &str, count: u64) -> Result<wg
 pub(crate) fn uniform<T: bytemuck::Pod>(ctx: &GpuContext, label: &str, value: &T) -> wgpu::Buffer {
     petri_engine::buffers::uniform_from(ctx, label, value)
 }
+
+/// Every primitive can run as a pass of a step plan (`StepPlan::add_recorded`).
+macro_rules! record_in_plans {
+    ($($primitive:ty),*) => {$(
+        impl crate::plan::RecordPass for $primitive {
+            fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
+                Primitive::record_pass(self, pass)
+            }
+        }
+    )*};
+}
+record_in_plans!(Scan, RadixSort, Binning, SegmentedReduction);

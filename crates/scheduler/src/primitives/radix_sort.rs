@@ -11,6 +11,7 @@ use super::dispatch::{DispatchTable, SlotDesc};
 use super::scan::{Scan, BLOCK as SCAN_BLOCK};
 use super::{check_buffer, invalid, u32_buffer, uniform, Kernels, Length, Primitive, Result};
 use petri_engine::kernel::Access;
+use petri_engine::shaders::scheduler::radix_sort;
 use petri_engine::GpuContext;
 
 /// Bits per digit pass.
@@ -103,8 +104,7 @@ impl RadixSort {
         )?;
         let kernels = Kernels::new(
             ctx,
-            "scheduler/radix_sort.wgsl",
-            &["radix_count", "radix_scatter"],
+            &[radix_sort::RADIX_COUNT, radix_sort::RADIX_SCATTER],
             &[
                 Access::Uniform,
                 Access::ReadOnly,

@@ -11,6 +11,7 @@ use super::{
     check_buffer, check_distinct, u32_buffer, uniform, Kernels, Length, Primitive, Result,
 };
 use petri_engine::kernel::Access;
+use petri_engine::shaders::scheduler::scan;
 use petri_engine::GpuContext;
 
 /// Items per workgroup block (256 threads x 8).
@@ -73,8 +74,7 @@ impl Scan {
         let table = DispatchTable::new(ctx, "scan", &length, capacity, &slots(sizes.len()))?;
         let kernels = Kernels::new(
             ctx,
-            "scheduler/scan.wgsl",
-            &["scan_reduce", "scan_down"],
+            &[scan::SCAN_REDUCE, scan::SCAN_DOWN],
             &[
                 Access::Uniform,
                 Access::ReadOnly,

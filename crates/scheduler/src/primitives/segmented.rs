@@ -9,15 +9,16 @@ use super::dispatch::{DispatchTable, SlotDesc};
 use super::{check_buffer, check_distinct, invalid, Kernels, Length, Primitive, Result};
 use crate::reduce::ReduceOp;
 use petri_engine::kernel::Access;
+use petri_engine::shaders::{scheduler::segmented_reduce, EntryPoint};
 use petri_engine::GpuContext;
 
 const WG: u32 = 256;
 
-fn entry(op: ReduceOp) -> &'static str {
+fn entry(op: ReduceOp) -> EntryPoint {
     match op {
-        ReduceOp::Sum => "seg_sum",
-        ReduceOp::Min => "seg_min",
-        ReduceOp::Max => "seg_max",
+        ReduceOp::Sum => segmented_reduce::SEG_SUM,
+        ReduceOp::Min => segmented_reduce::SEG_MIN,
+        ReduceOp::Max => segmented_reduce::SEG_MAX,
     }
 }
 
@@ -58,7 +59,6 @@ impl SegmentedReduction {
         )?;
         let kernels = Kernels::new(
             ctx,
-            "scheduler/segmented_reduce.wgsl",
             &[entry(op)],
             &[
                 Access::ReadOnly,

@@ -1,0 +1,41 @@
+//! Every host struct of the models that mirrors a WGSL struct, against the layout naga reflects
+//! from the shader (`petri_engine::layout`): same size, every member at the same offset.
+
+use petri_engine::{host_layout, layout, shaders};
+use petri_model::angiogenesis::{bench::Grid, state::Tip, uniforms::AngioUniforms};
+use petri_model::rdme::{config::SiteReaction, slab::LatticeUniforms};
+use petri_model::ssa::{gpu_ensemble::EnsembleParams, gpu_leap::LeapParams};
+
+#[test]
+fn host_structs_match_their_wgsl_structs() {
+    let angio = host_layout!(AngioUniforms:
+        nx, ny, nz, ncells, k, d, inv_h2, chi0, alpha, rho, beta, gamma, eta, branch_age,
+        max_tips, max_segments, branching, anastomosis);
+    let tip = host_layout!(Tip: site, age, alive, parent);
+    let grid = host_layout!(Grid: nx, ny, nz, r);
+    let lattice = host_layout!(LatticeUniforms:
+        nx, ny, planes, sites, z_base, nz, own_begin, own_end, n_types, n_species, n_reactions,
+        overflow_capacity, zeroth_order, halo_depth, halo_start);
+    let reaction = host_layout!(SiteReaction:
+        reactant_a, reactant_b, products, type_mask, c_tau, order);
+    let ensemble = host_layout!(EnsembleParams:
+        n_species, n_reactions, n_out, chunk_len, traj_offset, seed_lo, seed_hi, method,
+        event_budget, record, n_critical, odm_refresh, epsilon, normal_above, off_changes,
+        off_deps, off_species, off_order, off_times, off_counts, off_props, off_scratch,
+        work_limit);
+    let leap = host_layout!(LeapParams:
+        n_species, n_reactions, n_blocks_rx, n_blocks_sp, seed_lo, seed_hi, n_critical, epsilon,
+        normal_above, ssa_factor, off_cons, off_rate, off_sp_start, off_sp_entries, off_kinds,
+        off_xnew, off_k, off_ac, off_blk_a, off_blk_ac, off_blk_tau);
+    layout::all([
+        layout::check(shaders::angiogenesis::common::SHADER, "AngioParams", &angio),
+        layout::check(shaders::angiogenesis::common::SHADER, "Tip", &tip),
+        layout::check(shaders::bench::diffusion7::SHADER, "Grid", &grid),
+        layout::check(shaders::rdme::common::SHADER, "Lattice", &lattice),
+        // rdme/reaction.wgsl is a fragment: reflected inside a shader that includes it.
+        layout::check(shaders::rdme::diffuse::SHADER, "Reaction", &reaction),
+        layout::check(shaders::ssa::ensemble::SHADER, "EnsembleParams", &ensemble),
+        layout::check(shaders::ssa::leap::SHADER, "LeapParams", &leap),
+    ])
+    .unwrap_or_else(|e| panic!("{e}"));
+}
