@@ -6,5 +6,6 @@ pub mod angiogenesis;
 pub mod error;
 pub mod network;
 pub mod rdme;
+pub mod runtime;
 
 pub use error::ModelError;
