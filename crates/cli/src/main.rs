@@ -309,7 +309,7 @@ fn run(args: RunArgs) -> Result<()> {
         checkpoint_every: args.checkpoint_every,
     };
     let t = std::time::Instant::now();
-    let mut sim = match &args.resume {
+    let sim = match &args.resume {
         Some(path) => {
             let ck = Checkpoint::load(path)?;
             eprintln!("resuming from {} at step {}", path.display(), ck.state.step);
@@ -339,7 +339,8 @@ fn run(args: RunArgs) -> Result<()> {
         ProgressStyle::with_template("{bar:40} {pos}/{len} steps  {per_sec}  eta {eta}  {msg}")
             .expect("valid template"),
     );
-    let manifest = angiogenesis::run::run_sim(&ctx, &mut sim, &opts, setup, |o| {
+    let resumed = args.resume.is_some();
+    let (_, report) = angiogenesis::run::run_sim(&ctx, sim, &opts, resumed, setup, |o| {
         bar.set_position(o.step - first);
         bar.set_message(format!(
             "tips {} sprouts {} length {:.3}",
@@ -347,17 +348,17 @@ fn run(args: RunArgs) -> Result<()> {
         ));
     })?;
     bar.finish();
-    let o = &manifest.final_observables;
+    let o = &report.last;
     println!(
         "step {}: total n {:.4}, tips {}, sprouts {}, branches {}, anastomoses {}, vessel length {:.3}",
         o.step, o.total_n, o.tips, o.sprouts, o.branches, o.anastomoses, o.vessel_length
     );
     println!(
         "{:.1} steps/s over {:.2} s; outputs in {}: {}",
-        manifest.timings.steps_per_s,
-        manifest.timings.run_s,
+        report.timings.steps_per_s,
+        report.timings.run_s,
         args.out.display(),
-        manifest.outputs.join(", ")
+        report.outputs.join(", ")
     );
     if o.tip_overflow > 0 || o.segment_overflow > 0 {
         eprintln!(

@@ -102,19 +102,22 @@ pub fn run(args: RunArgs) -> Result<()> {
     let totals: Vec<String> = cfg
         .species
         .iter()
-        .map(|s| format!("{s} {}", manifest.final_totals[s]))
+        .map(|s| format!("{s} {}", manifest.details.final_totals[s]))
         .collect();
     println!(
         "step {} (t = {:.4} s): {}; overflow moved {}",
         manifest.last_step,
         manifest.last_step as f64 * cfg.tau_s,
         totals.join(", "),
-        manifest.overflow_moved
+        manifest.details.overflow_moved
     );
     println!(
         "{:.1} steps/s, {:.3e} simulated s per wall hour over {:.2} s; outputs in {}: {}",
         manifest.timings.steps_per_s,
-        manifest.timings.simulated_s_per_wall_hour,
+        manifest
+            .timings
+            .simulated_s_per_wall_hour
+            .unwrap_or_default(),
         manifest.timings.run_s,
         args.out.display(),
         manifest.outputs.join(", ")

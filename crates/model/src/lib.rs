@@ -7,6 +7,7 @@ pub mod checkpoint;
 pub mod error;
 pub mod rdme;
 pub mod reactions;
+pub mod runtime;
 pub mod ssa;
 
 pub use error::ModelError;

@@ -26,7 +26,8 @@ fn run_writes_every_output() {
     };
     let mut seen = Vec::new();
     let manifest = run(&ctx, &cfg, &opts, |o| seen.push(o.step)).unwrap();
-    assert_eq!(seen, vec![5, 10, 15, 20]);
+    // The first observation (the starting state) is shown too.
+    assert_eq!(seen, vec![0, 5, 10, 15, 20]);
     assert_eq!((manifest.first_step, manifest.last_step), (0, 20));
 
     // CSV: header, the initial state, one row per readback.

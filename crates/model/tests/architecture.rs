@@ -30,7 +30,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Top-level modules every model may import. They must not import a model.
-const SHARED: &[&str] = &["error", "reactions"];
+const SHARED: &[&str] = &["checkpoint", "error", "reactions", "runtime"];
 
 /// One source file: its path relative to `src/` ("rdme/sim.rs") and its text.
 struct Source {

@@ -290,7 +290,10 @@ fn a_resumed_run_is_bitwise_the_straight_one_on_two_devices_too() {
     run_into(&a, 200, None, 1);
     run_into(&b, 100, None, 1);
     let m = run_into(&c, 100, Some(b.join("checkpoint.petri")), 2);
-    assert_eq!((m.first_step, m.last_step, m.devices.len()), (100, 200, 2));
+    assert_eq!(
+        (m.first_step, m.last_step, m.details.devices.len()),
+        (100, 200, 2)
+    );
 
     let straight = Checkpoint::load(&a.join("checkpoint.petri")).unwrap();
     let resumed = Checkpoint::load(&c.join("checkpoint.petri")).unwrap();

@@ -35,6 +35,25 @@ impl TimeSeriesWriter {
         })
     }
 
+    /// Creates `path` like [`create`](Self::create), first copying the rows of an earlier file
+    /// at `path` that `keep` accepts, up to the first it does not: a run resumed into its own
+    /// folder then leaves one file for the whole run. No earlier rows are kept when the file is
+    /// missing, has another header (another config) or a row that does not read as numbers.
+    /// Returns the kept rows too. Values read back exactly: rows print the shortest text that
+    /// reads back to the same number.
+    pub fn create_continued(
+        path: &Path,
+        columns: &[&str],
+        keep: impl Fn(&[f64]) -> bool,
+    ) -> Result<(Self, Vec<Vec<f64>>), OutputError> {
+        let earlier = earlier_rows(path, columns, keep);
+        let mut w = Self::create(path, columns)?;
+        for row in &earlier {
+            w.write_row(row)?;
+        }
+        Ok((w, earlier))
+    }
+
     /// Number of columns in the header; every row must have exactly this many values.
     pub fn columns(&self) -> usize {
         self.columns
@@ -52,6 +71,32 @@ impl TimeSeriesWriter {
     pub fn flush(&mut self) -> Result<(), OutputError> {
         self.out.flush().map_err(OutputError::io(&self.path))
     }
+}
+
+/// The rows of the CSV at `path` that `keep` accepts (see `create_continued`).
+fn earlier_rows(path: &Path, columns: &[&str], keep: impl Fn(&[f64]) -> bool) -> Vec<Vec<f64>> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let header: Vec<String> = columns.iter().map(|c| quote(c)).collect();
+    let mut lines = text.lines();
+    if lines.next() != Some(header.join(",").as_str()) {
+        return Vec::new();
+    }
+    let mut rows = Vec::new();
+    for line in lines {
+        let row: Option<Vec<f64>> = line.split(',').map(|v| v.parse().ok()).collect();
+        match row {
+            Some(r) if r.len() == columns.len() => {
+                if !keep(&r) {
+                    break;
+                }
+                rows.push(r);
+            }
+            _ => return Vec::new(),
+        }
+    }
+    rows
 }
 
 /// Quotes a header cell only when CSV requires it (comma, quote or newline inside).
@@ -110,6 +155,33 @@ mod tests {
         w.flush().unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "a,b\n1,2\n");
         assert!(TimeSeriesWriter::create(&path, &[]).is_err());
+    }
+
+    #[test]
+    fn a_continued_series_keeps_the_earlier_rows_before_the_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("series.csv");
+        let mut w = TimeSeriesWriter::create(&path, &["step", "x"]).unwrap();
+        for s in 0..5 {
+            w.write_row(&[s as f64, 0.1 * s as f64]).unwrap();
+        }
+        w.flush().unwrap();
+        drop(w);
+        let (mut w, kept) =
+            TimeSeriesWriter::create_continued(&path, &["step", "x"], |r| r[0] < 3.0).unwrap();
+        assert_eq!(kept, vec![vec![0.0, 0.0], vec![1.0, 0.1], vec![2.0, 0.2]]);
+        w.write_row(&[3.0, 7.0]).unwrap();
+        w.flush().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text, "step,x\n0,0\n1,0.1\n2,0.2\n3,7\n");
+        // Another header (another config): nothing is kept.
+        let (_, kept) =
+            TimeSeriesWriter::create_continued(&path, &["step", "y"], |_| true).unwrap();
+        assert!(kept.is_empty());
+        // No earlier file: nothing is kept.
+        let other = dir.path().join("new.csv");
+        let (_, kept) = TimeSeriesWriter::create_continued(&other, &["a"], |_| true).unwrap();
+        assert!(kept.is_empty());
     }
 
     #[test]

@@ -2,13 +2,10 @@
 //! polydata, a PNG picture of the vessels over the TAF field, and a CSV of the observables.
 
 use super::params::AngioConfig;
-use super::sim::Observables;
 use super::state::{AngioState, FREE};
 use super::uniforms::AngioUniforms;
 use crate::error::Result;
-use petri_output::{
-    blend, colormap_viridis, write_image_data, write_polylines, RgbImage, TimeSeriesWriter,
-};
+use petri_output::{blend, colormap_viridis, write_image_data, write_polylines, RgbImage};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -105,24 +102,6 @@ pub fn write_picture(path: &Path, cfg: &AngioConfig, s: &AngioState) -> Result<(
     }
     img.save_png(path)?;
     Ok(())
-}
-
-/// The CSV of observables, one row per readback.
-pub struct ObservablesCsv(TimeSeriesWriter);
-
-impl ObservablesCsv {
-    pub fn create(path: &Path) -> Result<Self> {
-        Ok(Self(TimeSeriesWriter::create(
-            path,
-            &Observables::CSV_COLUMNS,
-        )?))
-    }
-    pub fn write(&mut self, o: &Observables) -> Result<()> {
-        Ok(self.0.write_row(&o.csv_row())?)
-    }
-    pub fn flush(&mut self) -> Result<()> {
-        Ok(self.0.flush()?)
-    }
 }
 
 /// File name of the field snapshot at `step`.

@@ -1,14 +1,15 @@
-//! A whole run into an output folder: the observables CSV, field snapshots, the vessel network,
-//! a picture and a JSON manifest (parameters, seed, adapter, version, timings). The CLI calls this;
-//! an embedding program can too.
+//! An angiogenesis run as the runtime drives it (`crate::runtime`): observables every
+//! `observe_every` steps through the GPU readback ring, field snapshots, and at the end the
+//! fields, the vessel network and its picture. The CLI calls [`run`]; an embedding program can
+//! too, or drive [`AngioRun`] with `runtime::run` itself.
 
 use super::checkpoint::Checkpoint;
-use super::output::{fields_file, write_fields, write_picture, write_vessels, ObservablesCsv};
+use super::output::{fields_file, write_fields, write_picture, write_vessels};
 use super::params::AngioConfig;
-use super::sim::{run_observed, AngioSim, Observables, SimOptions};
-use crate::error::{ModelError, Result};
-use petri_engine::{AdapterSummary, GpuContext};
-use serde::Serialize;
+use super::sim::{AngioSim, Observables, SimOptions};
+use crate::error::Result;
+use crate::runtime::{self, run_loop::file_name, Observation, RunReport, Simulation};
+use petri_engine::GpuContext;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -22,124 +23,137 @@ pub struct RunOptions {
     pub checkpoint_every: Option<u64>,
 }
 
-#[derive(Debug, Serialize)]
-pub struct Timings {
-    pub setup_s: f64,
-    /// Wall time of the stepping, observables and snapshots included.
-    pub run_s: f64,
-    pub steps_per_s: f64,
-    pub output_s: f64,
+impl Observation for Observables {
+    fn step(&self) -> u64 {
+        self.step
+    }
+    fn row(&self) -> Vec<f64> {
+        self.csv_row()
+    }
+    fn non_finite(&self) -> Option<&'static str> {
+        Observables::non_finite(self)
+    }
 }
 
-/// The run manifest, written as manifest.json.
-#[derive(Debug, Serialize)]
-pub struct Manifest {
-    pub petri_version: &'static str,
-    pub model: &'static str,
-    pub config: AngioConfig,
-    pub seed: u64,
-    pub dt: f64,
-    pub h: f64,
-    pub first_step: u64,
-    pub last_step: u64,
-    pub adapter: AdapterSummary,
-    pub timings: Timings,
-    pub final_observables: Observables,
-    pub outputs: Vec<String>,
+/// A simulation on one device, for the runtime.
+pub struct AngioRun<'a> {
+    pub ctx: &'a GpuContext,
+    pub sim: AngioSim,
 }
 
-/// Runs the model from `sim`'s current step and writes everything into `opts.out_dir`.
-/// `progress` sees each observation as it arrives.
+impl Simulation for AngioRun<'_> {
+    type Observation = Observables;
+
+    fn model(&self) -> &'static str {
+        "angiogenesis"
+    }
+    fn step(&self) -> u64 {
+        self.sim.step()
+    }
+    fn default_steps(&self) -> u64 {
+        self.sim.cfg.steps
+    }
+    fn observe_every(&self) -> u64 {
+        self.sim.cfg.observe_every as u64
+    }
+    fn snapshot_every(&self) -> u64 {
+        self.sim.cfg.snapshot_every
+    }
+    fn columns(&self) -> Vec<String> {
+        Observables::CSV_COLUMNS.map(String::from).to_vec()
+    }
+
+    fn observe(&mut self) -> Result<Observables> {
+        self.sim.observe(self.ctx)
+    }
+
+    fn advance(
+        &mut self,
+        steps: u64,
+        observe_at_end: bool,
+        sink: &mut dyn FnMut(Observables) -> Result<()>,
+    ) -> Result<()> {
+        if !observe_at_end {
+            self.sim.advance(self.ctx, steps);
+            return Ok(());
+        }
+        self.sim
+            .advance_observed(self.ctx, steps)?
+            .into_iter()
+            .try_for_each(sink)
+    }
+
+    fn flush_observations(
+        &mut self,
+        sink: &mut dyn FnMut(Observables) -> Result<()>,
+    ) -> Result<()> {
+        self.sim.finish(self.ctx)?.into_iter().try_for_each(sink)
+    }
+
+    fn write_snapshot(&mut self, dir: &Path) -> Result<Vec<String>> {
+        let path = fields_file(dir, self.sim.step());
+        write_fields(&path, &self.sim.cfg, &self.sim.read_state(self.ctx)?)?;
+        Ok(vec![file_name(&path)])
+    }
+
+    fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
+        let cfg = &self.sim.cfg;
+        let state = self.sim.read_state(self.ctx)?;
+        let fields = fields_file(dir, self.sim.step());
+        write_fields(&fields, cfg, &state)?;
+        write_vessels(&dir.join("vessels.vtp"), cfg, &state)?;
+        write_picture(&dir.join("vessels.png"), cfg, &state)?;
+        Ok(vec![
+            file_name(&fields),
+            "vessels.vtp".into(),
+            "vessels.png".into(),
+        ])
+    }
+
+    fn save_checkpoint(&mut self, path: &Path) -> Result<()> {
+        Checkpoint::from_sim(self.ctx, &self.sim)?.save(path)
+    }
+
+    fn manifest_details(
+        &self,
+        _first_step: u64,
+        last: &Observables,
+    ) -> Result<serde_json::Map<String, serde_json::Value>> {
+        runtime::details(&serde_json::json!({
+            "config": self.sim.cfg,
+            "seed": self.sim.cfg.seed,
+            "dt": self.sim.k,
+            "h": self.sim.h(),
+            "adapter": self.ctx.adapter,
+            "final_observables": last,
+        }))
+    }
+}
+
+/// Runs the model from `sim`'s current step and writes everything into `opts.out_dir`
+/// (`runtime::run`). `resumed`: `sim` comes from a checkpoint, so the rows an earlier run
+/// wrote into the folder before its step are kept. `progress` sees each observation.
 pub fn run_sim(
     ctx: &GpuContext,
-    sim: &mut AngioSim,
+    sim: AngioSim,
     opts: &RunOptions,
+    resumed: bool,
     setup_s: f64,
-    mut progress: impl FnMut(&Observables),
-) -> Result<Manifest> {
-    let dir = &opts.out_dir;
-    std::fs::create_dir_all(dir).map_err(|source| ModelError::Io {
-        path: dir.display().to_string(),
-        source,
-    })?;
-    let cfg = sim.cfg.clone();
-    let steps = opts.steps.unwrap_or(cfg.steps);
-    let first_step = sim.step();
-    let end = first_step + steps;
-    let mut outputs = vec!["observables.csv".to_string()];
-    let mut csv = ObservablesCsv::create(&dir.join("observables.csv"))?;
-    let mut last = sim.observe(ctx)?;
-    csv.write(&last)?;
-    let t0 = Instant::now();
-    let mut output_s = 0.0;
-    let snapshot_every = if cfg.snapshot_every == 0 {
-        steps.max(1)
-    } else {
-        cfg.snapshot_every
-    };
-    let checkpoint_every = opts.checkpoint_every.filter(|&n| n > 0).unwrap_or(u64::MAX);
-    let checkpoint_path = dir.join("checkpoint.petri");
-    let next_multiple = |s: u64, every: u64| (s / every).saturating_add(1).saturating_mul(every);
-    while sim.step() < end {
-        let next_stop = next_multiple(sim.step(), snapshot_every)
-            .min(next_multiple(sim.step(), checkpoint_every));
-        let chunk = next_stop.min(end) - sim.step();
-        run_observed(ctx, sim, chunk, |o| {
-            csv.write(o)?;
-            progress(o);
-            last = o.clone();
-            Ok(())
-        })?;
-        if sim.step().is_multiple_of(snapshot_every) && sim.step() < end {
-            let t = Instant::now();
-            let path = fields_file(dir, sim.step());
-            write_fields(&path, &cfg, &sim.read_state(ctx)?)?;
-            outputs.push(file_name(&path));
-            output_s += t.elapsed().as_secs_f64();
-        }
-        if sim.step().is_multiple_of(checkpoint_every) && sim.step() < end {
-            let t = Instant::now();
-            Checkpoint::from_sim(ctx, sim)?.save(&checkpoint_path)?;
-            output_s += t.elapsed().as_secs_f64();
-        }
-    }
-    csv.flush()?;
-    let run_s = t0.elapsed().as_secs_f64() - output_s;
-    let t = Instant::now();
-    let state = sim.read_state(ctx)?;
-    let path = fields_file(dir, sim.step());
-    write_fields(&path, &cfg, &state)?;
-    outputs.push(file_name(&path));
-    write_vessels(&dir.join("vessels.vtp"), &cfg, &state)?;
-    outputs.push("vessels.vtp".into());
-    write_picture(&dir.join("vessels.png"), &cfg, &state)?;
-    outputs.push("vessels.png".into());
-    if opts.checkpoint_every.is_some() {
-        Checkpoint::from_sim(ctx, sim)?.save(&checkpoint_path)?;
-        outputs.push("checkpoint.petri".into());
-    }
-    outputs.push("manifest.json".into());
-    let manifest = Manifest {
-        petri_version: env!("CARGO_PKG_VERSION"),
-        model: "angiogenesis",
-        seed: cfg.seed,
-        dt: sim.k,
-        h: sim.h(),
-        first_step,
-        last_step: sim.step(),
-        adapter: ctx.adapter.clone(),
-        timings: Timings {
+    progress: impl FnMut(&Observables),
+) -> Result<(AngioSim, RunReport<Observables>)> {
+    let mut run = AngioRun { ctx, sim };
+    let report = runtime::run(
+        &mut run,
+        &runtime::RunOptions {
+            steps: opts.steps,
+            out_dir: opts.out_dir.clone(),
+            checkpoint_every: opts.checkpoint_every,
+            resumed,
             setup_s,
-            run_s,
-            steps_per_s: steps as f64 / run_s.max(1e-9),
-            output_s: output_s + t.elapsed().as_secs_f64(),
         },
-        final_observables: last,
-        outputs,
-        config: cfg,
-    };
-    petri_output::write_json_pretty(&dir.join("manifest.json"), &manifest)?;
-    Ok(manifest)
+        progress,
+    )?;
+    Ok((run.sim, report))
 }
 
 /// Builds the model from its config and runs it (see `run_sim`).
@@ -148,15 +162,9 @@ pub fn run(
     cfg: &AngioConfig,
     opts: &RunOptions,
     progress: impl FnMut(&Observables),
-) -> Result<Manifest> {
+) -> Result<RunReport<Observables>> {
     let t = Instant::now();
-    let mut sim = AngioSim::new(ctx, cfg, &opts.sim)?;
+    let sim = AngioSim::new(ctx, cfg, &opts.sim)?;
     let setup = t.elapsed().as_secs_f64();
-    run_sim(ctx, &mut sim, opts, setup, progress)
-}
-
-fn file_name(p: &Path) -> String {
-    p.file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    Ok(run_sim(ctx, sim, opts, false, setup, progress)?.1)
 }

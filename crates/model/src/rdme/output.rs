@@ -37,71 +37,6 @@ pub fn observables_row(o: &Observables) -> Vec<f64> {
     row
 }
 
-/// observables.csv, one row per observation.
-pub struct ObservablesCsv(TimeSeriesWriter);
-
-impl ObservablesCsv {
-    /// Creates observables.csv; with `continue_from` (a resumed run's first step) the rows of
-    /// an earlier run in the file before that step are kept, so a run resumed into its own
-    /// folder leaves one file for the whole run.
-    pub fn create(path: &Path, cfg: &RdmeConfig, continue_from: Option<u64>) -> Result<Self> {
-        let cols = observables_columns(cfg);
-        let cols: Vec<&str> = cols.iter().map(String::as_str).collect();
-        let keep = continue_from.map(|step| move |row: &[f64]| row[0] < step as f64);
-        Ok(Self(continued_writer(path, &cols, keep)?.0))
-    }
-
-    pub fn write(&mut self, o: &Observables) -> Result<()> {
-        Ok(self.0.write_row(&observables_row(o))?)
-    }
-
-    pub fn flush(&mut self) -> Result<()> {
-        Ok(self.0.flush()?)
-    }
-}
-
-/// A new CSV writer at `path`; with `keep`, it starts with the earlier rows that `keep` accepts
-/// (`earlier_rows`), which it also returns.
-fn continued_writer(
-    path: &Path,
-    columns: &[&str],
-    keep: Option<impl Fn(&[f64]) -> bool>,
-) -> Result<(TimeSeriesWriter, Vec<Vec<f64>>)> {
-    let earlier = keep.map_or_else(Vec::new, |k| earlier_rows(path, columns, k));
-    let mut w = TimeSeriesWriter::create(path, columns)?;
-    for row in &earlier {
-        w.write_row(row)?;
-    }
-    Ok((w, earlier))
-}
-
-/// The rows of an earlier run's CSV at `path` that `keep` accepts, up to the first it does not;
-/// none when the file is missing, has another header (another config) or a row that does not
-/// read as numbers. Values read back exactly: the writer prints the shortest text that does.
-fn earlier_rows(path: &Path, columns: &[&str], keep: impl Fn(&[f64]) -> bool) -> Vec<Vec<f64>> {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Vec::new();
-    };
-    let mut lines = text.lines();
-    if lines.next() != Some(columns.join(",").as_str()) {
-        return Vec::new();
-    }
-    let mut rows = Vec::new();
-    for line in lines {
-        let row: Option<Vec<f64>> = line.split(',').map(|v| v.parse().ok()).collect();
-        match row {
-            Some(r) if r.len() == columns.len() => {
-                if !keep(&r) {
-                    break;
-                }
-                rows.push(r);
-            }
-            _ => return Vec::new(),
-        }
-    }
-    rows
-}
-
 /// The counts of one species along z over time: kymograph.csv (time_s, then one column per
 /// z plane, "z0", "z1", ...) written as observations come, and the rows kept for the PNG and
 /// the analysis.
@@ -130,7 +65,10 @@ impl Kymograph {
             let before_s = (step as f64 - 0.5) * cfg.tau_s;
             move |row: &[f64]| row[0] < before_s
         });
-        let (csv, earlier) = continued_writer(path, &cols, keep)?;
+        let (csv, earlier) = match keep {
+            Some(keep) => TimeSeriesWriter::create_continued(path, &cols, keep)?,
+            None => (TimeSeriesWriter::create(path, &cols)?, Vec::new()),
+        };
         let rows = earlier
             .iter()
             .map(|row| (row[0], row[1..].iter().map(|&c| c as u64).collect()))
@@ -321,40 +259,6 @@ fn escape(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// An earlier run's rows are kept up to the resumed step, and only from a file with the same
-    /// columns that reads as numbers throughout.
-    #[test]
-    fn earlier_rows_come_only_from_a_matching_readable_file() {
-        let dir = std::env::temp_dir().join(format!("petri-earlier-rows-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("series.csv");
-        let before_3 = |r: &[f64]| r[0] < 3.0;
-        assert!(
-            earlier_rows(&path, &["step", "x"], before_3).is_empty(),
-            "no file"
-        );
-        std::fs::write(&path, "step,x\n0,0.5\n1,1e-7\n2,3\n3,4\n4,5\n").unwrap();
-        assert_eq!(
-            earlier_rows(&path, &["step", "x"], before_3),
-            vec![vec![0.0, 0.5], vec![1.0, 1e-7], vec![2.0, 3.0]]
-        );
-        assert!(
-            earlier_rows(&path, &["step", "y"], before_3).is_empty(),
-            "other columns"
-        );
-        std::fs::write(&path, "step,x\n0,0.5\n1,oops\n").unwrap();
-        assert!(
-            earlier_rows(&path, &["step", "x"], before_3).is_empty(),
-            "not numbers"
-        );
-        std::fs::write(&path, "step,x\n0,0.5,9\n").unwrap();
-        assert!(
-            earlier_rows(&path, &["step", "x"], before_3).is_empty(),
-            "wrong width"
-        );
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
 
     #[test]
     fn kymograph_rows_are_subsampled_evenly_and_scaled_to_the_max() {

@@ -1,0 +1,92 @@
+//! What a model is to the runtime.
+
+use crate::error::Result;
+use std::path::Path;
+
+/// One observation of a running simulation: a row of observables.csv.
+pub trait Observation {
+    /// The step the observation was made at.
+    fn step(&self) -> u64;
+    /// The row's values, in the order of [`Simulation::columns`].
+    fn row(&self) -> Vec<f64>;
+    /// The name of the first observed quantity that is not finite, if any: the run stops there.
+    fn non_finite(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+/// A simulation in progress, built by its model from a validated config (or a checkpoint).
+///
+/// The runtime calls, in this order: [`open_series`](Self::open_series), `observe` at the
+/// first step, then repeatedly `advance` (to the next observation, snapshot or checkpoint) with
+/// `write_snapshot` and `save_checkpoint` where due, then `flush_observations`,
+/// `write_final_state`, `save_checkpoint` (when checkpoints were asked for), `finish` and
+/// `manifest_details`.
+pub trait Simulation {
+    type Observation: Observation;
+
+    /// The model's name, as in configs, manifests and checkpoints.
+    fn model(&self) -> &'static str;
+    /// Steps done so far.
+    fn step(&self) -> u64;
+    /// The steps the run does when the caller gives no count (the config's `steps`).
+    fn default_steps(&self) -> u64;
+    /// Steps between observations (at least 1).
+    fn observe_every(&self) -> u64;
+    /// Steps between snapshots of the state; 0: only the final one.
+    fn snapshot_every(&self) -> u64;
+    /// Simulated seconds per step, for a model with a physical time unit.
+    fn seconds_per_step(&self) -> Option<f64> {
+        None
+    }
+    /// Columns of observables.csv.
+    fn columns(&self) -> Vec<String>;
+
+    /// Creates the model's own time series in `dir` besides observables.csv (e.g. a
+    /// kymograph); with `continue_from`, keeping an earlier run's rows before that step.
+    /// Returns the file names.
+    fn open_series(&mut self, _dir: &Path, _continue_from: Option<u64>) -> Result<Vec<String>> {
+        Ok(Vec::new())
+    }
+    /// Adds an observation to the model's own time series.
+    fn record(&mut self, _observation: &Self::Observation) -> Result<()> {
+        Ok(())
+    }
+
+    /// The observation of the current state, now (waits for the GPU).
+    fn observe(&mut self) -> Result<Self::Observation>;
+    /// Advances `steps` steps. With `observe_at_end`, observes the state after them; the
+    /// observation may arrive later (a model may read back without waiting): each
+    /// observation that has arrived is handed to `sink`, in step order.
+    fn advance(
+        &mut self,
+        steps: u64,
+        observe_at_end: bool,
+        sink: &mut dyn FnMut(Self::Observation) -> Result<()>,
+    ) -> Result<()>;
+    /// Waits for the observations still on their way and hands them to `sink`.
+    fn flush_observations(
+        &mut self,
+        _sink: &mut dyn FnMut(Self::Observation) -> Result<()>,
+    ) -> Result<()> {
+        Ok(())
+    }
+
+    /// Writes a snapshot of the state at the current step into `dir`; returns the file names.
+    fn write_snapshot(&mut self, dir: &Path) -> Result<Vec<String>>;
+    /// Writes the final state (the last snapshot, pictures of it) into `dir`.
+    fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>>;
+    /// Writes a checkpoint of the current step to `path`.
+    fn save_checkpoint(&mut self, path: &Path) -> Result<()>;
+    /// Writes what is made from the whole run (e.g. an analysis of its time series).
+    fn finish(&mut self, _dir: &Path) -> Result<Vec<String>> {
+        Ok(Vec::new())
+    }
+    /// The model's part of manifest.json (config, seed, devices, final state, ...), given the
+    /// run's first step and its last observation.
+    fn manifest_details(
+        &self,
+        first_step: u64,
+        last: &Self::Observation,
+    ) -> Result<serde_json::Map<String, serde_json::Value>>;
+}

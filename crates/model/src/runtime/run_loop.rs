@@ -1,0 +1,475 @@
+//! The run loop: drives a [`Simulation`] from its current step, writing observables.csv,
+//! snapshots, checkpoints, the final state and manifest.json into one folder.
+
+use super::contract::{Observation, Simulation};
+use crate::error::{ModelError, Result};
+use petri_output::TimeSeriesWriter;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// File name of the checkpoint written into the output folder.
+pub const CHECKPOINT_FILE: &str = "checkpoint.petri";
+
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Steps to run from the current step; None: the model's default (its config's `steps`).
+    pub steps: Option<u64>,
+    pub out_dir: PathBuf,
+    /// Write `checkpoint.petri` every this many steps (at multiples of it) and at the end.
+    pub checkpoint_every: Option<u64>,
+    /// The run continues one resumed from a checkpoint: keep the rows of the time series that
+    /// an earlier run wrote into the folder before the first step.
+    pub resumed: bool,
+    /// Seconds spent building the simulation (for the manifest's timings).
+    pub setup_s: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Timings {
+    /// Building the simulation (or reading the checkpoint): buffers, pipelines, initial state.
+    pub setup_s: f64,
+    /// Wall time of the stepping and the observations, without snapshots and checkpoints.
+    pub run_s: f64,
+    pub steps_per_s: f64,
+    /// For a model with a physical time unit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simulated_s_per_wall_hour: Option<f64>,
+    /// Snapshots, checkpoints, final state, pictures, analysis.
+    pub output_s: f64,
+}
+
+/// What a finished run returns (manifest.json holds the same).
+#[derive(Debug)]
+pub struct RunReport<O> {
+    pub first_step: u64,
+    pub last_step: u64,
+    /// The last observation (at the last step).
+    pub last: O,
+    pub timings: Timings,
+    /// Files written, relative to the output folder.
+    pub outputs: Vec<String>,
+    pub manifest: serde_json::Value,
+}
+
+/// Runs `sim` from its current step for `opts.steps` steps and writes everything into
+/// `opts.out_dir`. `progress` sees every observation, the one at the first step included.
+/// Stops with [`ModelError::NonFinite`] at the first observation with a value that is not
+/// finite, naming the quantity and the steps between which it went so.
+pub fn run<S: Simulation>(
+    sim: &mut S,
+    opts: &RunOptions,
+    mut progress: impl FnMut(&S::Observation),
+) -> Result<RunReport<S::Observation>> {
+    let dir = &opts.out_dir;
+    std::fs::create_dir_all(dir).map_err(|source| ModelError::Io {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    let first_step = sim.step();
+    let steps = opts.steps.unwrap_or(sim.default_steps());
+    let end = first_step.saturating_add(steps);
+    let continue_from = opts.resumed.then_some(first_step);
+
+    let mut outputs = vec!["observables.csv".to_string()];
+    let columns = sim.columns();
+    let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
+    let csv_path = dir.join("observables.csv");
+    let mut csv = match continue_from {
+        Some(step) => {
+            TimeSeriesWriter::create_continued(&csv_path, &columns, |row| row[0] < step as f64)?.0
+        }
+        None => TimeSeriesWriter::create(&csv_path, &columns)?,
+    };
+    outputs.extend(sim.open_series(dir, continue_from)?);
+
+    // Every observation goes through here: checked, written, shown.
+    let mut last_ok = first_step;
+    let mut last: Option<S::Observation> = None;
+    let mut accept = |sim_record: &mut dyn FnMut(&S::Observation) -> Result<()>,
+                      o: S::Observation|
+     -> Result<()> {
+        if let Some(what) = o.non_finite() {
+            return Err(ModelError::NonFinite {
+                what: what.to_string(),
+                after: last_ok,
+                at: o.step(),
+            });
+        }
+        last_ok = o.step();
+        csv.write_row(&o.row())?;
+        sim_record(&o)?;
+        progress(&o);
+        last = Some(o);
+        Ok(())
+    };
+    // The model's own series, recorded through a second borrow of the simulation would
+    // alias it: collect the observations first, then record them.
+    let first = sim.observe()?;
+    let mut pending = vec![first];
+    let mut drain = |sim: &mut S, pending: &mut Vec<S::Observation>| -> Result<()> {
+        for o in pending.drain(..) {
+            accept(&mut |o| sim.record(o), o)?;
+        }
+        Ok(())
+    };
+    drain(sim, &mut pending)?;
+
+    let every = |n: u64| if n == 0 { u64::MAX } else { n };
+    let observe_every = sim.observe_every().max(1);
+    let snapshot_every = every(sim.snapshot_every());
+    let checkpoint_every = every(opts.checkpoint_every.unwrap_or(0));
+    let next_multiple = |s: u64, n: u64| (s / n).saturating_add(1).saturating_mul(n);
+    let checkpoint_path = dir.join(CHECKPOINT_FILE);
+
+    let t_run = Instant::now();
+    let mut output_s = 0.0;
+    while sim.step() < end {
+        let s = sim.step();
+        let stop = next_multiple(s, observe_every)
+            .min(next_multiple(s, snapshot_every))
+            .min(next_multiple(s, checkpoint_every))
+            .min(end);
+        let observe = stop.is_multiple_of(observe_every) || stop == end;
+        sim.advance(stop - s, observe, &mut |o| {
+            pending.push(o);
+            Ok(())
+        })?;
+        drain(sim, &mut pending)?;
+        let snapshot = stop.is_multiple_of(snapshot_every) && stop < end;
+        let checkpoint = stop.is_multiple_of(checkpoint_every) && stop < end;
+        if snapshot || checkpoint {
+            // The state is read back here: observations in flight arrive first, so a
+            // non-finite value stops the run before it reaches a file.
+            sim.flush_observations(&mut |o| {
+                pending.push(o);
+                Ok(())
+            })?;
+            drain(sim, &mut pending)?;
+            let t = Instant::now();
+            if snapshot {
+                outputs.extend(sim.write_snapshot(dir)?);
+            }
+            if checkpoint {
+                sim.save_checkpoint(&checkpoint_path)?;
+            }
+            output_s += t.elapsed().as_secs_f64();
+        }
+    }
+    sim.flush_observations(&mut |o| {
+        pending.push(o);
+        Ok(())
+    })?;
+    drain(sim, &mut pending)?;
+    csv.flush()?;
+    let run_s = (t_run.elapsed().as_secs_f64() - output_s).max(1e-9);
+
+    let t = Instant::now();
+    outputs.extend(sim.write_final_state(dir)?);
+    if opts.checkpoint_every.is_some() {
+        sim.save_checkpoint(&checkpoint_path)?;
+        outputs.push(CHECKPOINT_FILE.into());
+    }
+    outputs.extend(sim.finish(dir)?);
+    outputs.push("manifest.json".into());
+    let last = last.expect("the first step is always observed");
+    let done = sim.step() - first_step;
+    let timings = Timings {
+        setup_s: opts.setup_s,
+        run_s,
+        steps_per_s: done as f64 / run_s,
+        simulated_s_per_wall_hour: sim
+            .seconds_per_step()
+            .map(|tau| done as f64 * tau / run_s * 3600.0),
+        output_s: output_s + t.elapsed().as_secs_f64(),
+    };
+    let manifest = manifest(sim, first_step, &last, &timings, &outputs)?;
+    petri_output::write_json_pretty(&dir.join("manifest.json"), &manifest)?;
+    Ok(RunReport {
+        first_step,
+        last_step: sim.step(),
+        last,
+        timings,
+        outputs,
+        manifest,
+    })
+}
+
+/// manifest.json: what every run has (version, model, steps, timings, files), then the
+/// model's own details.
+fn manifest<S: Simulation>(
+    sim: &S,
+    first_step: u64,
+    last: &S::Observation,
+    timings: &Timings,
+    outputs: &[String],
+) -> Result<serde_json::Value> {
+    let mut all = details(&serde_json::json!({
+        "petri_version": env!("CARGO_PKG_VERSION"),
+        "model": sim.model(),
+        "first_step": first_step,
+        "last_step": sim.step(),
+        "timings": timings,
+        "outputs": outputs,
+    }))?;
+    all.extend(sim.manifest_details(first_step, last)?);
+    Ok(serde_json::Value::Object(all))
+}
+
+/// The fields of a value that serializes as a JSON object (a model's manifest details).
+pub fn details(value: &impl Serialize) -> Result<serde_json::Map<String, serde_json::Value>> {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::Object(map)) => Ok(map),
+        Ok(other) => Err(manifest_error(format!(
+            "details are not an object: {other}"
+        ))),
+        Err(e) => Err(manifest_error(e.to_string())),
+    }
+}
+
+fn manifest_error(message: String) -> ModelError {
+    ModelError::Parse {
+        path: "manifest.json".into(),
+        message,
+    }
+}
+
+/// The name of a file inside a folder, as the manifest lists it.
+pub fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A CPU stand-in for a model: x grows by one each step and turns NaN at `nan_at`;
+    /// observations arrive one call late, as through a readback ring.
+    struct Counter {
+        step: u64,
+        nan_at: u64,
+        in_flight: Vec<Obs>,
+        events: Vec<String>,
+    }
+
+    #[derive(Clone, Debug, PartialEq)]
+    struct Obs(u64, f64);
+
+    impl Observation for Obs {
+        fn step(&self) -> u64 {
+            self.0
+        }
+        fn row(&self) -> Vec<f64> {
+            vec![self.0 as f64, self.1]
+        }
+        fn non_finite(&self) -> Option<&'static str> {
+            (!self.1.is_finite()).then_some("x")
+        }
+    }
+
+    impl Counter {
+        fn new(step: u64) -> Self {
+            Self {
+                step,
+                nan_at: u64::MAX,
+                in_flight: Vec::new(),
+                events: Vec::new(),
+            }
+        }
+        fn now(&self) -> Obs {
+            let x = if self.step >= self.nan_at {
+                f64::NAN
+            } else {
+                self.step as f64
+            };
+            Obs(self.step, x)
+        }
+    }
+
+    impl Simulation for Counter {
+        type Observation = Obs;
+        fn model(&self) -> &'static str {
+            "counter"
+        }
+        fn step(&self) -> u64 {
+            self.step
+        }
+        fn default_steps(&self) -> u64 {
+            10
+        }
+        fn observe_every(&self) -> u64 {
+            4
+        }
+        fn snapshot_every(&self) -> u64 {
+            6
+        }
+        fn columns(&self) -> Vec<String> {
+            vec!["step".into(), "x".into()]
+        }
+        fn observe(&mut self) -> Result<Obs> {
+            Ok(self.now())
+        }
+        fn advance(
+            &mut self,
+            steps: u64,
+            observe_at_end: bool,
+            sink: &mut dyn FnMut(Obs) -> Result<()>,
+        ) -> Result<()> {
+            for o in self.in_flight.drain(..) {
+                sink(o)?;
+            }
+            self.step += steps;
+            if observe_at_end {
+                self.in_flight.push(self.now());
+            }
+            Ok(())
+        }
+        fn flush_observations(&mut self, sink: &mut dyn FnMut(Obs) -> Result<()>) -> Result<()> {
+            self.in_flight.drain(..).try_for_each(sink)
+        }
+        fn write_snapshot(&mut self, dir: &Path) -> Result<Vec<String>> {
+            let name = format!("snap_{}", self.step);
+            std::fs::write(dir.join(&name), b"s").unwrap();
+            self.events.push(name.clone());
+            Ok(vec![name])
+        }
+        fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
+            self.write_snapshot(dir)
+        }
+        fn save_checkpoint(&mut self, path: &Path) -> Result<()> {
+            std::fs::write(path, self.step.to_string()).unwrap();
+            self.events.push(format!("checkpoint_{}", self.step));
+            Ok(())
+        }
+        fn manifest_details(
+            &self,
+            first: u64,
+            last: &Obs,
+        ) -> Result<serde_json::Map<String, serde_json::Value>> {
+            details(&serde_json::json!({ "first": first, "last_x": last.1 }))
+        }
+    }
+
+    fn options(dir: &Path, steps: u64, checkpoint_every: Option<u64>, resumed: bool) -> RunOptions {
+        RunOptions {
+            steps: Some(steps),
+            out_dir: dir.to_path_buf(),
+            checkpoint_every,
+            resumed,
+            setup_s: 0.0,
+        }
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("petri-runtime-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn csv_steps(dir: &Path) -> Vec<u64> {
+        std::fs::read_to_string(dir.join("observables.csv"))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').next().unwrap().parse().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn everything_happens_at_absolute_multiples_and_at_the_ends() {
+        let dir = scratch("multiples");
+        let mut sim = Counter::new(0);
+        let mut seen = Vec::new();
+        let report = run(&mut sim, &options(&dir, 14, Some(5), false), |o| {
+            seen.push(o.0)
+        })
+        .unwrap();
+        // Observations every 4 and at both ends; snapshots every 6 before the end; checkpoints
+        // every 5 before the end and at the end; all in step order.
+        assert_eq!(seen, vec![0, 4, 8, 12, 14]);
+        assert_eq!(csv_steps(&dir), seen);
+        assert_eq!(
+            sim.events,
+            [
+                "checkpoint_5",
+                "snap_6",
+                "checkpoint_10",
+                "snap_12",
+                "snap_14",
+                "checkpoint_14"
+            ]
+        );
+        assert_eq!(
+            report.outputs,
+            [
+                "observables.csv",
+                "snap_6",
+                "snap_12",
+                "snap_14",
+                "checkpoint.petri",
+                "manifest.json"
+            ]
+        );
+        assert_eq!(
+            (report.first_step, report.last_step, report.last.0),
+            (0, 14, 14)
+        );
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(m["model"], "counter");
+        assert_eq!(
+            (m["first_step"].as_u64(), m["last_step"].as_u64()),
+            (Some(0), Some(14))
+        );
+        assert_eq!(
+            (m["first"].as_u64(), m["last_x"].as_f64()),
+            (Some(0), Some(14.0))
+        );
+        assert_eq!(m["outputs"].as_array().unwrap().len(), 6);
+    }
+
+    #[test]
+    fn a_resumed_run_observes_the_same_steps_and_keeps_the_earlier_rows() {
+        let straight = scratch("straight");
+        run(
+            &mut Counter::new(0),
+            &options(&straight, 14, None, false),
+            |_| {},
+        )
+        .unwrap();
+        let dir = scratch("resumed");
+        run(
+            &mut Counter::new(0),
+            &options(&dir, 14, None, false),
+            |_| {},
+        )
+        .unwrap();
+        // A later run resumed at step 6 from the first run's folder: rows before 6 are kept,
+        // later ones come again from the resumed run.
+        run(&mut Counter::new(6), &options(&dir, 8, None, true), |_| {}).unwrap();
+        assert_eq!(csv_steps(&dir), vec![0, 4, 6, 8, 12, 14]);
+        // Without `resumed`, the folder's old rows are not kept.
+        run(&mut Counter::new(6), &options(&dir, 8, None, false), |_| {}).unwrap();
+        assert_eq!(csv_steps(&dir), vec![6, 8, 12, 14]);
+        assert_eq!(csv_steps(&straight), vec![0, 4, 8, 12, 14]);
+    }
+
+    #[test]
+    fn a_non_finite_observation_stops_the_run_before_any_file_shows_it() {
+        let dir = scratch("nan");
+        let mut sim = Counter::new(0);
+        sim.nan_at = 9;
+        let err = run(&mut sim, &options(&dir, 20, None, false), |_| {}).unwrap_err();
+        match err {
+            ModelError::NonFinite { what, after, at } => {
+                assert_eq!((what.as_str(), after, at), ("x", 8, 12))
+            }
+            other => panic!("{other}"),
+        }
+        // The snapshot at 12 was not written: the observation at 12 arrived first.
+        assert_eq!(sim.events, ["snap_6"]);
+        assert_eq!(csv_steps(&dir), vec![0, 4, 8]);
+    }
+}
