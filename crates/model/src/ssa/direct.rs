@@ -1,10 +1,10 @@
 //! Gillespie's direct method on the CPU: the exact reference the GPU simulators are checked
 //! against. Propensities are recomputed in full at every event (O(reactions)); speed is the
-//! GPU code's job, this one is kept obvious.
+//! GPU code's job, this one is kept obvious. A trajectory runs from one sample time to the next
+//! (`DirectTrajectory`), so an ensemble can pause between output times.
 
+use super::stream::Stream;
 use crate::reactions::Network;
-use rand_pcg::rand_core::{RngCore, SeedableRng};
-use rand_pcg::Pcg64;
 
 /// One trajectory from the initial counts, seeded by `seed`. Returns the counts of every species
 /// (indexed like `net.species`) at each of `sample_times`: the state after all events at times
@@ -25,53 +25,82 @@ pub fn simulate_direct(
         "sample times must be ascending within [0, t_end = {t_end}]"
     );
     let changes = net.state_changes();
+    let mut trajectory = DirectTrajectory::new(net, Stream::new(seed));
+    sample_times
+        .iter()
+        .map(|&t| {
+            trajectory.advance_to(net, &changes, t);
+            trajectory.counts.clone()
+        })
+        .collect()
+}
 
-    let mut rng = Pcg64::seed_from_u64(seed);
-    // Uniform in [0, 1) from the top 53 bits.
-    let mut uniform = move || (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
-    let mut counts = net.initial_counts();
-    let mut propensities = vec![0.0; net.reactions.len()];
-    let mut samples = Vec::with_capacity(sample_times.len());
-    let mut t = 0.0;
-    loop {
-        for (a, r) in propensities.iter_mut().zip(&net.reactions) {
-            *a = r.propensity(&counts);
-        }
-        let total: f64 = propensities.iter().sum();
-        let t_next = match total > 0.0 {
-            true => t - (1.0 - uniform()).ln() / total,
-            false => f64::INFINITY,
+/// A direct-method trajectory paused between events: its counts, the time of its next event
+/// (already drawn) and its random stream. That is its whole state: a copy continues bitwise.
+#[derive(Clone, Debug)]
+pub struct DirectTrajectory {
+    pub counts: Vec<u64>,
+    /// Time of the next event (infinite when no reaction can fire).
+    pub t_next: f64,
+    pub stream: Stream,
+}
+
+impl DirectTrajectory {
+    /// The trajectory at time 0 from the initial counts, its first event drawn.
+    pub fn new(net: &Network, stream: Stream) -> Self {
+        let mut trajectory = Self {
+            counts: net.initial_counts(),
+            t_next: 0.0,
+            stream,
         };
-        while samples.len() < sample_times.len() && sample_times[samples.len()] < t_next {
-            samples.push(counts.clone());
+        let total = trajectory.total_propensity(net);
+        trajectory.t_next = trajectory.draw_time(0.0, total);
+        trajectory
+    }
+
+    fn total_propensity(&self, net: &Network) -> f64 {
+        net.reactions.iter().map(|r| r.propensity(&self.counts)).sum()
+    }
+
+    fn draw_time(&mut self, t: f64, total: f64) -> f64 {
+        match total > 0.0 {
+            true => t - (1.0 - self.stream.uniform()).ln() / total,
+            false => f64::INFINITY,
         }
-        if t_next > t_end {
-            break;
-        }
-        // The first reaction whose cumulative propensity passes u * total; rounding at the top
-        // falls back to the last reaction that can fire.
-        let target = uniform() * total;
-        let mut cumulative = 0.0;
-        let mut fired = None;
-        for (j, &a) in propensities.iter().enumerate() {
-            if a > 0.0 {
-                cumulative += a;
-                fired = Some(j);
-                if cumulative > target {
-                    break;
+    }
+
+    /// Fires every event at times <= `t` (`changes`: `net.state_changes()`).
+    pub fn advance_to(&mut self, net: &Network, changes: &[Vec<(usize, i64)>], t: f64) {
+        while self.t_next <= t {
+            let propensities: Vec<f64> =
+                net.reactions.iter().map(|r| r.propensity(&self.counts)).collect();
+            let total: f64 = propensities.iter().sum();
+            // The first reaction whose cumulative propensity passes u * total; rounding at the
+            // top falls back to the last reaction that can fire.
+            let target = self.stream.uniform() * total;
+            let mut cumulative = 0.0;
+            let mut fired = None;
+            for (j, &a) in propensities.iter().enumerate() {
+                if a > 0.0 {
+                    cumulative += a;
+                    fired = Some(j);
+                    if cumulative > target {
+                        break;
+                    }
                 }
             }
+            let fired = fired.expect("a positive total propensity has a reaction that can fire");
+            for &(s, d) in &changes[fired] {
+                // Mass action gives propensity 0 when a reactant has too few molecules.
+                self.counts[s] = self.counts[s]
+                    .checked_add_signed(d)
+                    .expect("counts stay within 0..=u64::MAX");
+            }
+            let now = self.t_next;
+            let total = self.total_propensity(net);
+            self.t_next = self.draw_time(now, total);
         }
-        let fired = fired.expect("a positive total propensity has a reaction that can fire");
-        for &(s, d) in &changes[fired] {
-            // Mass action gives propensity 0 when a reactant has too few molecules.
-            counts[s] = counts[s]
-                .checked_add_signed(d)
-                .expect("counts stay within 0..=u64::MAX");
-        }
-        t = t_next;
     }
-    samples
 }
 
 #[cfg(test)]

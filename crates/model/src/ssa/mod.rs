@@ -18,5 +18,6 @@ pub mod odm;
 pub mod output;
 pub mod run;
 pub mod stats;
+pub mod stream;
 pub mod synthetic;
 pub mod tau;

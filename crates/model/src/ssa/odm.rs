@@ -9,9 +9,8 @@
 //! - The running a0 drifts by rounding, so it is recomputed from scratch every
 //!   `A0_REFRESH_EVENTS` events, and whenever the search runs past it.
 
+use super::stream::Stream;
 use crate::reactions::Network;
-use rand_pcg::rand_core::{RngCore, SeedableRng};
-use rand_pcg::Pcg64;
 
 /// a0 is summed afresh this often: the running sum's relative error then stays near 1e-13.
 pub const A0_REFRESH_EVENTS: u64 = 1000;
@@ -55,15 +54,13 @@ impl Odm {
             dependents,
             changes,
         };
+        // The presimulation: events up to t_end, at most PRESIMULATION_EVENTS of them.
         let mut firings = vec![0u64; net.reactions.len()];
-        odm.run(
-            net,
-            PRESIMULATION_SEED,
-            t_end,
-            &[],
-            PRESIMULATION_EVENTS,
-            &mut firings,
-        );
+        let mut pre = odm.start(net, Stream::new(PRESIMULATION_SEED));
+        while pre.events < PRESIMULATION_EVENTS && pre.t_next <= t_end {
+            firings[pre.fired.expect("a finite event time has a reaction")] += 1;
+            odm.fire_next(net, &mut pre);
+        }
         // Stable sort: ties keep the network's order.
         odm.order.sort_by_key(|&j| std::cmp::Reverse(firings[j]));
         odm
@@ -83,85 +80,117 @@ impl Odm {
                 && sample_times.iter().all(|&t| (0.0..=t_end).contains(&t)),
             "sample times must be ascending within [0, t_end = {t_end}]"
         );
-        let mut firings = vec![0; net.reactions.len()];
-        self.run(net, seed, t_end, sample_times, u64::MAX, &mut firings)
+        let mut trajectory = self.start(net, Stream::new(seed));
+        sample_times
+            .iter()
+            .map(|&t| {
+                self.advance_to(net, &mut trajectory, t);
+                trajectory.counts.clone()
+            })
+            .collect()
     }
 
-    /// The event loop; counts firings per reaction and stops after `max_events` events.
-    fn run(
-        &self,
-        net: &Network,
-        seed: u64,
-        t_end: f64,
-        sample_times: &[f64],
-        max_events: u64,
-        firings: &mut [u64],
-    ) -> Vec<Vec<u64>> {
-        let mut rng = Pcg64::seed_from_u64(seed);
-        let mut uniform = move || (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
-        let mut counts = net.initial_counts();
-        let mut a: Vec<f64> = net
+    /// A trajectory at time 0 from the initial counts, its first event drawn.
+    pub fn start(&self, net: &Network, stream: Stream) -> OdmTrajectory {
+        let counts = net.initial_counts();
+        let a: Vec<f64> = net
             .reactions
             .iter()
             .map(|r| r.propensity(&counts))
             .collect();
-        let mut a0: f64 = a.iter().sum();
-        let mut samples = Vec::with_capacity(sample_times.len());
-        let (mut t, mut events) = (0.0, 0u64);
-        while events < max_events {
-            let u_time = uniform();
-            let target = uniform() * a0;
+        let a0 = a.iter().sum();
+        let mut trajectory = OdmTrajectory {
+            counts,
+            a,
+            a0,
+            events: 0,
+            t_next: 0.0,
+            fired: None,
+            stream,
+        };
+        self.draw_next(&mut trajectory, 0.0);
+        trajectory
+    }
+
+    /// Fires every event of `trajectory` at times <= `t`.
+    pub fn advance_to(&self, net: &Network, trajectory: &mut OdmTrajectory, t: f64) {
+        while trajectory.t_next <= t {
+            self.fire_next(net, trajectory);
+        }
+    }
+
+    /// Fires the drawn event and draws the next one.
+    fn fire_next(&self, net: &Network, tr: &mut OdmTrajectory) {
+        let j = tr.fired.expect("a finite event time has a reaction");
+        for &(s, d) in &self.changes[j] {
+            tr.counts[s] = tr.counts[s]
+                .checked_add_signed(d)
+                .expect("counts stay within 0..=u64::MAX");
+        }
+        for &k in &self.dependents[j] {
+            let new = net.reactions[k].propensity(&tr.counts);
+            tr.a0 += new - tr.a[k];
+            tr.a[k] = new;
+        }
+        tr.events += 1;
+        if tr.events % A0_REFRESH_EVENTS == 0 || tr.a0 <= 0.0 {
+            tr.a0 = tr.a.iter().sum();
+        }
+        let now = tr.t_next;
+        self.draw_next(tr, now);
+    }
+
+    /// Draws the time and reaction of the event after time `t`.
+    fn draw_next(&self, tr: &mut OdmTrajectory, t: f64) {
+        loop {
+            let u_time = tr.stream.uniform();
+            let target = tr.stream.uniform() * tr.a0;
             // The first reaction in search order whose cumulative propensity passes target.
             let mut cumulative = 0.0;
             let mut fired = None;
             for &j in &self.order {
-                if a[j] > 0.0 {
-                    cumulative += a[j];
+                if tr.a[j] > 0.0 {
+                    cumulative += tr.a[j];
                     fired = Some(j);
                     if cumulative > target {
                         break;
                     }
                 }
             }
-            if cumulative <= target && a0 > 0.0 {
+            if cumulative <= target && tr.a0 > 0.0 {
                 // The running a0 is above the true sum (drift, or a last reaction switched
                 // off): sum afresh and draw again, before time moves.
-                let exact: f64 = a.iter().sum();
-                if exact != a0 {
-                    a0 = exact;
+                let exact: f64 = tr.a.iter().sum();
+                if exact != tr.a0 {
+                    tr.a0 = exact;
                     continue;
                 }
             }
-            let t_next = match fired {
-                Some(_) if a0 > 0.0 => t - (1.0 - u_time).ln() / a0,
+            tr.t_next = match fired {
+                Some(_) if tr.a0 > 0.0 => t - (1.0 - u_time).ln() / tr.a0,
                 _ => f64::INFINITY,
             };
-            while samples.len() < sample_times.len() && sample_times[samples.len()] < t_next {
-                samples.push(counts.clone());
-            }
-            if t_next > t_end {
-                break;
-            }
-            let j = fired.expect("a finite event time has a reaction");
-            for &(s, d) in &self.changes[j] {
-                counts[s] = counts[s]
-                    .checked_add_signed(d)
-                    .expect("counts stay within 0..=u64::MAX");
-            }
-            for &k in &self.dependents[j] {
-                let new = net.reactions[k].propensity(&counts);
-                a0 += new - a[k];
-                a[k] = new;
-            }
-            firings[j] += 1;
-            events += 1;
-            if events % A0_REFRESH_EVENTS == 0 || a0 <= 0.0 {
-                a0 = a.iter().sum();
-            }
-            t = t_next;
+            tr.fired = fired;
+            return;
         }
-        samples
     }
+}
+
+/// An ODM trajectory paused between events: counts, the running propensities and their running
+/// total (kept bitwise: the search depends on their rounding), events so far (the total is
+/// summed afresh every `A0_REFRESH_EVENTS`), the next event (already drawn) and the random
+/// stream. A copy continues bitwise.
+#[derive(Clone, Debug)]
+pub struct OdmTrajectory {
+    pub counts: Vec<u64>,
+    pub a: Vec<f64>,
+    pub a0: f64,
+    pub events: u64,
+    /// Time of the next event (infinite when none can fire).
+    pub t_next: f64,
+    /// Reaction of the next event.
+    pub fired: Option<usize>,
+    pub stream: Stream,
 }
 
 /// One ODM trajectory (builds the plan; for many trajectories build `Odm` once).

@@ -22,9 +22,8 @@
 //! then not taken, which the exponential's lack of memory makes exact), so every sample is the
 //! state at exactly its time.
 
+use super::stream::Stream;
 use crate::reactions::Network;
-use rand_pcg::rand_core::{RngCore, SeedableRng};
-use rand_pcg::Pcg64;
 
 /// Error control parameter epsilon.
 pub const EPSILON: f64 = 0.03;
@@ -51,8 +50,9 @@ pub struct TauCounters {
     pub ssa_steps: u64,
 }
 
-/// The per-network tables of the step selection.
-struct Tables {
+/// The per-network tables of the step selection, built once for all the trajectories of an
+/// ensemble.
+pub struct Tables {
     changes: Vec<Vec<(usize, i64)>>,
     /// Per species: 0 if no reaction consumes it as a reactant, else the highest order of
     /// such a reaction.
@@ -62,7 +62,7 @@ struct Tables {
 }
 
 impl Tables {
-    fn new(net: &Network) -> Self {
+    pub fn new(net: &Network) -> Self {
         let mut highest_order = vec![0; net.species.len()];
         let mut pair = vec![false; net.species.len()];
         for r in &net.reactions {
@@ -154,11 +154,11 @@ impl Tables {
 }
 
 /// Uniform doubles in [0, 1) and the draws built on them.
-struct Draws(Pcg64);
+struct Draws<'a>(&'a mut Stream);
 
-impl Draws {
+impl Draws<'_> {
     fn uniform(&mut self) -> f64 {
-        (self.0.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+        self.0.uniform()
     }
 
     /// Exponential with rate `rate` (> 0).
@@ -244,85 +244,112 @@ pub fn simulate_tau_counted(
         "sample times must be ascending within [0, t_end = {t_end}]"
     );
     let tables = Tables::new(net);
-    let mut draws = Draws(Pcg64::seed_from_u64(seed));
-    let mut counters = TauCounters::default();
-    let mut counts = net.initial_counts();
-    let mut samples = Vec::with_capacity(sample_times.len());
-    let mut t = 0.0;
-    let mut a = vec![0.0; net.reactions.len()];
-    let mut critical = vec![false; net.reactions.len()];
-    loop {
-        while samples.len() < sample_times.len() && sample_times[samples.len()] <= t {
-            samples.push(counts.clone());
-        }
-        // The next output time: no step crosses it.
-        let Some(&stop) = sample_times.get(samples.len()) else {
-            break;
-        };
-        for (j, r) in net.reactions.iter().enumerate() {
-            a[j] = r.propensity(&counts);
-            critical[j] = a[j] > 0.0 && tables.firings_left(j, &counts) < N_CRITICAL;
-        }
-        let a0: f64 = a.iter().sum();
-        if a0 == 0.0 {
-            t = stop;
-            continue;
-        }
-        let mut tau_prime = tables.tau_prime(&counts, &a, &critical);
-        loop {
-            if tau_prime < SSA_FACTOR / a0 {
-                // A few exact steps, propensities recomputed after each.
-                for _ in 0..SSA_STEPS {
-                    let total: f64 =
-                        net.reactions
-                            .iter()
-                            .zip(a.iter_mut())
-                            .fold(0.0, |sum, (r, a)| {
-                                *a = r.propensity(&counts);
-                                sum + *a
-                            });
-                    let dt = match total > 0.0 {
-                        true => draws.exponential(total),
-                        false => f64::INFINITY,
-                    };
-                    if t + dt >= stop {
-                        t = stop;
-                        break;
-                    }
-                    let j = draws.pick(&a, |_| true, total);
-                    fire(&mut counts, &tables.changes[j]);
-                    t += dt;
-                    counters.ssa_steps += 1;
-                }
-                break;
-            }
-            let a0_critical: f64 = (0..a.len()).filter(|&j| critical[j]).map(|j| a[j]).sum();
-            let tau_critical = match a0_critical > 0.0 {
-                true => draws.exponential(a0_critical),
-                false => f64::INFINITY,
-            };
-            let mut tau = tau_prime.min(tau_critical);
-            let mut fire_critical = tau_critical <= tau_prime;
-            let shortened = t + tau >= stop;
-            if shortened {
-                tau = stop - t;
-                fire_critical = false;
-            }
-            let critical_firing =
-                fire_critical.then(|| draws.pick(&a, |j| critical[j], a0_critical));
-            let Some(next) = tables.leap(&counts, &a, &critical, tau, critical_firing, &mut draws)
-            else {
-                counters.rejected += 1;
-                tau_prime = tau / 2.0;
-                continue;
-            };
-            counts = next;
-            t = if shortened { stop } else { t + tau };
-            counters.leaps += 1;
-            break;
+    let mut trajectory = TauTrajectory::new(net, Stream::new(seed));
+    let samples = sample_times
+        .iter()
+        .map(|&t| {
+            trajectory.advance_to(net, &tables, t);
+            trajectory.counts.clone()
+        })
+        .collect();
+    (samples, trajectory.counters)
+}
+
+/// A tau-leaping trajectory at a sample time: counts, time and random stream are its whole
+/// state (a leap never crosses a sample time), so a copy continues bitwise.
+#[derive(Clone, Debug)]
+pub struct TauTrajectory {
+    pub counts: Vec<u64>,
+    pub t: f64,
+    pub stream: Stream,
+    pub counters: TauCounters,
+}
+
+impl TauTrajectory {
+    /// The trajectory at time 0 from the initial counts.
+    pub fn new(net: &Network, stream: Stream) -> Self {
+        Self {
+            counts: net.initial_counts(),
+            t: 0.0,
+            stream,
+            counters: TauCounters::default(),
         }
     }
-    (samples, counters)
+
+    /// Steps to time `stop` (no step crosses it); nothing when already there.
+    pub fn advance_to(&mut self, net: &Network, tables: &Tables, stop: f64) {
+        let mut draws = Draws(&mut self.stream);
+        let (counts, counters) = (&mut self.counts, &mut self.counters);
+        let mut t = self.t;
+        let mut a = vec![0.0; net.reactions.len()];
+        let mut critical = vec![false; net.reactions.len()];
+        while t < stop {
+            for (j, r) in net.reactions.iter().enumerate() {
+                a[j] = r.propensity(counts);
+                critical[j] = a[j] > 0.0 && tables.firings_left(j, counts) < N_CRITICAL;
+            }
+            let a0: f64 = a.iter().sum();
+            if a0 == 0.0 {
+                t = stop;
+                continue;
+            }
+            let mut tau_prime = tables.tau_prime(counts, &a, &critical);
+            loop {
+                if tau_prime < SSA_FACTOR / a0 {
+                    // A few exact steps, propensities recomputed after each.
+                    for _ in 0..SSA_STEPS {
+                        let total: f64 =
+                            net.reactions
+                                .iter()
+                                .zip(a.iter_mut())
+                                .fold(0.0, |sum, (r, a)| {
+                                    *a = r.propensity(counts);
+                                    sum + *a
+                                });
+                        let dt = match total > 0.0 {
+                            true => draws.exponential(total),
+                            false => f64::INFINITY,
+                        };
+                        if t + dt >= stop {
+                            t = stop;
+                            break;
+                        }
+                        let j = draws.pick(&a, |_| true, total);
+                        fire(counts, &tables.changes[j]);
+                        t += dt;
+                        counters.ssa_steps += 1;
+                    }
+                    break;
+                }
+                let a0_critical: f64 = (0..a.len()).filter(|&j| critical[j]).map(|j| a[j]).sum();
+                let tau_critical = match a0_critical > 0.0 {
+                    true => draws.exponential(a0_critical),
+                    false => f64::INFINITY,
+                };
+                let mut tau = tau_prime.min(tau_critical);
+                let mut fire_critical = tau_critical <= tau_prime;
+                let shortened = t + tau >= stop;
+                if shortened {
+                    tau = stop - t;
+                    fire_critical = false;
+                }
+                let critical_firing =
+                    fire_critical.then(|| draws.pick(&a, |j| critical[j], a0_critical));
+                let Some(next) =
+                    tables.leap(counts, &a, &critical, tau, critical_firing, &mut draws)
+                else {
+                    counters.rejected += 1;
+                    tau_prime = tau / 2.0;
+                    continue;
+                };
+                *counts = next;
+                t = if shortened { stop } else { t + tau };
+                counters.leaps += 1;
+                break;
+            }
+        }
+        self.t = t;
+    }
 }
 
 #[cfg(test)]
@@ -399,7 +426,8 @@ mod tests {
             vec![(vec![(0, 1)], vec![], 1.0), (vec![], vec![(0, 1)], 20.0)],
         );
         let tables = Tables::new(&n);
-        let mut d = Draws(Pcg64::seed_from_u64(1));
+        let mut stream = Stream::new(1);
+        let mut d = Draws(&mut stream);
         let a = [5.0, 20.0];
         // Only the decay over tau = 10: about 50 firings from 5 molecules, rejected.
         assert_eq!(
@@ -424,7 +452,8 @@ mod tests {
 
     #[test]
     fn poisson_draws_have_the_right_mean_and_variance() {
-        let mut d = Draws(Pcg64::seed_from_u64(5));
+        let mut stream = Stream::new(5);
+        let mut d = Draws(&mut stream);
         for mean in [0.3, 4.0, 29.0, 30.0, 500.0] {
             let n = 200_000;
             let xs: Vec<f64> = (0..n).map(|_| d.poisson(mean) as f64).collect();
