@@ -3,7 +3,9 @@
 use crate::error::Result;
 use std::path::Path;
 
-/// One observation of a running simulation: a row of observables.csv.
+/// One observation of a running simulation: a row of observables.csv (or the model's
+/// [`Simulation::series_file`]). The row's first value grows with the step (the step itself,
+/// or a time): a resumed run keeps the earlier rows before the first row's value.
 pub trait Observation {
     /// The step the observation was made at.
     fn step(&self) -> u64;
@@ -39,7 +41,11 @@ pub trait Simulation {
     fn seconds_per_step(&self) -> Option<f64> {
         None
     }
-    /// Columns of observables.csv.
+    /// The file the runtime writes the observations into, one row each.
+    fn series_file(&self) -> &'static str {
+        "observables.csv"
+    }
+    /// Columns of the observations' file ([`series_file`](Self::series_file)).
     fn columns(&self) -> Vec<String>;
 
     /// Creates the model's own time series in `dir` besides observables.csv (e.g. a

@@ -1,5 +1,6 @@
-//! The run loop: drives a [`Simulation`] from its current step, writing observables.csv,
-//! snapshots, checkpoints, the final state and manifest.json into one folder.
+//! The run loop: drives a [`Simulation`] from its current step, writing observables.csv (or
+//! the model's own name for it), snapshots, checkpoints, the final state and manifest.json into
+//! one folder.
 
 use super::contract::{Observation, Simulation};
 use crate::error::{ModelError, Result};
@@ -71,17 +72,21 @@ pub fn run<S: Simulation>(
     let end = first_step.saturating_add(steps);
     let continue_from = opts.resumed.then_some(first_step);
 
-    let mut outputs = vec!["observables.csv".to_string()];
+    let series = sim.series_file();
+    let mut outputs = vec![series.to_string()];
+    outputs.extend(sim.open_series(dir, continue_from)?);
+    let first = sim.observe()?;
     let columns = sim.columns();
     let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
-    let csv_path = dir.join("observables.csv");
+    let csv_path = dir.join(series);
     let mut csv = match continue_from {
-        Some(step) => {
-            TimeSeriesWriter::create_continued(&csv_path, &columns, |row| row[0] < step as f64)?.0
+        // The rows an earlier run wrote before the first step (rows grow in their first value).
+        Some(_) => {
+            let before = first.row()[0];
+            TimeSeriesWriter::create_continued(&csv_path, &columns, |row| row[0] < before)?.0
         }
         None => TimeSeriesWriter::create(&csv_path, &columns)?,
     };
-    outputs.extend(sim.open_series(dir, continue_from)?);
 
     // Every observation goes through here: checked, written, shown.
     let mut last_ok = first_step;
@@ -105,7 +110,6 @@ pub fn run<S: Simulation>(
     };
     // The model's own series, recorded through a second borrow of the simulation would
     // alias it: collect the observations first, then record them.
-    let first = sim.observe()?;
     let mut pending = vec![first];
     let mut drain = |sim: &mut S, pending: &mut Vec<S::Observation>| -> Result<()> {
         for o in pending.drain(..) {
@@ -250,19 +254,22 @@ mod tests {
     struct Counter {
         step: u64,
         nan_at: u64,
+        /// The series file's name and its rows' first value per step (a time).
+        series: Option<(&'static str, f64)>,
         in_flight: Vec<Obs>,
         events: Vec<String>,
     }
 
+    /// (step, x, the row's first value).
     #[derive(Clone, Debug, PartialEq)]
-    struct Obs(u64, f64);
+    struct Obs(u64, f64, f64);
 
     impl Observation for Obs {
         fn step(&self) -> u64 {
             self.0
         }
         fn row(&self) -> Vec<f64> {
-            vec![self.0 as f64, self.1]
+            vec![self.2, self.1]
         }
         fn non_finite(&self) -> Option<&'static str> {
             (!self.1.is_finite()).then_some("x")
@@ -274,6 +281,7 @@ mod tests {
             Self {
                 step,
                 nan_at: u64::MAX,
+                series: None,
                 in_flight: Vec::new(),
                 events: Vec::new(),
             }
@@ -284,7 +292,11 @@ mod tests {
             } else {
                 self.step as f64
             };
-            Obs(self.step, x)
+            let first = match self.series {
+                Some((_, per_step)) => self.step as f64 * per_step,
+                None => self.step as f64,
+            };
+            Obs(self.step, x, first)
         }
     }
 
@@ -304,6 +316,9 @@ mod tests {
         }
         fn snapshot_every(&self) -> u64 {
             6
+        }
+        fn series_file(&self) -> &'static str {
+            self.series.map_or("observables.csv", |s| s.0)
         }
         fn columns(&self) -> Vec<String> {
             vec!["step".into(), "x".into()]
@@ -471,5 +486,26 @@ mod tests {
         // The snapshot at 12 was not written: the observation at 12 arrived first.
         assert_eq!(sim.events, ["snap_6"]);
         assert_eq!(csv_steps(&dir), vec![0, 4, 8]);
+    }
+
+    #[test]
+    fn a_model_names_its_series_file_and_a_resume_keeps_rows_by_their_first_value() {
+        let dir = scratch("series");
+        let timed = |step| {
+            let mut c = Counter::new(step);
+            c.series = Some(("mean.csv", 0.25));
+            c
+        };
+        let report = run(&mut timed(0), &options(&dir, 14, None, false), |_| {}).unwrap();
+        assert_eq!(report.outputs[0], "mean.csv");
+        assert!(!dir.join("observables.csv").exists());
+        run(&mut timed(6), &options(&dir, 8, None, true), |_| {}).unwrap();
+        let firsts: Vec<String> = std::fs::read_to_string(dir.join("mean.csv"))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').next().unwrap().to_string())
+            .collect();
+        assert_eq!(firsts, ["0", "1", "1.5", "2", "3", "3.5"]);
     }
 }

@@ -59,7 +59,10 @@ impl DirectTrajectory {
     }
 
     fn total_propensity(&self, net: &Network) -> f64 {
-        net.reactions.iter().map(|r| r.propensity(&self.counts)).sum()
+        net.reactions
+            .iter()
+            .map(|r| r.propensity(&self.counts))
+            .sum()
     }
 
     fn draw_time(&mut self, t: f64, total: f64) -> f64 {
@@ -72,8 +75,11 @@ impl DirectTrajectory {
     /// Fires every event at times <= `t` (`changes`: `net.state_changes()`).
     pub fn advance_to(&mut self, net: &Network, changes: &[Vec<(usize, i64)>], t: f64) {
         while self.t_next <= t {
-            let propensities: Vec<f64> =
-                net.reactions.iter().map(|r| r.propensity(&self.counts)).collect();
+            let propensities: Vec<f64> = net
+                .reactions
+                .iter()
+                .map(|r| r.propensity(&self.counts))
+                .collect();
             let total: f64 = propensities.iter().sum();
             // The first reaction whose cumulative propensity passes u * total; rounding at the
             // top falls back to the last reaction that can fire.

@@ -1,8 +1,13 @@
 //! CPU ensembles: many trajectories of one network in parallel (rayon), each seeded from the
-//! ensemble seed and its index, summed exactly into `EnsembleStats`; and the `Method` names
-//! shared with the GPU ensemble.
+//! ensemble seed and its index, summed exactly into `EnsembleStats`, either each to its end
+//! (`run_ensemble_cpu`) or all together from one output time to the next (`CpuEnsemble`); and
+//! the `Method` names shared with the GPU ensemble.
 
+use super::direct::DirectTrajectory;
+use super::odm::{Odm, OdmTrajectory};
 use super::stats::{Accumulator, EnsembleStats};
+use super::stream::Stream;
+use super::tau::{Tables, TauTrajectory};
 use crate::error::{invalid, Result};
 use crate::reactions::Network;
 
@@ -118,6 +123,110 @@ pub fn run_ensemble_cpu_with(
         })
         .reduce(empty, |a, b| a.merge(&b));
     Ok(total.finish())
+}
+
+/// One CPU trajectory of an ensemble, paused at an output time.
+#[derive(Clone, Debug)]
+pub enum Trajectory {
+    Direct(DirectTrajectory),
+    Odm(OdmTrajectory),
+    Tau(TauTrajectory),
+}
+
+impl Trajectory {
+    pub fn counts(&self) -> &[u64] {
+        match self {
+            Trajectory::Direct(t) => &t.counts,
+            Trajectory::Odm(t) => &t.counts,
+            Trajectory::Tau(t) => &t.counts,
+        }
+    }
+}
+
+/// What a method builds once for all the trajectories of an ensemble.
+enum Plan {
+    Direct(Vec<Vec<(usize, i64)>>),
+    Odm(Odm),
+    Tau(Tables),
+}
+
+/// A whole CPU ensemble held in memory, moved from one output time to the next together (so
+/// a run can observe, and checkpoint, between output times). Trajectory i is seeded with
+/// `trajectory_seed(seed, i)` and draws the same numbers as in `run_ensemble_cpu`, so both give
+/// the same trajectories.
+pub struct CpuEnsemble {
+    net: Network,
+    plan: Plan,
+    pub trajectories: Vec<Trajectory>,
+}
+
+impl CpuEnsemble {
+    /// `n` trajectories of `net` by `method` at time 0, seeded from `seed`; `t_end` is the last
+    /// output time (the ODM presimulation runs to it). `net` is expected to be valid.
+    pub fn new(net: &Network, method: Method, n: u64, seed: u64, t_end: f64) -> Self {
+        let mut ensemble = Self::empty(net, method, t_end);
+        ensemble.trajectories = (0..n)
+            .map(|i| ensemble.start(net, Stream::new(trajectory_seed(seed, i))))
+            .collect();
+        ensemble
+    }
+
+    /// An ensemble of `trajectories` (e.g. restored from a checkpoint) of `net` by `method`.
+    pub fn with_trajectories(
+        net: &Network,
+        method: Method,
+        t_end: f64,
+        trajectories: Vec<Trajectory>,
+    ) -> Self {
+        let mut ensemble = Self::empty(net, method, t_end);
+        ensemble.trajectories = trajectories;
+        ensemble
+    }
+
+    fn empty(net: &Network, method: Method, t_end: f64) -> Self {
+        let plan = match method {
+            Method::Direct => Plan::Direct(net.state_changes()),
+            Method::Odm => Plan::Odm(Odm::new(net, t_end)),
+            Method::Tau => Plan::Tau(Tables::new(net)),
+        };
+        Self {
+            net: net.clone(),
+            plan,
+            trajectories: Vec::new(),
+        }
+    }
+
+    /// A trajectory at time 0 drawing from `stream`.
+    pub fn start(&self, net: &Network, stream: Stream) -> Trajectory {
+        match &self.plan {
+            Plan::Direct(_) => Trajectory::Direct(DirectTrajectory::new(net, stream)),
+            Plan::Odm(odm) => Trajectory::Odm(odm.start(net, stream)),
+            Plan::Tau(_) => Trajectory::Tau(TauTrajectory::new(net, stream)),
+        }
+    }
+
+    /// Moves every trajectory to time `t` (in parallel) and returns the exact sums of the
+    /// counts there, as one output time of an `Accumulator` (species named `species`).
+    pub fn advance_to(&mut self, t: f64, species: &[String]) -> Accumulator {
+        use rayon::prelude::*;
+        let (net, plan) = (&self.net, &self.plan);
+        let empty = || Accumulator::new(&[t], species.to_vec());
+        self.trajectories
+            .par_iter_mut()
+            .fold(empty, |mut acc, trajectory| {
+                match (plan, &mut *trajectory) {
+                    (Plan::Direct(changes), Trajectory::Direct(tr)) => {
+                        tr.advance_to(net, changes, t)
+                    }
+                    (Plan::Odm(odm), Trajectory::Odm(tr)) => odm.advance_to(net, tr, t),
+                    (Plan::Tau(tables), Trajectory::Tau(tr)) => tr.advance_to(net, tables, t),
+                    _ => unreachable!("every trajectory is of the ensemble's method"),
+                }
+                acc.add_counts(trajectory.counts());
+                acc
+            })
+            .reduce(empty, |a, b| a.merge(&b))
+    }
 }
 
 #[cfg(test)]

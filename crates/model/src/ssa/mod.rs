@@ -5,6 +5,7 @@
 //! network). `dsmts` checks them against the SBML stochastic test suite. See docs/models/ssa.md.
 
 pub mod bench;
+pub mod checkpoint;
 pub mod direct;
 pub mod dsmts;
 pub mod ensemble;

@@ -2,17 +2,24 @@
 //! on the CPU or the GPU, then mean_sd.csv, trajectories.csv (on request), mean_sd.png and
 //! manifest.json (method, seed, n, times, network source, device, timings). The CLI calls
 //! this; an embedding program can too.
+//!
+//! On the CPU the run goes through the runtime (`crate::runtime`): a step is one output time,
+//! the whole ensemble is held in memory and moved from one output time to the next
+//! (`SsaRun`), each observation is a row of mean_sd.csv, and checkpoints (`super::checkpoint`)
+//! hold the ensemble at an output time. The GPU ensemble runs each chunk of trajectories
+//! through all output times in one go (`run_gpu`), without checkpoints.
 
-use super::ensemble::{run_ensemble_cpu_with, Method};
+use super::checkpoint::{network_parts, Checkpoint, Header};
+use super::ensemble::{CpuEnsemble, Method};
 use super::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
 use super::output::{plot_mean_sd, write_mean_sd_csv, write_trajectories_csv, PLOT_COLOURS};
 use super::stats::EnsembleStats;
 use crate::error::{invalid, ModelError, Result};
 use crate::reactions::Network;
+use crate::runtime::{self, details, Observation, RunReport, Simulation};
 use petri_engine::{AdapterSummary, GpuContext};
 use serde::Serialize;
-use std::path::PathBuf;
-use std::sync::Mutex;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// The most trajectories written to trajectories.csv (every one is kept in memory until the
@@ -20,6 +27,9 @@ use std::time::Instant;
 pub const MAX_TRAJECTORIES_CSV: u64 = 100_000;
 /// The most output times.
 pub const MAX_POINTS: usize = 1_000_000;
+/// The most memory a CPU ensemble may hold (every trajectory's state, and the kept samples
+/// of trajectories.csv): the whole ensemble stays in memory between output times.
+pub const MAX_RESIDENT_BYTES: u64 = 16 << 30;
 
 #[derive(Clone, Debug)]
 pub struct RunOptions {
@@ -36,6 +46,11 @@ pub struct RunOptions {
     pub out_dir: PathBuf,
     /// Where the network came from (for the manifest).
     pub source: String,
+    /// CPU: write `checkpoint.petri` into the output folder every this many output times and
+    /// at the end.
+    pub checkpoint_every: Option<u64>,
+    /// CPU: continue from this checkpoint (written for the same network and options).
+    pub resume: Option<PathBuf>,
 }
 
 /// The run manifest, written as manifest.json.
@@ -113,43 +128,397 @@ impl RunOptions {
     }
 }
 
-/// Runs the ensemble on the CPU (all cores), calling `progress(done)` as trajectories finish.
+/// Runs the ensemble on the CPU (all cores) through the runtime, calling `progress` with the
+/// row of every output time. With `opts.resume`, continues the run of that checkpoint.
 pub fn run_cpu(
     net: &Network,
     opts: &RunOptions,
-    progress: &(dyn Fn(u64) + Sync),
-) -> Result<Manifest> {
-    let (times, plot) = opts.check(net)?;
-    let kept = Mutex::new(Vec::new());
-    let done = std::sync::atomic::AtomicU64::new(0);
+    progress: impl FnMut(&MeanSdRow),
+) -> Result<RunReport<MeanSdRow>> {
     let start = Instant::now();
-    let stats = run_ensemble_cpu_with(
-        net,
-        opts.method,
-        opts.trajectories,
-        opts.seed,
-        &times,
-        &|i, samples| {
-            if opts.keep_trajectories {
-                kept.lock()
-                    .expect("no panics while held")
-                    .push((i, samples.to_vec()));
+    let mut sim = match &opts.resume {
+        Some(path) => SsaRun::resume(net, opts, path)?,
+        None => SsaRun::new(net, opts)?,
+    };
+    let options = runtime::RunOptions {
+        steps: None,
+        out_dir: opts.out_dir.clone(),
+        checkpoint_every: opts.checkpoint_every,
+        resumed: opts.resume.is_some(),
+        setup_s: start.elapsed().as_secs_f64(),
+    };
+    runtime::run(&mut sim, &options, progress)
+}
+
+/// Memory a CPU ensemble holds, estimated generously (vectors' headers included).
+fn resident_bytes(net: &Network, opts: &RunOptions) -> u128 {
+    let (s, r) = (net.species.len() as u128, net.reactions.len() as u128);
+    let mut per_trajectory = 8 * s + 128;
+    if opts.method == Method::Odm {
+        per_trajectory += 8 * r;
+    }
+    if opts.keep_trajectories {
+        per_trajectory += opts.points as u128 * (8 * s + 24);
+    }
+    opts.trajectories as u128 * per_trajectory
+}
+
+/// A row of mean_sd.csv: the mean and sd of every species over the ensemble at one output time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeanSdRow {
+    /// Output times done after the first.
+    pub step: u64,
+    pub time: f64,
+    pub mean: Vec<f64>,
+    pub sd: Vec<f64>,
+}
+
+impl Observation for MeanSdRow {
+    fn step(&self) -> u64 {
+        self.step
+    }
+    /// `time, <species>-mean, <species>-sd, ...`, as `output::write_mean_sd_csv`.
+    fn row(&self) -> Vec<f64> {
+        let mut row = vec![self.time];
+        for (m, sd) in self.mean.iter().zip(&self.sd) {
+            row.extend([*m, *sd]);
+        }
+        row
+    }
+}
+
+/// The model's part of manifest.json on the CPU (the runtime adds version, steps, timings and
+/// files): the fields a GPU run's [`Manifest`] has, and where the run resumed from.
+#[derive(Debug, Serialize)]
+pub struct Details {
+    pub network_source: String,
+    pub network_id: String,
+    pub species: usize,
+    pub reactions: usize,
+    pub method: &'static str,
+    pub seed: u64,
+    pub trajectories: u64,
+    pub t_end: f64,
+    pub points: usize,
+    pub device: &'static str,
+    pub adapter: Option<AdapterSummary>,
+    pub cpu_threads: Option<usize>,
+    /// Seconds of stepping and statistics (this run's part, when resumed).
+    pub run_s: f64,
+    pub trajectories_per_s: f64,
+    pub plot: Vec<(String, &'static str)>,
+    pub resumed_from: Option<String>,
+}
+
+/// A CPU ensemble at an output time, for the runtime: step k is output time k.
+pub struct SsaRun<'a> {
+    net: &'a Network,
+    opts: RunOptions,
+    times: Vec<f64>,
+    plot: Vec<usize>,
+    species: Vec<String>,
+    ensemble: CpuEnsemble,
+    /// Rows so far: `mean[k]`, `sd[k]` for output times 0..=step.
+    mean: Vec<Vec<f64>>,
+    sd: Vec<Vec<f64>>,
+    /// With `keep_trajectories`: `kept[trajectory][time][species]` so far.
+    kept: Option<Vec<Vec<Vec<u64>>>>,
+    run_s: f64,
+    resumed_from: Option<String>,
+}
+
+impl<'a> SsaRun<'a> {
+    /// The ensemble of `opts` at the first output time.
+    pub fn new(net: &'a Network, opts: &RunOptions) -> Result<Self> {
+        let (times, plot) = Self::check(net, opts)?;
+        let start = Instant::now();
+        let ensemble = CpuEnsemble::new(
+            net,
+            opts.method,
+            opts.trajectories,
+            opts.seed,
+            *times.last().expect("at least two output times"),
+        );
+        let kept = opts
+            .keep_trajectories
+            .then(|| vec![Vec::with_capacity(times.len()); opts.trajectories as usize]);
+        let mut sim = Self::with(net, opts, times, plot, ensemble, kept, None);
+        sim.move_to_next_time()?;
+        sim.run_s = start.elapsed().as_secs_f64();
+        Ok(sim)
+    }
+
+    /// The ensemble of the checkpoint at `path`, written by a run of `net` with these options.
+    pub fn resume(net: &'a Network, opts: &RunOptions, path: &Path) -> Result<Self> {
+        let (times, plot) = Self::check(net, opts)?;
+        let ck = Checkpoint::load(path)?;
+        let trajectories = ck.restore(
+            net,
+            (opts.method, opts.seed, opts.trajectories),
+            &times,
+            opts.keep_trajectories,
+            path,
+        )?;
+        let ensemble = CpuEnsemble::with_trajectories(
+            net,
+            opts.method,
+            *times.last().expect("at least two output times"),
+            trajectories,
+        );
+        let (s, rows) = (net.species.len(), ck.header.step as usize + 1);
+        let kept = opts.keep_trajectories.then(|| {
+            ck.kept
+                .chunks(rows * s)
+                .map(|t| t.chunks(s).map(<[u64]>::to_vec).collect())
+                .collect()
+        });
+        let mut sim = Self::with(net, opts, times, plot, ensemble, kept, Some(path));
+        let table = |v: &[f64]| v.chunks(s.max(1)).take(rows).map(<[f64]>::to_vec).collect();
+        sim.mean = table(&ck.mean);
+        sim.sd = table(&ck.sd);
+        if s == 0 {
+            (sim.mean, sim.sd) = (vec![vec![]; rows], vec![vec![]; rows]);
+        }
+        Ok(sim)
+    }
+
+    fn with(
+        net: &'a Network,
+        opts: &RunOptions,
+        times: Vec<f64>,
+        plot: Vec<usize>,
+        ensemble: CpuEnsemble,
+        kept: Option<Vec<Vec<Vec<u64>>>>,
+        resumed_from: Option<&Path>,
+    ) -> Self {
+        Self {
+            net,
+            opts: opts.clone(),
+            times,
+            plot,
+            species: net.species.iter().map(|s| s.id.clone()).collect(),
+            ensemble,
+            mean: Vec::new(),
+            sd: Vec::new(),
+            kept,
+            run_s: 0.0,
+            resumed_from: resumed_from.map(|p| p.display().to_string()),
+        }
+    }
+
+    /// Checks the options and that the ensemble fits in memory.
+    fn check(net: &Network, opts: &RunOptions) -> Result<(Vec<f64>, Vec<usize>)> {
+        let checked = opts.check(net)?;
+        let bytes = resident_bytes(net, opts);
+        if bytes > MAX_RESIDENT_BYTES as u128 {
+            let allowed = format!(
+                "an ensemble that fits in {} GiB (this one needs about {} GiB{}): fewer                  trajectories, or several runs with different seeds",
+                MAX_RESIDENT_BYTES >> 30,
+                bytes >> 30,
+                if opts.keep_trajectories { " with trajectories.csv" } else { "" }
+            );
+            return Err(invalid("trajectories", opts.trajectories, allowed));
+        }
+        Ok(checked)
+    }
+
+    /// Moves every trajectory to the next output time and records its row (and samples).
+    fn move_to_next_time(&mut self) -> Result<()> {
+        let k = self.mean.len();
+        let Some(&t) = self.times.get(k) else {
+            return Err(invalid(
+                "steps",
+                k,
+                format!(
+                    "at most {} output times after the first",
+                    self.times.len() - 1
+                ),
+            ));
+        };
+        let stats = self.ensemble.advance_to(t, &self.species).finish();
+        self.mean.push(stats.mean[0].clone());
+        self.sd.push(stats.sd[0].clone());
+        if let Some(kept) = &mut self.kept {
+            for (samples, trajectory) in kept.iter_mut().zip(&self.ensemble.trajectories) {
+                samples.push(trajectory.counts().to_vec());
             }
-            progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1);
-        },
-    )?;
-    let run_s = start.elapsed().as_secs_f64();
-    let mut kept = kept.into_inner().expect("no panics while held");
-    kept.sort_by_key(|(i, _)| *i);
-    let kept: Vec<Vec<Vec<u64>>> = kept.into_iter().map(|(_, s)| s).collect();
-    let trajectories = opts.keep_trajectories.then_some(kept.as_slice());
-    let device = Device::Cpu(rayon::current_num_threads());
-    write_outputs(net, opts, &stats, trajectories, &plot, device, run_s)
+        }
+        Ok(())
+    }
+
+    fn row(&self, k: usize) -> MeanSdRow {
+        MeanSdRow {
+            step: k as u64,
+            time: self.times[k],
+            mean: self.mean[k].clone(),
+            sd: self.sd[k].clone(),
+        }
+    }
+
+    /// The statistics of the output times so far.
+    fn stats(&self) -> EnsembleStats {
+        EnsembleStats {
+            times: self.times[..self.mean.len()].to_vec(),
+            species: self.species.clone(),
+            n: self.opts.trajectories,
+            mean: self.mean.clone(),
+            sd: self.sd.clone(),
+        }
+    }
+
+    fn header(&self) -> Header {
+        Header {
+            step: self.step(),
+            method: self.opts.method.name().into(),
+            seed: self.opts.seed,
+            trajectories: self.opts.trajectories,
+            t_end: self.opts.t_end,
+            points: self.opts.points,
+            keep_trajectories: self.opts.keep_trajectories,
+            species: self.net.species.len(),
+            reactions: self.net.reactions.len(),
+            network: network_parts(self.net),
+        }
+    }
+}
+
+impl Simulation for SsaRun<'_> {
+    type Observation = MeanSdRow;
+
+    fn model(&self) -> &'static str {
+        super::checkpoint::MODEL
+    }
+    fn step(&self) -> u64 {
+        self.mean.len() as u64 - 1
+    }
+    /// The output times left.
+    fn default_steps(&self) -> u64 {
+        (self.times.len() - self.mean.len()) as u64
+    }
+    fn observe_every(&self) -> u64 {
+        1
+    }
+    fn snapshot_every(&self) -> u64 {
+        0
+    }
+    fn series_file(&self) -> &'static str {
+        "mean_sd.csv"
+    }
+    fn columns(&self) -> Vec<String> {
+        let mut columns = vec!["time".to_string()];
+        for s in &self.species {
+            columns.push(format!("{s}-mean"));
+            columns.push(format!("{s}-sd"));
+        }
+        columns
+    }
+    fn observe(&mut self) -> Result<MeanSdRow> {
+        Ok(self.row(self.mean.len() - 1))
+    }
+    fn advance(
+        &mut self,
+        steps: u64,
+        observe_at_end: bool,
+        sink: &mut dyn FnMut(MeanSdRow) -> Result<()>,
+    ) -> Result<()> {
+        let start = Instant::now();
+        for _ in 0..steps {
+            self.move_to_next_time()?;
+        }
+        self.run_s += start.elapsed().as_secs_f64();
+        match observe_at_end {
+            true => sink(self.observe()?),
+            false => Ok(()),
+        }
+    }
+    fn write_snapshot(&mut self, _dir: &Path) -> Result<Vec<String>> {
+        Ok(Vec::new())
+    }
+    /// trajectories.csv (when kept) and mean_sd.png.
+    fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
+        let stats = self.stats();
+        let mut outputs = Vec::new();
+        if let Some(kept) = &self.kept {
+            write_trajectories_csv(
+                &dir.join("trajectories.csv"),
+                &stats.species,
+                &stats.times,
+                kept,
+            )?;
+            outputs.push("trajectories.csv".into());
+        }
+        plot_mean_sd(&stats, &self.plot)?.save_png(&dir.join("mean_sd.png"))?;
+        outputs.push("mean_sd.png".into());
+        Ok(outputs)
+    }
+    fn save_checkpoint(&mut self, path: &Path) -> Result<()> {
+        let flat = |rows: &[Vec<f64>]| rows.concat();
+        let kept = match &self.kept {
+            Some(kept) => kept.iter().flatten().flatten().copied().collect(),
+            None => Vec::new(),
+        };
+        let trajectories = &self.ensemble.trajectories;
+        let ck = Checkpoint::new(
+            self.header(),
+            trajectories,
+            flat(&self.mean),
+            flat(&self.sd),
+            kept,
+        );
+        ck.save(path)
+    }
+    fn manifest_details(
+        &self,
+        _first_step: u64,
+        _last: &MeanSdRow,
+    ) -> Result<serde_json::Map<String, serde_json::Value>> {
+        let net = self.net;
+        details(&Details {
+            network_source: self.opts.source.clone(),
+            network_id: net.id.clone(),
+            species: net.species.len(),
+            reactions: net.reactions.len(),
+            method: self.opts.method.name(),
+            seed: self.opts.seed,
+            trajectories: self.opts.trajectories,
+            t_end: self.opts.t_end,
+            points: self.opts.points,
+            device: "cpu",
+            adapter: None,
+            cpu_threads: Some(rayon::current_num_threads()),
+            run_s: self.run_s,
+            trajectories_per_s: self.opts.trajectories as f64 / self.run_s.max(1e-9),
+            plot: plot_colours(net, &self.plot),
+            resumed_from: self.resumed_from.clone(),
+        })
+    }
+}
+
+fn plot_colours(net: &Network, plot: &[usize]) -> Vec<(String, &'static str)> {
+    plot.iter()
+        .enumerate()
+        .map(|(i, &s)| {
+            (
+                net.species[s].id.clone(),
+                PLOT_COLOURS[i % PLOT_COLOURS.len()].0,
+            )
+        })
+        .collect()
 }
 
 /// Runs the ensemble on the GPU of `ctx` (`GpuEnsemble`; statistics reduced on the device).
+/// Checkpoints are CPU-only: `opts.checkpoint_every` and `opts.resume` are refused.
 pub fn run_gpu(ctx: &GpuContext, net: &Network, opts: &RunOptions) -> Result<Manifest> {
     let (times, plot) = opts.check(net)?;
+    if opts.checkpoint_every.is_some() || opts.resume.is_some() {
+        let flag = match opts.resume {
+            Some(_) => "resume",
+            None => "checkpoint_every",
+        };
+        let allowed = "none on the GPU (the GPU ensemble runs each chunk of trajectories to the \
+                       end in one go); checkpoints are written by CPU runs";
+        return Err(invalid(flag, "given", allowed));
+    }
     let start = Instant::now();
     let mut ensemble = GpuEnsemble::new(ctx, net, opts.method, &EnsembleOptions::default())?;
     let (stats, kept) = match opts.keep_trajectories {
@@ -165,32 +534,14 @@ pub fn run_gpu(ctx: &GpuContext, net: &Network, opts: &RunOptions) -> Result<Man
         }
     };
     let run_s = start.elapsed().as_secs_f64();
-    let device = Device::Gpu(ctx.adapter.clone());
-    write_outputs(net, opts, &stats, kept.as_deref(), &plot, device, run_s)
-}
-
-enum Device {
-    Cpu(usize),
-    Gpu(AdapterSummary),
-}
-
-fn write_outputs(
-    net: &Network,
-    opts: &RunOptions,
-    stats: &EnsembleStats,
-    trajectories: Option<&[Vec<Vec<u64>>]>,
-    plot: &[usize],
-    device: Device,
-    run_s: f64,
-) -> Result<Manifest> {
     let dir = &opts.out_dir;
     std::fs::create_dir_all(dir).map_err(|source| ModelError::Io {
         path: dir.display().to_string(),
         source,
     })?;
     let mut outputs = vec!["mean_sd.csv".to_string()];
-    write_mean_sd_csv(&dir.join("mean_sd.csv"), stats)?;
-    if let Some(counts) = trajectories {
+    write_mean_sd_csv(&dir.join("mean_sd.csv"), &stats)?;
+    if let Some(counts) = &kept {
         write_trajectories_csv(
             &dir.join("trajectories.csv"),
             &stats.species,
@@ -199,13 +550,9 @@ fn write_outputs(
         )?;
         outputs.push("trajectories.csv".into());
     }
-    plot_mean_sd(stats, plot)?.save_png(&dir.join("mean_sd.png"))?;
+    plot_mean_sd(&stats, &plot)?.save_png(&dir.join("mean_sd.png"))?;
     outputs.push("mean_sd.png".into());
     outputs.push("manifest.json".into());
-    let (device, adapter, cpu_threads) = match device {
-        Device::Cpu(threads) => ("cpu", None, Some(threads)),
-        Device::Gpu(a) => ("gpu", Some(a), None),
-    };
     let manifest = Manifest {
         petri_version: env!("CARGO_PKG_VERSION"),
         model: "network",
@@ -218,21 +565,12 @@ fn write_outputs(
         trajectories: opts.trajectories,
         t_end: opts.t_end,
         points: opts.points,
-        device,
-        adapter,
-        cpu_threads,
+        device: "gpu",
+        adapter: Some(ctx.adapter.clone()),
+        cpu_threads: None,
         run_s,
         trajectories_per_s: opts.trajectories as f64 / run_s.max(1e-9),
-        plot: plot
-            .iter()
-            .enumerate()
-            .map(|(i, &s)| {
-                (
-                    net.species[s].id.clone(),
-                    PLOT_COLOURS[i % PLOT_COLOURS.len()].0,
-                )
-            })
-            .collect(),
+        plot: plot_colours(net, &plot),
         outputs,
     };
     petri_output::write_json_pretty(&dir.join("manifest.json"), &manifest)?;
@@ -271,8 +609,12 @@ mod tests {
             plot_species: vec!["X".into()],
             out_dir: dir.clone(),
             source: "t.json".into(),
+            checkpoint_every: None,
+            resume: None,
         };
-        let m = run_cpu(&net, &opts, &|_| {}).unwrap();
+        let m = run_cpu(&net, &opts, |_| {}).unwrap();
+        assert_eq!(m.manifest["model"], "network");
+        assert_eq!(m.manifest["trajectories"], 20);
         assert_eq!(
             m.outputs,
             [
@@ -286,8 +628,152 @@ mod tests {
         assert_eq!(rows.lines().count(), 1 + 20 * 5);
         assert!(rows.lines().nth(1).unwrap().starts_with("0,0,5"));
         opts.plot_species = vec!["Y".into()];
-        let e = run_cpu(&net, &opts, &|_| {}).unwrap_err().to_string();
+        let e = run_cpu(&net, &opts, |_| {}).unwrap_err().to_string();
         assert!(e.contains("plot_species = Y") && e.contains("X"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("petri-ssa-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    /// A birth-death-dimerisation network small enough for every method in a test.
+    fn network() -> Network {
+        crate::reactions::json::parse_network_json(
+            r#"{"species": [{"id": "A", "initial_count": 40}, {"id": "B", "initial_count": 0}],
+                "reactions": [{"id": "make", "products": ["A"], "rate": 20},
+                              {"id": "pair", "reactants": ["A", "A"], "products": ["B"], "rate": 0.02},
+                              {"id": "decay", "reactants": ["A"], "rate": 0.5},
+                              {"id": "split", "reactants": ["B"], "products": ["A", "A"], "rate": 0.3}]}"#,
+            "bd.json",
+        )
+        .unwrap()
+    }
+
+    fn options(method: Method, dir: &Path) -> RunOptions {
+        RunOptions {
+            method,
+            trajectories: 37,
+            t_end: 4.0,
+            points: 9,
+            seed: 11,
+            keep_trajectories: true,
+            plot_species: Vec::new(),
+            out_dir: dir.to_path_buf(),
+            source: "bd.json".into(),
+            checkpoint_every: None,
+            resume: None,
+        }
+    }
+
+    fn read(dir: &Path, file: &str) -> Vec<u8> {
+        std::fs::read(dir.join(file)).unwrap()
+    }
+
+    /// The resident ensemble gives the statistics of the streaming one (`run_ensemble_cpu`),
+    /// and a run stopped at an output time, checkpointed and resumed writes the same
+    /// mean_sd.csv, trajectories.csv and mean_sd.png as a straight run, for every method.
+    #[test]
+    fn a_resumed_ensemble_continues_bitwise() {
+        let net = network();
+        for method in Method::ALL {
+            let straight = scratch(&format!("straight-{method}"));
+            let opts = options(method, &straight);
+            run_cpu(&net, &opts, |_| {}).unwrap();
+            let times = output_times(opts.t_end, opts.points).unwrap();
+            let streamed = super::super::ensemble::run_ensemble_cpu(
+                &net,
+                method,
+                opts.trajectories,
+                opts.seed,
+                &times,
+            )
+            .unwrap();
+            write_mean_sd_csv(&straight.join("expected.csv"), &streamed).unwrap();
+            let expected = read(&straight, "expected.csv");
+            assert_eq!(read(&straight, "mean_sd.csv"), expected, "{method}");
+
+            // Half the output times with a checkpoint every 2, then the rest from it.
+            let dir = scratch(&format!("resumed-{method}"));
+            let mut half = options(method, &dir);
+            half.checkpoint_every = Some(2);
+            let mut sim = SsaRun::new(&net, &half).unwrap();
+            let run_half = runtime::RunOptions {
+                steps: Some(4),
+                out_dir: dir.clone(),
+                checkpoint_every: Some(2),
+                resumed: false,
+                setup_s: 0.0,
+            };
+            runtime::run(&mut sim, &run_half, |_| {}).unwrap();
+            let mut rest = half.clone();
+            rest.resume = Some(dir.join(runtime::CHECKPOINT_FILE));
+            let mut seen = Vec::new();
+            let report = run_cpu(&net, &rest, |o| seen.push(o.step)).unwrap();
+            assert_eq!(seen, vec![4, 5, 6, 7, 8], "{method}");
+            assert_eq!(report.manifest["first_step"], 4);
+            for file in ["mean_sd.csv", "trajectories.csv", "mean_sd.png"] {
+                assert!(
+                    read(&straight, file) == read(&dir, file),
+                    "{method}: {file}"
+                );
+            }
+            std::fs::remove_dir_all(&straight).unwrap();
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_checkpoint_of_another_network_or_other_options_is_refused() {
+        let net = network();
+        let dir = scratch("refused");
+        let mut opts = options(Method::Odm, &dir);
+        opts.checkpoint_every = Some(3);
+        run_cpu(&net, &opts, |_| {}).unwrap();
+        let path = dir.join(runtime::CHECKPOINT_FILE);
+        let ck = Checkpoint::load(&path).unwrap();
+        assert_eq!(ck.header.step, 8);
+        let resume = |net: &Network, opts: &RunOptions| match SsaRun::resume(net, opts, &path) {
+            Ok(_) => String::new(),
+            Err(e) => e.to_string(),
+        };
+        assert_eq!(resume(&net, &opts), "");
+
+        let mut other = net.clone();
+        other.reactions[2].rate = 0.6;
+        other.species[0].initial_count = 41;
+        let e = resume(&other, &opts);
+        assert!(
+            e.contains("differs") && e.contains("initial counts, rates"),
+            "{e}"
+        );
+        other.reactions.pop();
+        assert!(resume(&other, &opts).contains("4 reactions"));
+        let mut o = opts.clone();
+        o.seed = 12;
+        let e = resume(&net, &o);
+        assert!(e.contains("seed = 11, this run has 12"), "{e}");
+        o = opts.clone();
+        o.method = Method::Tau;
+        assert!(resume(&net, &o).contains("method = odm"));
+
+        // A file cut short is refused by the container, naming the file.
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 9]).unwrap();
+        let e = resume(&net, &opts);
+        assert!(e.contains(&path.display().to_string()), "{e}");
+
+        // Too large an ensemble is refused before anything is allocated.
+        o = opts.clone();
+        o.trajectories = 1 << 40;
+        o.keep_trajectories = false;
+        let e = SsaRun::new(&net, &o).err().unwrap().to_string();
+        assert!(
+            e.contains("trajectories = 1099511627776") && e.contains("GiB"),
+            "{e}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -51,13 +51,24 @@ impl Accumulator {
             "one sample per output time"
         );
         for (k, counts) in samples.iter().enumerate() {
-            assert_eq!(counts.len(), self.species.len(), "one count per species");
-            for (s, &x) in counts.iter().enumerate() {
-                self.sum[k][s] += x as u128;
-                self.sum_sq[k][s] += x as u128 * x as u128;
-            }
+            self.add_row(k, counts);
         }
         self.n += 1;
+    }
+
+    /// Adds one trajectory to an accumulator of one output time: `counts[species]`.
+    pub fn add_counts(&mut self, counts: &[u64]) {
+        assert_eq!(self.times.len(), 1, "an accumulator of one output time");
+        self.add_row(0, counts);
+        self.n += 1;
+    }
+
+    fn add_row(&mut self, k: usize, counts: &[u64]) {
+        assert_eq!(counts.len(), self.species.len(), "one count per species");
+        for (s, &x) in counts.iter().enumerate() {
+            self.sum[k][s] += x as u128;
+            self.sum_sq[k][s] += x as u128 * x as u128;
+        }
     }
 
     /// Adds the sums of another accumulator over the same times and species.
