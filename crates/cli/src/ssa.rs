@@ -6,6 +6,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use petri_model::reactions::json::read_network;
+use petri_model::ssa::checkpoint::Checkpoint;
 use petri_model::ssa::dsmts::{
     dsmts_case, dsmts_case_names, run_dsmts_cpu, run_dsmts_with, DsmtsOutcome, DsmtsScore,
 };
@@ -92,32 +93,59 @@ pub fn run(args: RunArgs) -> Result<()> {
     let n = &args.network;
     // Options of the other models would be silently ignored here: refuse them.
     let others = [
-        ("--steps", args.steps.is_some()),
-        ("--resume", args.resume.is_some()),
-        ("--checkpoint-every", args.checkpoint_every.is_some()),
         ("--devices", args.devices != 1),
         ("--workgroup", args.workgroup.is_some()),
     ];
     if let Some((flag, _)) = others.iter().find(|(_, given)| *given) {
         bail!("{flag} is not an option of a network run (see petri run --help, \"network:\")");
     }
-    let Some(t_end) = n.t_end else {
+    // A resumed run takes the options it is not given from its checkpoint.
+    let resumed = match &args.resume {
+        Some(ck) => Some(Checkpoint::load(ck)?.header),
+        None => None,
+    };
+    let Some(t_end) = n.t_end.or(resumed.as_ref().map(|h| h.t_end)) else {
         bail!("--t-end is required for a network run: the end time of the trajectories");
     };
-    let method = Method::parse("--method", n.method.as_deref().unwrap_or("direct"))?;
-    let trajectories = n.trajectories.unwrap_or(1000);
+    let method = match (&n.method, &resumed) {
+        (None, Some(h)) => h.method.clone(),
+        (m, _) => m.clone().unwrap_or_else(|| "direct".into()),
+    };
+    let method = Method::parse("--method", &method)?;
+    let trajectories = n
+        .trajectories
+        .or(resumed.as_ref().map(|h| h.trajectories))
+        .unwrap_or(1000);
     let device = n.device.as_deref().unwrap_or("cpu");
+    let stepped = [
+        ("--steps", args.steps.is_some()),
+        ("--checkpoint-every", args.checkpoint_every.is_some()),
+        ("--resume", args.resume.is_some()),
+    ];
+    if let Some((flag, _)) = stepped.iter().find(|(_, given)| device == "gpu" && *given) {
+        bail!(
+            "{flag} is for --device cpu: the GPU ensemble runs each chunk of trajectories to \
+             the end in one go"
+        );
+    }
     let net = read_network(&path)?;
     let opts = RunOptions {
         method,
         trajectories,
         t_end,
-        points: n.points.unwrap_or(101),
-        seed: n.seed.unwrap_or(1),
-        keep_trajectories: n.trajectories_csv,
+        points: n
+            .points
+            .or(resumed.as_ref().map(|h| h.points))
+            .unwrap_or(101),
+        seed: n.seed.or(resumed.as_ref().map(|h| h.seed)).unwrap_or(1),
+        keep_trajectories: n.trajectories_csv
+            || resumed.as_ref().is_some_and(|h| h.keep_trajectories),
         plot_species: n.plot_species.clone(),
         out_dir: args.out.clone(),
         source: path.display().to_string(),
+        steps: args.steps,
+        checkpoint_every: args.checkpoint_every,
+        resume: args.resume.clone(),
     };
     eprintln!(
         "{}: {} species, {} reactions; {} trajectories by {method} on the {} to t = {t_end}",
@@ -127,23 +155,30 @@ pub fn run(args: RunArgs) -> Result<()> {
         trajectories,
         device
     );
-    let manifest = match device {
+    let (run_s, outputs) = match device {
         "cpu" => {
-            let bar = ProgressBar::new(trajectories);
+            let bar = ProgressBar::new(opts.points as u64 - 1);
             bar.set_style(
-                ProgressStyle::with_template(
-                    "{bar:40} {pos}/{len} trajectories  {per_sec}  eta {eta}",
-                )
-                .expect("valid template"),
+                ProgressStyle::with_template("{bar:40} {pos}/{len} output times  eta {eta}")
+                    .expect("valid template"),
             );
-            let m = run_cpu(&net, &opts, &|done| bar.set_position(done))?;
+            let report = run_cpu(&net, &opts, |row| bar.set_position(row.step))?;
             bar.finish();
-            m
+            let run_s = report.manifest["run_s"].as_f64().unwrap_or(0.0);
+            (run_s, report.outputs)
         }
-        "gpu" => run_on_gpu(&args.gpu, &net, &opts)?,
+        "gpu" => {
+            let m = run_on_gpu(&args.gpu, &net, &opts)?;
+            (m.run_s, m.outputs)
+        }
         other => bail!("--device {other:?} is not allowed: cpu or gpu"),
     };
-    report(&manifest, &args.out);
+    println!(
+        "{trajectories} trajectories in {run_s:.3} s ({:.1} per s); outputs in {}: {}",
+        trajectories as f64 / run_s.max(1e-9),
+        args.out.display(),
+        outputs.join(", ")
+    );
     Ok(())
 }
 
@@ -161,17 +196,6 @@ fn run_on_gpu(
     let m = run_gpu(&ctx, net, opts)?;
     spinner.finish_and_clear();
     Ok(m)
-}
-
-fn report(m: &Manifest, out: &Path) {
-    println!(
-        "{} trajectories in {:.3} s ({:.1} per s); outputs in {}: {}",
-        m.trajectories,
-        m.run_s,
-        m.trajectories_per_s,
-        out.display(),
-        m.outputs.join(", ")
-    );
 }
 
 /// `petri validate dsmts`: the DSMTS cases against their analytic mean and sd.

@@ -75,6 +75,41 @@ fn network_run_writes_the_outputs() {
     );
 }
 
+/// A run stopped after 5 of 10 output times with a checkpoint, then resumed from it (the
+/// options come from the checkpoint), writes the files of a straight run byte for byte.
+#[test]
+fn a_resumed_network_run_writes_the_files_of_a_straight_one() {
+    let dir = scratch("resume");
+    let run = |name: &str, extra: &[&str]| {
+        let out = dir.join(name).display().to_string();
+        let mut args = vec!["run", "assets/birth-death.json", "--out", &out];
+        args.extend(extra);
+        let o = petri(&args);
+        assert!(o.status.success(), "{}", text(&o));
+    };
+    let options = [
+        "--method",
+        "odm",
+        "--trajectories",
+        "30",
+        "--t-end",
+        "10",
+        "--points",
+        "11",
+        "--trajectories-csv",
+    ];
+    run("straight", &options);
+    let mut half = options.to_vec();
+    half.extend(["--steps", "5", "--checkpoint-every", "5"]);
+    run("resumed", &half);
+    let ck = dir.join("resumed/checkpoint.petri").display().to_string();
+    run("resumed", &["--resume", &ck]);
+    for file in ["mean_sd.csv", "trajectories.csv", "mean_sd.png"] {
+        let read = |run: &str| std::fs::read(dir.join(run).join(file)).unwrap();
+        assert!(read("straight") == read("resumed"), "{file}");
+    }
+}
+
 #[test]
 fn bad_network_input_names_the_field() {
     let dir = scratch("bad");
@@ -88,7 +123,7 @@ fn bad_network_input_names_the_field() {
     let bad_net = bad_net.display().to_string();
     let out = dir.join("o").display().to_string();
     let net = "assets/birth-death.json";
-    let cases: [(Vec<&str>, &str); 7] = [
+    let cases: [(Vec<&str>, &str); 9] = [
         (
             vec![net, "--t-end", "1", "--method", "fast"],
             "--method = \"fast\"",
@@ -101,6 +136,22 @@ fn bad_network_input_names_the_field() {
             "plot_species = Y",
         ),
         (vec![&bad_net, "--t-end", "1"], "reactions[0].reactants.Q"),
+        (
+            vec![
+                net,
+                "--t-end",
+                "1",
+                "--device",
+                "gpu",
+                "--checkpoint-every",
+                "2",
+            ],
+            "--checkpoint-every is for --device cpu",
+        ),
+        (
+            vec![net, "--resume", "assets/birth-death.json"],
+            "birth-death.json",
+        ),
         (
             vec!["assets/angiogenesis.json", "--t-end", "5"],
             "--t-end is an option of reaction-network runs only",

@@ -46,6 +46,8 @@ pub struct RunOptions {
     pub out_dir: PathBuf,
     /// Where the network came from (for the manifest).
     pub source: String,
+    /// CPU: output times to run after the first (or the resumed) one; None: to `t_end`.
+    pub steps: Option<u64>,
     /// CPU: write `checkpoint.petri` into the output folder every this many output times and
     /// at the end.
     pub checkpoint_every: Option<u64>,
@@ -141,7 +143,7 @@ pub fn run_cpu(
         None => SsaRun::new(net, opts)?,
     };
     let options = runtime::RunOptions {
-        steps: None,
+        steps: opts.steps,
         out_dir: opts.out_dir.clone(),
         checkpoint_every: opts.checkpoint_every,
         resumed: opts.resume.is_some(),
@@ -609,6 +611,7 @@ mod tests {
             plot_species: vec!["X".into()],
             out_dir: dir.clone(),
             source: "t.json".into(),
+            steps: None,
             checkpoint_every: None,
             resume: None,
         };
@@ -663,6 +666,7 @@ mod tests {
             plot_species: Vec::new(),
             out_dir: dir.to_path_buf(),
             source: "bd.json".into(),
+            steps: None,
             checkpoint_every: None,
             resume: None,
         }
@@ -699,16 +703,10 @@ mod tests {
             let dir = scratch(&format!("resumed-{method}"));
             let mut half = options(method, &dir);
             half.checkpoint_every = Some(2);
-            let mut sim = SsaRun::new(&net, &half).unwrap();
-            let run_half = runtime::RunOptions {
-                steps: Some(4),
-                out_dir: dir.clone(),
-                checkpoint_every: Some(2),
-                resumed: false,
-                setup_s: 0.0,
-            };
-            runtime::run(&mut sim, &run_half, |_| {}).unwrap();
+            half.steps = Some(4);
+            run_cpu(&net, &half, |_| {}).unwrap();
             let mut rest = half.clone();
+            rest.steps = None;
             rest.resume = Some(dir.join(runtime::CHECKPOINT_FILE));
             let mut seen = Vec::new();
             let report = run_cpu(&net, &rest, |o| seen.push(o.step)).unwrap();
