@@ -133,7 +133,7 @@ impl Odm {
             tr.a[k] = new;
         }
         tr.events += 1;
-        if tr.events % A0_REFRESH_EVENTS == 0 || tr.a0 <= 0.0 {
+        if tr.events.is_multiple_of(A0_REFRESH_EVENTS) || tr.a0 <= 0.0 {
             tr.a0 = tr.a.iter().sum();
         }
         let now = tr.t_next;
