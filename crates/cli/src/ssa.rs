@@ -169,7 +169,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
         "gpu" => {
             let m = run_on_gpu(&args.gpu, &net, &opts)?;
-            (m.run_s, m.outputs)
+            (m.details.run_s, m.outputs)
         }
         other => bail!("--device {other:?} is not allowed: cpu or gpu"),
     };

@@ -55,31 +55,14 @@ pub struct RunOptions {
     pub resume: Option<PathBuf>,
 }
 
-/// The run manifest, written as manifest.json.
+/// The manifest of a GPU run, written as manifest.json (a CPU run's is the runtime's, with
+/// the same [`Details`]).
 #[derive(Debug, Serialize)]
 pub struct Manifest {
     pub petri_version: &'static str,
     pub model: &'static str,
-    pub network_source: String,
-    pub network_id: String,
-    pub species: usize,
-    pub reactions: usize,
-    pub method: &'static str,
-    pub seed: u64,
-    /// Trajectory i uses the seed `ensemble::trajectory_seed(seed, i)` on the CPU.
-    pub trajectories: u64,
-    pub t_end: f64,
-    pub points: usize,
-    /// "cpu" or "gpu".
-    pub device: &'static str,
-    /// The GPU adapter, for a GPU run.
-    pub adapter: Option<AdapterSummary>,
-    /// Worker threads of a CPU run.
-    pub cpu_threads: Option<usize>,
-    pub run_s: f64,
-    pub trajectories_per_s: f64,
-    /// Plotted species and their colours in mean_sd.png.
-    pub plot: Vec<(String, &'static str)>,
+    #[serde(flatten)]
+    pub details: Details,
     pub outputs: Vec<String>,
 }
 
@@ -189,8 +172,8 @@ impl Observation for MeanSdRow {
     }
 }
 
-/// The model's part of manifest.json on the CPU (the runtime adds version, steps, timings and
-/// files): the fields a GPU run's [`Manifest`] has, and where the run resumed from.
+/// What manifest.json says about the run besides version, model and files (on the CPU the
+/// runtime adds steps and timings).
 #[derive(Debug, Serialize)]
 pub struct Details {
     pub network_source: String,
@@ -199,17 +182,56 @@ pub struct Details {
     pub reactions: usize,
     pub method: &'static str,
     pub seed: u64,
+    /// Trajectory i uses the seed `ensemble::trajectory_seed(seed, i)` on the CPU.
     pub trajectories: u64,
     pub t_end: f64,
     pub points: usize,
+    /// "cpu" or "gpu".
     pub device: &'static str,
+    /// The GPU adapter, for a GPU run.
     pub adapter: Option<AdapterSummary>,
+    /// Worker threads of a CPU run.
     pub cpu_threads: Option<usize>,
-    /// Seconds of stepping and statistics (this run's part, when resumed).
+    /// Seconds of stepping and statistics (on the CPU, this run's part when resumed).
     pub run_s: f64,
     pub trajectories_per_s: f64,
+    /// Plotted species and their colours in mean_sd.png.
     pub plot: Vec<(String, &'static str)>,
+    /// The checkpoint a CPU run resumed from.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub resumed_from: Option<String>,
+}
+
+impl Details {
+    fn new(net: &Network, opts: &RunOptions, plot: &[usize], run_s: f64) -> Self {
+        Self {
+            network_source: opts.source.clone(),
+            network_id: net.id.clone(),
+            species: net.species.len(),
+            reactions: net.reactions.len(),
+            method: opts.method.name(),
+            seed: opts.seed,
+            trajectories: opts.trajectories,
+            t_end: opts.t_end,
+            points: opts.points,
+            device: "cpu",
+            adapter: None,
+            cpu_threads: Some(rayon::current_num_threads()),
+            run_s,
+            trajectories_per_s: opts.trajectories as f64 / run_s.max(1e-9),
+            plot: plot
+                .iter()
+                .enumerate()
+                .map(|(i, &s)| {
+                    (
+                        net.species[s].id.clone(),
+                        PLOT_COLOURS[i % PLOT_COLOURS.len()].0,
+                    )
+                })
+                .collect(),
+            resumed_from: None,
+        }
+    }
 }
 
 /// A CPU ensemble at an output time, for the runtime: step k is output time k.
@@ -474,38 +496,10 @@ impl Simulation for SsaRun<'_> {
         _first_step: u64,
         _last: &MeanSdRow,
     ) -> Result<serde_json::Map<String, serde_json::Value>> {
-        let net = self.net;
-        details(&Details {
-            network_source: self.opts.source.clone(),
-            network_id: net.id.clone(),
-            species: net.species.len(),
-            reactions: net.reactions.len(),
-            method: self.opts.method.name(),
-            seed: self.opts.seed,
-            trajectories: self.opts.trajectories,
-            t_end: self.opts.t_end,
-            points: self.opts.points,
-            device: "cpu",
-            adapter: None,
-            cpu_threads: Some(rayon::current_num_threads()),
-            run_s: self.run_s,
-            trajectories_per_s: self.opts.trajectories as f64 / self.run_s.max(1e-9),
-            plot: plot_colours(net, &self.plot),
-            resumed_from: self.resumed_from.clone(),
-        })
+        let mut d = Details::new(self.net, &self.opts, &self.plot, self.run_s);
+        d.resumed_from = self.resumed_from.clone();
+        details(&d)
     }
-}
-
-fn plot_colours(net: &Network, plot: &[usize]) -> Vec<(String, &'static str)> {
-    plot.iter()
-        .enumerate()
-        .map(|(i, &s)| {
-            (
-                net.species[s].id.clone(),
-                PLOT_COLOURS[i % PLOT_COLOURS.len()].0,
-            )
-        })
-        .collect()
 }
 
 /// Runs the ensemble on the GPU of `ctx` (`GpuEnsemble`; statistics reduced on the device).
@@ -555,24 +549,14 @@ pub fn run_gpu(ctx: &GpuContext, net: &Network, opts: &RunOptions) -> Result<Man
     plot_mean_sd(&stats, &plot)?.save_png(&dir.join("mean_sd.png"))?;
     outputs.push("mean_sd.png".into());
     outputs.push("manifest.json".into());
+    let mut details = Details::new(net, opts, &plot, run_s);
+    details.device = "gpu";
+    details.adapter = Some(ctx.adapter.clone());
+    details.cpu_threads = None;
     let manifest = Manifest {
         petri_version: env!("CARGO_PKG_VERSION"),
         model: "network",
-        network_source: opts.source.clone(),
-        network_id: net.id.clone(),
-        species: net.species.len(),
-        reactions: net.reactions.len(),
-        method: opts.method.name(),
-        seed: opts.seed,
-        trajectories: opts.trajectories,
-        t_end: opts.t_end,
-        points: opts.points,
-        device: "gpu",
-        adapter: Some(ctx.adapter.clone()),
-        cpu_threads: None,
-        run_s,
-        trajectories_per_s: opts.trajectories as f64 / run_s.max(1e-9),
-        plot: plot_colours(net, &plot),
+        details,
         outputs,
     };
     petri_output::write_json_pretty(&dir.join("manifest.json"), &manifest)?;
