@@ -94,6 +94,7 @@ impl Observation for Observables {
 
 impl Simulation for RdmeRun<'_> {
     type Observation = Observables;
+    type Details = Details;
 
     fn model(&self) -> &'static str {
         "rdme"
@@ -188,12 +189,8 @@ impl Simulation for RdmeRun<'_> {
         Ok(vec!["kymograph.png".into(), "analysis.json".into()])
     }
 
-    fn manifest_details(
-        &self,
-        first_step: u64,
-        last: &Observables,
-    ) -> Result<serde_json::Map<String, serde_json::Value>> {
-        runtime::details(&self.details(first_step, last))
+    fn manifest_details(&self, first_step: u64, last: &Observables) -> Result<Details> {
+        Ok(self.details(first_step, last))
     }
 }
 

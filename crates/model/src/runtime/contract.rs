@@ -24,6 +24,8 @@ pub trait Observation {
 /// `manifest_details`.
 pub trait Simulation {
     type Observation: Observation;
+    /// The model's part of manifest.json (its fields join the runtime's at the top level).
+    type Details: serde::Serialize;
 
     /// The model's name, as in configs, manifests and checkpoints.
     fn model(&self) -> &'static str;
@@ -84,9 +86,5 @@ pub trait Simulation {
     }
     /// The model's part of manifest.json (config, seed, devices, final state, ...), given the
     /// run's first step and its last observation.
-    fn manifest_details(
-        &self,
-        first_step: u64,
-        last: &Self::Observation,
-    ) -> Result<serde_json::Map<String, serde_json::Value>>;
+    fn manifest_details(&self, first_step: u64, last: &Self::Observation) -> Result<Self::Details>;
 }

@@ -49,7 +49,6 @@ pub struct RunReport<O> {
     pub timings: Timings,
     /// Files written, relative to the output folder.
     pub outputs: Vec<String>,
-    pub manifest: serde_json::Value,
 }
 
 /// Runs `sim` from its current step for `opts.steps` steps and writes everything into
@@ -183,7 +182,15 @@ pub fn run<S: Simulation>(
             .map(|tau| done as f64 * tau / run_s * 3600.0),
         output_s: output_s + t.elapsed().as_secs_f64(),
     };
-    let manifest = manifest(sim, first_step, &last, &timings, &outputs)?;
+    let manifest = Manifest {
+        petri_version: env!("CARGO_PKG_VERSION"),
+        model: sim.model(),
+        first_step,
+        last_step: sim.step(),
+        timings: &timings,
+        outputs: &outputs,
+        details: sim.manifest_details(first_step, &last)?,
+    };
     petri_output::write_json_pretty(&dir.join("manifest.json"), &manifest)?;
     Ok(RunReport {
         first_step,
@@ -191,47 +198,22 @@ pub fn run<S: Simulation>(
         last,
         timings,
         outputs,
-        manifest,
     })
 }
 
 /// manifest.json: what every run has (version, model, steps, timings, files), then the
-/// model's own details.
-fn manifest<S: Simulation>(
-    sim: &S,
+/// model's own details at the same level. Serialized directly (not through `serde_json::Value`),
+/// so an f32 prints as the shortest text that reads back to it.
+#[derive(Serialize)]
+struct Manifest<'a, D> {
+    petri_version: &'static str,
+    model: &'static str,
     first_step: u64,
-    last: &S::Observation,
-    timings: &Timings,
-    outputs: &[String],
-) -> Result<serde_json::Value> {
-    let mut all = details(&serde_json::json!({
-        "petri_version": env!("CARGO_PKG_VERSION"),
-        "model": sim.model(),
-        "first_step": first_step,
-        "last_step": sim.step(),
-        "timings": timings,
-        "outputs": outputs,
-    }))?;
-    all.extend(sim.manifest_details(first_step, last)?);
-    Ok(serde_json::Value::Object(all))
-}
-
-/// The fields of a value that serializes as a JSON object (a model's manifest details).
-pub fn details(value: &impl Serialize) -> Result<serde_json::Map<String, serde_json::Value>> {
-    match serde_json::to_value(value) {
-        Ok(serde_json::Value::Object(map)) => Ok(map),
-        Ok(other) => Err(manifest_error(format!(
-            "details are not an object: {other}"
-        ))),
-        Err(e) => Err(manifest_error(e.to_string())),
-    }
-}
-
-fn manifest_error(message: String) -> ModelError {
-    ModelError::Parse {
-        path: "manifest.json".into(),
-        message,
-    }
+    last_step: u64,
+    timings: &'a Timings,
+    outputs: &'a [String],
+    #[serde(flatten)]
+    details: D,
 }
 
 /// The name of a file inside a folder, as the manifest lists it.
@@ -290,6 +272,7 @@ mod tests {
 
     impl Simulation for Counter {
         type Observation = Obs;
+        type Details = serde_json::Value;
         fn model(&self) -> &'static str {
             "counter"
         }
@@ -343,12 +326,8 @@ mod tests {
             self.events.push(format!("checkpoint_{}", self.step));
             Ok(())
         }
-        fn manifest_details(
-            &self,
-            first: u64,
-            last: &Obs,
-        ) -> Result<serde_json::Map<String, serde_json::Value>> {
-            details(&serde_json::json!({ "first": first, "last_x": last.1 }))
+        fn manifest_details(&self, first: u64, last: &Obs) -> Result<serde_json::Value> {
+            Ok(serde_json::json!({ "first": first, "last_x": last.1 }))
         }
     }
 
