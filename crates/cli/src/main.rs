@@ -11,6 +11,7 @@ mod models;
 mod primitives;
 mod progress;
 mod run;
+mod table;
 
 #[derive(Parser)]
 #[command(

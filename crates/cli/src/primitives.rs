@@ -1,6 +1,7 @@
 //! `petri bench primitives`: GPU time of the scheduler's primitives (scan, radix sort of 32 and
 //! 20 key bits, binning) at given sizes, as a Markdown table and optionally JSON.
 
+use crate::table::write_json;
 use crate::GpuArgs;
 use anyhow::Result;
 use clap::Args;
@@ -44,27 +45,24 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
             timing(r)
         );
     }
-    if let Some(path) = &args.json {
-        let rows: Vec<_> = rows
-            .iter()
-            .map(|r| {
-                serde_json::json!({
-                    "primitive": r.primitive,
-                    "key_bits": r.key_bits,
-                    "size": r.size,
-                    "runs": r.runs,
-                    "mean_ns": r.mean_ns,
-                    "min_ns": r.min_ns,
-                    "gpu_timestamps": r.gpu_timestamps,
-                })
+    let rows: Vec<_> = rows
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "primitive": r.primitive,
+                "key_bits": r.key_bits,
+                "size": r.size,
+                "runs": r.runs,
+                "mean_ns": r.mean_ns,
+                "min_ns": r.min_ns,
+                "gpu_timestamps": r.gpu_timestamps,
             })
-            .collect();
-        petri_output::write_json_pretty(
-            path,
-            &serde_json::json!({ "adapter": ctx.adapter.name, "rows": rows }),
-        )?;
-    }
-    Ok(())
+        })
+        .collect();
+    write_json(
+        args.json.as_deref(),
+        &serde_json::json!({ "adapter": ctx.adapter.name, "rows": rows }),
+    )
 }
 
 /// Millions of elements per second at the mean time (elements per microsecond).

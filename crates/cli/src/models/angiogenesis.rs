@@ -2,8 +2,9 @@
 //! `petri bench angiogenesis`, which prints Markdown tables.
 
 use crate::config::read_for;
-use crate::models::Model;
+use crate::models::{Model, TimedSteps};
 use crate::run::RunArgs;
+use crate::table::{cell, write_json};
 use crate::{progress, GpuArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -26,15 +27,8 @@ pub(crate) struct BenchArgs {
     /// Grid sizes: N for N^3, or NXxNYxNZ
     #[arg(long, value_delimiter = ',', default_values = ["128", "256", "400x400x140", "512"])]
     sizes: Vec<String>,
-    /// Timed steps per size
-    #[arg(long, default_value_t = 1000)]
-    steps: u32,
-    /// Largest grid (cells) on which the multithreaded CPU reference is timed
-    #[arg(long, default_value_t = 256 * 256 * 256)]
-    cpu_max_cells: usize,
-    /// CPU reference steps timed per size
-    #[arg(long, default_value_t = 5)]
-    cpu_steps: u32,
+    #[command(flatten)]
+    timed: TimedSteps,
     /// Benchmark the continuous model alone (no tip cells)
     #[arg(long)]
     no_tips: bool,
@@ -144,9 +138,9 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
     let ctx = args.gpu.context()?;
     let opts = bench::BenchOptions {
         sizes: sizes.clone(),
-        steps: args.steps,
-        cpu_max_cells: args.cpu_max_cells,
-        cpu_steps: args.cpu_steps,
+        steps: args.timed.steps,
+        cpu_max_cells: args.timed.cpu_max_cells,
+        cpu_steps: args.timed.cpu_steps,
         sim: sim_options(args.workgroup),
         tips: !args.no_tips,
     };
@@ -175,10 +169,8 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
             r.bandwidth_counted_gbs,
             r.bandwidth_actual_gbs,
             r.tips,
-            r.cpu_ms.map(|c| format!("{c:.2}")).unwrap_or("-".into()),
-            r.speedup_vs_cpu
-                .map(|s| format!("{s:.0}x"))
-                .unwrap_or("-".into()),
+            cell(r.cpu_ms, 2, ""),
+            cell(r.speedup_vs_cpu, 0, "x"),
         );
         rows.push(r);
     }
@@ -204,8 +196,12 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
     println!("|---|---|---|---|---|");
     let mut refs = Vec::new();
     for grid in &opts.sizes {
-        let r =
-            bench::bench_reference_stencil(&ctx, *grid, opts.sim.workgroup, args.steps.min(500))?;
+        let r = bench::bench_reference_stencil(
+            &ctx,
+            *grid,
+            opts.sim.workgroup,
+            args.timed.steps.min(500),
+        )?;
         println!(
             "| {}x{}x{} | {}x{}x{} | {:.4} | {:.1} | {:.0} |",
             grid[0],
@@ -220,13 +216,10 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         );
         refs.push(r);
     }
-    if let Some(path) = args.json {
-        petri_output::write_json_pretty(
-            &path,
-            &serde_json::json!({ "model": rows, "reference_stencil": refs }),
-        )?;
-    }
-    Ok(())
+    write_json(
+        args.json.as_deref(),
+        &serde_json::json!({ "model": rows, "reference_stencil": refs }),
+    )
 }
 
 fn rayon_threads() -> usize {

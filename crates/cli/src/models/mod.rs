@@ -44,6 +44,20 @@ impl Model {
     }
 }
 
+/// How long the stepping models' benchmarks time the GPU and the CPU reference.
+#[derive(Args)]
+pub(crate) struct TimedSteps {
+    /// Timed steps per case
+    #[arg(long, default_value_t = 1000)]
+    pub(crate) steps: u32,
+    /// Largest grid (cells, lattice sites) on which the multithreaded CPU reference is timed
+    #[arg(long, default_value_t = 256 * 256 * 256)]
+    pub(crate) cpu_max_cells: usize,
+    /// CPU reference steps timed per case
+    #[arg(long, default_value_t = 5)]
+    pub(crate) cpu_steps: u32,
+}
+
 /// The long flags of the options struct `A`, as typed ("--devices").
 fn longs<A: Args>() -> Vec<String> {
     A::augment_args(Command::new("flags"))

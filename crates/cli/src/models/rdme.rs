@@ -2,7 +2,9 @@
 //! and `petri bench rdme`, which prints Markdown tables (docs/BENCHMARKS.md takes them as they
 //! are).
 
+use crate::models::TimedSteps;
 use crate::run::RunArgs;
+use crate::table::{cell, write_json};
 use crate::{progress, GpuArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -81,15 +83,8 @@ pub(crate) struct BenchArgs {
     /// Mean particles per site of the uniform lattices, for the particle-count scaling
     #[arg(long, value_delimiter = ',', default_values_t = [0.1, 0.5, 1.0, 2.0, 4.0])]
     densities: Vec<f64>,
-    /// Timed steps per case
-    #[arg(long, default_value_t = 1000)]
-    steps: u32,
-    /// Largest lattice (sites) on which the CPU reference is timed
-    #[arg(long, default_value_t = 256 * 256 * 256)]
-    cpu_max_cells: usize,
-    /// CPU reference steps timed per case
-    #[arg(long, default_value_t = 5)]
-    cpu_steps: u32,
+    #[command(flatten)]
+    timed: TimedSteps,
     /// Workgroup size of the lattice passes, X,Y,1
     #[arg(long, value_parser = crate::parse_triple)]
     workgroup: Option<[u32; 3]>,
@@ -289,14 +284,14 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         .map(|s| parse_size(s).with_context(|| format!("size {s:?}: expected N or NXxNYxNZ")))
         .collect::<Result<_>>()?;
     let large = parse_size(&args.large).context("--large: expected N or NXxNYxNZ")?;
-    let steps = args.steps as u64;
-    let cpu_steps = args.cpu_steps as u64;
+    let steps = args.timed.steps as u64;
+    let cpu_steps = args.timed.cpu_steps as u64;
     let workgroup = workgroup(args.workgroup)?;
     let ctx = args.gpu.context()?;
     if !ctx.has_timestamps() {
         eprintln!("note: this adapter has no timestamp queries; only wall-clock times are shown");
     }
-    let cpu_max = args.cpu_max_cells as u64;
+    let cpu_max = args.timed.cpu_max_cells as u64;
     let mut rows = Vec::new();
     let print = |r: &petri_model::rdme::bench::BenchRow| {
         println!(
@@ -315,12 +310,8 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
             r.wall_us_per_step,
             r.site_updates_per_s,
             r.simulated_s_per_wall_hour,
-            r.cpu_us_per_step
-                .map(|c| format!("{c:.0}"))
-                .unwrap_or("-".into()),
-            r.speedup_vs_cpu
-                .map(|s| format!("{s:.0}x"))
-                .unwrap_or("-".into()),
+            cell(r.cpu_us_per_step, 0, ""),
+            cell(r.speedup_vs_cpu, 0, "x"),
         )
     };
     if !args.scaling_only {
@@ -433,13 +424,10 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
             }
         }
     }
-    if let Some(path) = args.json {
-        petri_output::write_json_pretty(
-            &path,
-            &serde_json::json!({ "rows": rows, "devices": device_rows }),
-        )?;
-    }
-    Ok(())
+    write_json(
+        args.json.as_deref(),
+        &serde_json::json!({ "rows": rows, "devices": device_rows }),
+    )
 }
 
 /// "(16) a, b": each device's GPU time for the simulation's first batch of 16 steps, to set

@@ -2,6 +2,7 @@
 //! networks, each against the CPU reference timed in the same run (model side:
 //! petri_model::ssa::bench). Prints markdown tables.
 
+use crate::table::{cell, write_json};
 use crate::GpuArgs;
 use anyhow::Result;
 use clap::Args;
@@ -102,7 +103,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
                     r.method,
                     r.trajectories,
                     r.wall_s,
-                    r.gpu_s.map(|g| format!("{g:.3}")).unwrap_or("-".into()),
+                    cell(r.gpu_s, 3, ""),
                     r.trajectories_per_s,
                     r.cpu_ms_per_trajectory,
                     ratio(r.speedup_vs_one_core)
@@ -131,9 +132,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
                 r.gpu_attempts,
                 r.gpu_leaps,
                 r.gpu_wall_s,
-                r.gpu_us_per_attempt
-                    .map(|g| format!("{g:.1}"))
-                    .unwrap_or("-".into()),
+                cell(r.gpu_us_per_attempt, 1, ""),
                 r.gpu_attempts_per_s,
                 r.cpu_attempts,
                 r.cpu_attempts_per_s,
@@ -142,15 +141,14 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
             leap_rows.push(r);
         }
     }
-    if let Some(path) = &args.json {
-        let doc = serde_json::json!({
+    write_json(
+        args.json.as_deref(),
+        &serde_json::json!({
             "adapter": ctx.adapter.name,
             "ensembles": ensemble_rows,
             "leaping": leap_rows,
-        });
-        petri_output::write_json_pretty(path, &doc)?;
-    }
-    Ok(())
+        }),
+    )
 }
 
 /// A speed ratio with two significant digits ("0.31x", "4.2x", "120x").
