@@ -25,7 +25,7 @@ pub(crate) struct RunArgs {
     pub(crate) out: PathBuf,
     /// Write a checkpoint (OUT/checkpoint.petri) every N steps (N >= 1) and at the end, to
     /// resume from; angiogenesis and rdme
-    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    #[arg(long, value_name = "N", value_parser = parse_checkpoint_every)]
     pub(crate) checkpoint_every: Option<u64>,
     /// Continue from a checkpoint written by --checkpoint-every. angiogenesis: give no config
     /// (the checkpoint holds it); rdme: give the run's config too (the checkpoint holds a hash)
@@ -48,7 +48,8 @@ pub(crate) struct RunArgs {
 /// Flags every model takes.
 const ALWAYS: &[&str] = &["--out", "--backend", "--adapter"];
 
-fn at_least_one(s: &str) -> std::result::Result<u64, String> {
+/// `--checkpoint-every N`: N >= 1 (0 would checkpoint never, or at every step).
+fn parse_checkpoint_every(s: &str) -> std::result::Result<u64, String> {
     match s.parse::<u64>() {
         Ok(0) => Err("0 steps between checkpoints: N must be 1 or more".into()),
         Ok(n) => Ok(n),
