@@ -103,7 +103,7 @@ fn bad_network_input_names_the_field() {
         (vec![&bad_net, "--t-end", "1"], "reactions[0].reactants.Q"),
         (
             vec!["assets/angiogenesis.json", "--t-end", "5"],
-            "--t-end is an option of reaction-network runs only",
+            "--t-end is an option of ssa (reaction network) runs only",
         ),
     ];
     for (args, why) in cases {
