@@ -255,11 +255,11 @@ fn read_config(path: &PathBuf) -> Result<(String, &'static str)> {
         Some("angiogenesis") => "angiogenesis",
         Some("rdme") => "rdme",
         Some(other) => bail!(
-            "{}: model {other:?} is not available; models: angiogenesis, rdme",
+            "{}: model {other:?} is not available; models: angiogenesis, rdme, network",
             path.display()
         ),
         None => bail!(
-            "{}: the config needs a \"model\" field; models: angiogenesis, rdme",
+            "{}: the config needs a \"model\" field; models: angiogenesis, rdme, network",
             path.display()
         ),
     };
