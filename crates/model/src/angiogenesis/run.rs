@@ -8,7 +8,7 @@ use super::output::{fields_file, write_fields, write_picture, write_vessels};
 use super::params::AngioConfig;
 use super::sim::{AngioSim, Observables, SimOptions};
 use crate::error::Result;
-use crate::runtime::{self, run_loop::file_name, Observation, RunReport, Simulation};
+use crate::runtime::{self, run_loop::file_name, Observation, RunReport, Schedule, Simulation};
 use petri_engine::{AdapterSummary, GpuContext};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -59,20 +59,18 @@ impl Simulation for AngioRun<'_> {
     type Observation = Observables;
     type Details = Details;
 
-    fn model(&self) -> &'static str {
-        "angiogenesis"
-    }
     fn step(&self) -> u64 {
         self.sim.step()
     }
-    fn default_steps(&self) -> u64 {
-        self.sim.cfg.steps
-    }
-    fn observe_every(&self) -> u64 {
-        self.sim.cfg.observe_every as u64
-    }
-    fn snapshot_every(&self) -> u64 {
-        self.sim.cfg.snapshot_every
+    fn schedule(&self) -> Schedule {
+        let cfg = &self.sim.cfg;
+        Schedule {
+            model: "angiogenesis",
+            steps: cfg.steps,
+            observe_every: cfg.observe_every as u64,
+            snapshot_every: cfg.snapshot_every,
+            seconds_per_step: None,
+        }
     }
     fn columns(&self) -> Vec<String> {
         Observables::CSV_COLUMNS.map(String::from).to_vec()

@@ -66,7 +66,8 @@ pub fn run<S: Simulation>(
         source,
     })?;
     let first_step = sim.step();
-    let steps = opts.steps.unwrap_or(sim.default_steps());
+    let schedule = sim.schedule();
+    let steps = opts.steps.unwrap_or(schedule.steps);
     let end = first_step.saturating_add(steps);
     let continue_from = opts.resumed.then_some(first_step);
 
@@ -115,8 +116,8 @@ pub fn run<S: Simulation>(
     drain(sim, &mut pending)?;
 
     let every = |n: u64| if n == 0 { u64::MAX } else { n };
-    let observe_every = sim.observe_every().max(1);
-    let snapshot_every = every(sim.snapshot_every());
+    let observe_every = schedule.observe_every.max(1);
+    let snapshot_every = every(schedule.snapshot_every);
     let checkpoint_every = every(opts.checkpoint_every.unwrap_or(0));
     let next_multiple = |s: u64, n: u64| (s / n).saturating_add(1).saturating_mul(n);
     let checkpoint_path = dir.join(CHECKPOINT_FILE);
@@ -177,14 +178,14 @@ pub fn run<S: Simulation>(
         setup_s: opts.setup_s,
         run_s,
         steps_per_s: done as f64 / run_s,
-        simulated_s_per_wall_hour: sim
-            .seconds_per_step()
+        simulated_s_per_wall_hour: schedule
+            .seconds_per_step
             .map(|tau| done as f64 * tau / run_s * 3600.0),
         output_s: output_s + t.elapsed().as_secs_f64(),
     };
     let manifest = Manifest {
         petri_version: env!("CARGO_PKG_VERSION"),
-        model: sim.model(),
+        model: schedule.model,
         first_step,
         last_step: sim.step(),
         timings: &timings,
@@ -226,6 +227,7 @@ pub fn file_name(p: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtime::Schedule;
 
     /// A CPU stand-in for a model: x grows by one each step and turns NaN at `nan_at`;
     /// observations arrive one call late, as through a readback ring.
@@ -273,20 +275,17 @@ mod tests {
     impl Simulation for Counter {
         type Observation = Obs;
         type Details = serde_json::Value;
-        fn model(&self) -> &'static str {
-            "counter"
-        }
         fn step(&self) -> u64 {
             self.step
         }
-        fn default_steps(&self) -> u64 {
-            10
-        }
-        fn observe_every(&self) -> u64 {
-            4
-        }
-        fn snapshot_every(&self) -> u64 {
-            6
+        fn schedule(&self) -> Schedule {
+            Schedule {
+                model: "counter",
+                steps: 10,
+                observe_every: 4,
+                snapshot_every: 6,
+                seconds_per_step: None,
+            }
         }
         fn columns(&self) -> Vec<String> {
             vec!["step".into(), "x".into()]
