@@ -7,8 +7,8 @@
 #   scripts/compare-runs.sh OLD_PETRI NEW_PETRI WORK_DIR [quick|full]
 #
 # quick (default): short runs that finish in minutes on the software adapter.
-# full: the assets' own lengths (the Min system's 240 s takes minutes on a data-centre GPU), and
-#       larger ensembles.
+# full: the angiogenesis asset's own length, a tenth of the Min system's 240 s, and Vilar
+#       ensembles of 2,000 (CPU) and 10,000 (GPU) trajectories: minutes on a data-centre GPU.
 # Exits non-zero and names the files that differ.
 set -euo pipefail
 if [[ $# -lt 3 ]]; then
@@ -25,12 +25,14 @@ case $size in
 quick)
     angio=(assets/angiogenesis.json --steps 100 --checkpoint-every 50)
     min=(assets/min-system.json --steps 2000 --checkpoint-every 1000)
-    vilar=(--trajectories 256 --t-end 20 --points 21)
+    vilar_cpu=(--trajectories 256 --t-end 20 --points 21)
+    vilar_gpu=("${vilar_cpu[@]}")
     ;;
 full)
     angio=(assets/angiogenesis.json --checkpoint-every 500)
     min=(assets/min-system.json --steps 1200000 --checkpoint-every 600000)
-    vilar=(--trajectories 10000 --t-end 200 --points 201)
+    vilar_cpu=(--trajectories 2000 --t-end 200 --points 201)
+    vilar_gpu=(--trajectories 10000 --t-end 200 --points 201)
     ;;
 *)
     echo "size must be quick or full, not $size" >&2
@@ -42,17 +44,17 @@ esac
 runs=(
     "angiogenesis|${angio[*]}"
     "min-system|${min[*]}"
-    "vilar-direct-cpu|assets/vilar.json --method direct --device cpu ${vilar[*]}"
-    "vilar-odm-cpu|assets/vilar.json --method odm --device cpu ${vilar[*]}"
-    "vilar-tau-cpu|assets/vilar.json --method tau --device cpu ${vilar[*]}"
-    "vilar-direct-gpu|assets/vilar.json --method direct --device gpu ${vilar[*]} --trajectories-csv"
-    "vilar-tau-gpu|assets/vilar.json --method tau --device gpu ${vilar[*]}"
+    "vilar-direct-cpu|assets/vilar.json --method direct --device cpu ${vilar_cpu[*]}"
+    "vilar-odm-cpu|assets/vilar.json --method odm --device cpu ${vilar_cpu[*]}"
+    "vilar-tau-cpu|assets/vilar.json --method tau --device cpu ${vilar_cpu[*]}"
+    "vilar-direct-gpu|assets/vilar.json --method direct --device gpu ${vilar_gpu[*]} --trajectories-csv"
+    "vilar-tau-gpu|assets/vilar.json --method tau --device gpu ${vilar_gpu[*]}"
     "birth-death-gpu|assets/birth-death.json --device gpu --trajectories 1000 --t-end 10 --points 11"
 )
 
 # A manifest without what depends on the machine, the clock or the build.
 normalise() {
-    jq -S 'walk(if type == "object" then del(.timings, .adapter, .adapters, .petri_version, .timing, .wall_s, .elapsed_s) else . end)' "$1"
+    jq -S 'walk(if type == "object" then del(.timings, .adapter, .adapters, .devices, .petri_version, .run_s, .trajectories_per_s, .cpu_threads) else . end)' "$1"
 }
 
 status=0
@@ -86,7 +88,10 @@ for entry in "${runs[@]}"; do
             # Checkpoints are compared by resuming (tests), not by bytes: their format may change.
             continue
         elif [[ $f == *manifest.json ]]; then
-            cmp -s <(normalise "$a") <(normalise "$b") || differ+=("$f")
+            if ! cmp -s <(normalise "$a") <(normalise "$b"); then
+                differ+=("$f")
+                diff <(normalise "$a") <(normalise "$b") | head -20
+            fi
         else
             cmp -s "$a" "$b" || differ+=("$f")
         fi

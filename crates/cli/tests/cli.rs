@@ -344,3 +344,244 @@ fn workgroup_beyond_the_device_is_refused() {
         &["max_compute_invocations_per_workgroup", "2048"],
     );
 }
+
+/// The long flags a `--help` text lists.
+fn help_flags(args: &[&str]) -> Vec<String> {
+    let o = petri(args);
+    assert!(o.status.success(), "{}", text(&o));
+    String::from_utf8_lossy(&o.stdout)
+        .split_whitespace()
+        .filter(|w| w.starts_with("--"))
+        .map(|w| w.trim_end_matches(',').to_string())
+        .collect()
+}
+
+#[test]
+fn each_bench_lists_only_its_own_options() {
+    // Options that only one benchmark has.
+    let own: [(&str, &[&str]); 4] = [
+        ("angiogenesis", &["--no-tips"]),
+        (
+            "rdme",
+            &[
+                "--devices",
+                "--scaling-only",
+                "--halo-depth",
+                "--balance-every",
+                "--no-overlap-exchange",
+                "--large",
+                "--densities",
+                "--sweeps",
+            ],
+        ),
+        (
+            "ssa",
+            &[
+                "--methods",
+                "--t-end",
+                "--points",
+                "--cpu-trajectories",
+                "--reactions",
+                "--leaps",
+                "--cpu-leaps",
+                "--event-budget",
+                "--table-kernel",
+            ],
+        ),
+        ("primitives", &[]),
+    ];
+    for (model, mine) in own {
+        let listed = help_flags(&["bench", model, "--help"]);
+        for f in mine {
+            assert!(
+                listed.iter().any(|l| l == f),
+                "bench {model} lacks {f}: {listed:?}"
+            );
+        }
+        for (other, theirs) in own.iter().filter(|(m, _)| *m != model) {
+            for f in *theirs {
+                assert!(
+                    !listed.iter().any(|l| l == f),
+                    "bench {model} lists {f} of bench {other}: {listed:?}"
+                );
+            }
+        }
+    }
+    // ssa takes ensemble sizes, not steps or grids; primitives only sizes, --json and the GPU.
+    let ssa = help_flags(&["bench", "ssa", "--help"]);
+    for f in ["--steps", "--cpu-max-cells", "--cpu-steps", "--workgroup"] {
+        assert!(!ssa.iter().any(|l| l == f), "bench ssa lists {f}: {ssa:?}");
+    }
+    let mut primitives = help_flags(&["bench", "primitives", "--help"]);
+    primitives.sort();
+    assert_eq!(
+        primitives,
+        ["--adapter", "--backend", "--help", "--json", "--sizes"],
+        "{primitives:?}"
+    );
+}
+
+/// Every `petri run` flag of one model given to another is refused before any device is
+/// opened (the adapter named cannot be found, and is never looked for), naming the flag, the
+/// model it belongs to and the config's model; nothing is written.
+#[test]
+fn flags_of_another_model_are_refused() {
+    let dir = scratch("wrong_model");
+    let out = dir.join("out").display().to_string();
+    let angio = "assets/angiogenesis.json";
+    let min = "assets/min-system.json";
+    let net = "assets/vilar.json";
+    let sbml = "../shared/dsmts/00001/00001-sbml-l3v1.xml";
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &[angio, "--sweeps", "occupied"],
+            &["--sweeps", "of rdme runs", "model angiogenesis"],
+        ),
+        (
+            &[angio, "--devices", "2"],
+            &["--devices", "of rdme runs", "model angiogenesis"],
+        ),
+        (&[angio, "--devices", "1"], &["--devices", "of rdme runs"]),
+        (
+            &[angio, "--method", "tau"],
+            &["--method", "of ssa (reaction network) runs"],
+        ),
+        (
+            &[angio, "--t-end", "5"],
+            &["--t-end", "of ssa (reaction network) runs"],
+        ),
+        (
+            &[angio, "--trajectories-csv"],
+            &["--trajectories-csv", "of ssa"],
+        ),
+        (
+            &[min, "--trajectories", "10"],
+            &["--trajectories", "of ssa", "model rdme"],
+        ),
+        (
+            &[min, "--plot-species", "A"],
+            &["--plot-species", "of ssa", "model rdme"],
+        ),
+        (&[min, "--seed", "3"], &["--seed", "of ssa", "model rdme"]),
+        (
+            &[min, "--device", "gpu"],
+            &["--device", "of ssa", "model rdme"],
+        ),
+        (
+            &[min, "--points", "3"],
+            &["--points", "of ssa", "model rdme"],
+        ),
+        (
+            &[net, "--t-end", "1", "--sweeps", "occupied"],
+            &["--sweeps", "of rdme runs", "model ssa"],
+        ),
+        (
+            &[net, "--t-end", "1", "--devices", "2"],
+            &["--devices", "of rdme runs"],
+        ),
+        (
+            &[sbml, "--t-end", "1", "--workgroup", "8,8,1"],
+            &["--workgroup", "model ssa"],
+        ),
+        // A network run takes --resume: the missing checkpoint is named.
+        (
+            &[net, "--t-end", "1", "--resume", "ck.petri"],
+            &["ck.petri"],
+        ),
+        (
+            &[net, "--t-end", "1", "--workgroup", "8,8,1"],
+            &["--workgroup", "of angiogenesis and rdme runs"],
+        ),
+        (
+            &["--resume", "ck.petri", "--method", "tau"],
+            &["--method", "of ssa", "continues an angiogenesis run"],
+        ),
+        // All wrong flags at once are named together.
+        (
+            &[angio, "--sweeps", "occupied", "--t-end", "3"],
+            &[
+                "--sweeps is an option of rdme",
+                "--t-end is an option of ssa",
+            ],
+        ),
+    ];
+    for (args, words) in cases {
+        let mut all = vec!["run"];
+        all.extend(*args);
+        all.extend(["--out", &out, "--adapter", "no-such-gpu"]);
+        let o = petri(&all);
+        assert_refused(&o, words);
+        assert!(
+            !text(&o).contains("no GPU adapter"),
+            "{args:?}: {}",
+            text(&o)
+        );
+    }
+    assert!(
+        !dir.join("out").exists(),
+        "nothing is written for refused flags"
+    );
+}
+
+#[test]
+fn checkpoint_every_zero_is_refused() {
+    for config in ["assets/angiogenesis.json", "assets/min-system.json"] {
+        let o = petri(&["run", config, "--checkpoint-every", "0", "--steps", "1"]);
+        let t = text(&o);
+        assert!(!o.status.success() && !t.contains("panicked"), "{t}");
+        assert!(
+            t.contains("--checkpoint-every") && t.contains("1 or more"),
+            "{t}"
+        );
+    }
+}
+
+#[test]
+fn primitives_bench_prints_its_four_rows() {
+    let dir = scratch("primitives");
+    let json = dir.join("p.json").display().to_string();
+    let o = petri(&["bench", "primitives", "--sizes", "1000", "--json", &json]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with('|')).collect();
+    assert!(
+        rows[0].starts_with("| primitive | key bits | size |"),
+        "{out}"
+    );
+    let body: Vec<&str> = rows[2..].to_vec();
+    assert_eq!(body.len(), 4, "{out}");
+    for (row, start) in body.iter().zip([
+        "| scan | - | 1000 | 10 |",
+        "| sort | 32 | 1000 | 10 |",
+        "| sort | 20 | 1000 | 10 |",
+        "| binning | ",
+    ]) {
+        assert!(
+            row.starts_with(start),
+            "{row:?} should start with {start:?}"
+        );
+    }
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("p.json")).unwrap()).unwrap();
+    let rows = doc["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 4, "{doc}");
+    for r in rows {
+        assert_eq!(r["size"], 1000, "{r}");
+        let (mean, min) = (
+            r["mean_ns"].as_f64().unwrap(),
+            r["min_ns"].as_f64().unwrap(),
+        );
+        assert!(min > 0.0 && min <= mean, "{r}");
+    }
+    assert_refused(
+        &petri(&[
+            "bench",
+            "primitives",
+            "--sizes",
+            "1000",
+            "--adapter",
+            "no-such-gpu",
+        ]),
+        &["no GPU adapter", "no-such-gpu"],
+    );
+}

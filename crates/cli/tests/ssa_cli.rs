@@ -154,7 +154,7 @@ fn bad_network_input_names_the_field() {
         ),
         (
             vec!["assets/angiogenesis.json", "--t-end", "5"],
-            "--t-end is an option of reaction-network runs only",
+            "--t-end is an option of ssa (reaction network) runs only",
         ),
     ];
     for (args, why) in cases {

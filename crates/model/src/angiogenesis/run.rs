@@ -8,8 +8,9 @@ use super::output::{fields_file, write_fields, write_picture, write_vessels};
 use super::params::AngioConfig;
 use super::sim::{AngioSim, Observables, SimOptions};
 use crate::error::Result;
-use crate::runtime::{self, run_loop::file_name, Observation, RunReport, Simulation};
-use petri_engine::GpuContext;
+use crate::runtime::{self, run_loop::file_name, Observation, RunReport, Schedule, Simulation};
+use petri_engine::{AdapterSummary, GpuContext};
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -41,23 +42,35 @@ pub struct AngioRun<'a> {
     pub sim: AngioSim,
 }
 
+/// The model's part of manifest.json.
+#[derive(Debug, Serialize)]
+pub struct Details {
+    pub config: AngioConfig,
+    pub seed: u64,
+    /// Time step.
+    pub dt: f64,
+    /// Grid spacing.
+    pub h: f64,
+    pub adapter: AdapterSummary,
+    pub final_observables: Observables,
+}
+
 impl Simulation for AngioRun<'_> {
     type Observation = Observables;
+    type Details = Details;
 
-    fn model(&self) -> &'static str {
-        "angiogenesis"
-    }
     fn step(&self) -> u64 {
         self.sim.step()
     }
-    fn default_steps(&self) -> u64 {
-        self.sim.cfg.steps
-    }
-    fn observe_every(&self) -> u64 {
-        self.sim.cfg.observe_every as u64
-    }
-    fn snapshot_every(&self) -> u64 {
-        self.sim.cfg.snapshot_every
+    fn schedule(&self) -> Schedule {
+        let cfg = &self.sim.cfg;
+        Schedule {
+            model: "angiogenesis",
+            steps: cfg.steps,
+            observe_every: cfg.observe_every as u64,
+            snapshot_every: cfg.snapshot_every,
+            seconds_per_step: None,
+        }
     }
     fn columns(&self) -> Vec<String> {
         Observables::CSV_COLUMNS.map(String::from).to_vec()
@@ -114,19 +127,15 @@ impl Simulation for AngioRun<'_> {
         Checkpoint::from_sim(self.ctx, &self.sim)?.save(path)
     }
 
-    fn manifest_details(
-        &self,
-        _first_step: u64,
-        last: &Observables,
-    ) -> Result<serde_json::Map<String, serde_json::Value>> {
-        runtime::details(&serde_json::json!({
-            "config": self.sim.cfg,
-            "seed": self.sim.cfg.seed,
-            "dt": self.sim.k,
-            "h": self.sim.h(),
-            "adapter": self.ctx.adapter,
-            "final_observables": last,
-        }))
+    fn manifest_details(&self, _first_step: u64, last: &Observables) -> Result<Details> {
+        Ok(Details {
+            config: self.sim.cfg.clone(),
+            seed: self.sim.cfg.seed,
+            dt: self.sim.k,
+            h: self.sim.h(),
+            adapter: self.ctx.adapter.clone(),
+            final_observables: last.clone(),
+        })
     }
 }
 

@@ -15,7 +15,7 @@ use super::output::{
 };
 use super::sim::{Observables, RdmeSim};
 use crate::error::{invalid, Result};
-use crate::runtime::{self, run_loop::file_name, Observation, Simulation, Timings};
+use crate::runtime::{self, run_loop::file_name, Observation, Schedule, Simulation, Timings};
 use petri_engine::{AdapterSummary, GpuContext};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -94,24 +94,20 @@ impl Observation for Observables {
 
 impl Simulation for RdmeRun<'_> {
     type Observation = Observables;
+    type Details = Details;
 
-    fn model(&self) -> &'static str {
-        "rdme"
-    }
     fn step(&self) -> u64 {
         self.sim.step
     }
-    fn default_steps(&self) -> u64 {
-        self.model.config.steps
-    }
-    fn observe_every(&self) -> u64 {
-        self.model.config.output.observe_every
-    }
-    fn snapshot_every(&self) -> u64 {
-        self.model.config.output.snapshot_every
-    }
-    fn seconds_per_step(&self) -> Option<f64> {
-        Some(self.model.config.tau_s)
+    fn schedule(&self) -> Schedule {
+        let cfg = &self.model.config;
+        Schedule {
+            model: "rdme",
+            steps: cfg.steps,
+            observe_every: cfg.output.observe_every,
+            snapshot_every: cfg.output.snapshot_every,
+            seconds_per_step: Some(cfg.tau_s),
+        }
     }
     fn columns(&self) -> Vec<String> {
         observables_columns(&self.model.config)
@@ -188,12 +184,8 @@ impl Simulation for RdmeRun<'_> {
         Ok(vec!["kymograph.png".into(), "analysis.json".into()])
     }
 
-    fn manifest_details(
-        &self,
-        first_step: u64,
-        last: &Observables,
-    ) -> Result<serde_json::Map<String, serde_json::Value>> {
-        runtime::details(&self.details(first_step, last))
+    fn manifest_details(&self, first_step: u64, last: &Observables) -> Result<Details> {
+        Ok(self.details(first_step, last))
     }
 }
 

@@ -3,6 +3,21 @@
 use crate::error::Result;
 use std::path::Path;
 
+/// A model's name and the periods the runtime keeps, as its config gives them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Schedule {
+    /// The model's name, as in configs, manifests and checkpoints.
+    pub model: &'static str,
+    /// The steps a run does when the caller gives no count (the config's `steps`).
+    pub steps: u64,
+    /// Steps between observations (0 counts as 1).
+    pub observe_every: u64,
+    /// Steps between snapshots of the state; 0: only the final one.
+    pub snapshot_every: u64,
+    /// Simulated seconds per step, for a model with a physical time unit.
+    pub seconds_per_step: Option<f64>,
+}
+
 /// One observation of a running simulation: a row of observables.csv (or the model's
 /// [`Simulation::series_file`]). The row's first value grows with the step (the step itself,
 /// or a time): a resumed run keeps the earlier rows before the first row's value.
@@ -26,21 +41,13 @@ pub trait Observation {
 /// `manifest_details`.
 pub trait Simulation {
     type Observation: Observation;
+    /// The model's part of manifest.json (its fields join the runtime's at the top level).
+    type Details: serde::Serialize;
 
-    /// The model's name, as in configs, manifests and checkpoints.
-    fn model(&self) -> &'static str;
     /// Steps done so far.
     fn step(&self) -> u64;
-    /// The steps the run does when the caller gives no count (the config's `steps`).
-    fn default_steps(&self) -> u64;
-    /// Steps between observations (at least 1).
-    fn observe_every(&self) -> u64;
-    /// Steps between snapshots of the state; 0: only the final one.
-    fn snapshot_every(&self) -> u64;
-    /// Simulated seconds per step, for a model with a physical time unit.
-    fn seconds_per_step(&self) -> Option<f64> {
-        None
-    }
+    /// The model's name and when things happen, from its config.
+    fn schedule(&self) -> Schedule;
     /// The file the runtime writes the observations into, one row each.
     fn series_file(&self) -> &'static str {
         "observables.csv"
@@ -90,9 +97,5 @@ pub trait Simulation {
     }
     /// The model's part of manifest.json (config, seed, devices, final state, ...), given the
     /// run's first step and its last observation.
-    fn manifest_details(
-        &self,
-        first_step: u64,
-        last: &Self::Observation,
-    ) -> Result<serde_json::Map<String, serde_json::Value>>;
+    fn manifest_details(&self, first_step: u64, last: &Self::Observation) -> Result<Self::Details>;
 }

@@ -12,5 +12,5 @@
 pub mod contract;
 pub mod run_loop;
 
-pub use contract::{Observation, Simulation};
-pub use run_loop::{details, run, RunOptions, RunReport, Timings, CHECKPOINT_FILE};
+pub use contract::{Observation, Schedule, Simulation};
+pub use run_loop::{run, RunOptions, RunReport, Timings, CHECKPOINT_FILE};

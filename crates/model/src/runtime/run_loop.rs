@@ -50,7 +50,6 @@ pub struct RunReport<O> {
     pub timings: Timings,
     /// Files written, relative to the output folder.
     pub outputs: Vec<String>,
-    pub manifest: serde_json::Value,
 }
 
 /// Runs `sim` from its current step for `opts.steps` steps and writes everything into
@@ -68,7 +67,8 @@ pub fn run<S: Simulation>(
         source,
     })?;
     let first_step = sim.step();
-    let steps = opts.steps.unwrap_or(sim.default_steps());
+    let schedule = sim.schedule();
+    let steps = opts.steps.unwrap_or(schedule.steps);
     let end = first_step.saturating_add(steps);
     let continue_from = opts.resumed.then_some(first_step);
 
@@ -120,8 +120,8 @@ pub fn run<S: Simulation>(
     drain(sim, &mut pending)?;
 
     let every = |n: u64| if n == 0 { u64::MAX } else { n };
-    let observe_every = sim.observe_every().max(1);
-    let snapshot_every = every(sim.snapshot_every());
+    let observe_every = schedule.observe_every.max(1);
+    let snapshot_every = every(schedule.snapshot_every);
     let checkpoint_every = every(opts.checkpoint_every.unwrap_or(0));
     let next_multiple = |s: u64, n: u64| (s / n).saturating_add(1).saturating_mul(n);
     let checkpoint_path = dir.join(CHECKPOINT_FILE);
@@ -182,12 +182,20 @@ pub fn run<S: Simulation>(
         setup_s: opts.setup_s,
         run_s,
         steps_per_s: done as f64 / run_s,
-        simulated_s_per_wall_hour: sim
-            .seconds_per_step()
+        simulated_s_per_wall_hour: schedule
+            .seconds_per_step
             .map(|tau| done as f64 * tau / run_s * 3600.0),
         output_s: output_s + t.elapsed().as_secs_f64(),
     };
-    let manifest = manifest(sim, first_step, &last, &timings, &outputs)?;
+    let manifest = Manifest {
+        petri_version: env!("CARGO_PKG_VERSION"),
+        model: schedule.model,
+        first_step,
+        last_step: sim.step(),
+        timings: &timings,
+        outputs: &outputs,
+        details: sim.manifest_details(first_step, &last)?,
+    };
     petri_output::write_json_pretty(&dir.join("manifest.json"), &manifest)?;
     Ok(RunReport {
         first_step,
@@ -195,47 +203,22 @@ pub fn run<S: Simulation>(
         last,
         timings,
         outputs,
-        manifest,
     })
 }
 
 /// manifest.json: what every run has (version, model, steps, timings, files), then the
-/// model's own details.
-fn manifest<S: Simulation>(
-    sim: &S,
+/// model's own details at the same level. Serialized directly (not through `serde_json::Value`),
+/// so an f32 prints as the shortest text that reads back to it.
+#[derive(Serialize)]
+struct Manifest<'a, D> {
+    petri_version: &'static str,
+    model: &'static str,
     first_step: u64,
-    last: &S::Observation,
-    timings: &Timings,
-    outputs: &[String],
-) -> Result<serde_json::Value> {
-    let mut all = details(&serde_json::json!({
-        "petri_version": env!("CARGO_PKG_VERSION"),
-        "model": sim.model(),
-        "first_step": first_step,
-        "last_step": sim.step(),
-        "timings": timings,
-        "outputs": outputs,
-    }))?;
-    all.extend(sim.manifest_details(first_step, last)?);
-    Ok(serde_json::Value::Object(all))
-}
-
-/// The fields of a value that serializes as a JSON object (a model's manifest details).
-pub fn details(value: &impl Serialize) -> Result<serde_json::Map<String, serde_json::Value>> {
-    match serde_json::to_value(value) {
-        Ok(serde_json::Value::Object(map)) => Ok(map),
-        Ok(other) => Err(manifest_error(format!(
-            "details are not an object: {other}"
-        ))),
-        Err(e) => Err(manifest_error(e.to_string())),
-    }
-}
-
-fn manifest_error(message: String) -> ModelError {
-    ModelError::Parse {
-        path: "manifest.json".into(),
-        message,
-    }
+    last_step: u64,
+    timings: &'a Timings,
+    outputs: &'a [String],
+    #[serde(flatten)]
+    details: D,
 }
 
 /// The name of a file inside a folder, as the manifest lists it.
@@ -248,6 +231,7 @@ pub fn file_name(p: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtime::Schedule;
 
     /// A CPU stand-in for a model: x grows by one each step and turns NaN at `nan_at`;
     /// observations arrive one call late, as through a readback ring.
@@ -302,20 +286,18 @@ mod tests {
 
     impl Simulation for Counter {
         type Observation = Obs;
-        fn model(&self) -> &'static str {
-            "counter"
-        }
+        type Details = serde_json::Value;
         fn step(&self) -> u64 {
             self.step
         }
-        fn default_steps(&self) -> u64 {
-            10
-        }
-        fn observe_every(&self) -> u64 {
-            4
-        }
-        fn snapshot_every(&self) -> u64 {
-            6
+        fn schedule(&self) -> Schedule {
+            Schedule {
+                model: "counter",
+                steps: 10,
+                observe_every: 4,
+                snapshot_every: 6,
+                seconds_per_step: None,
+            }
         }
         fn series_file(&self) -> &'static str {
             self.series.map_or("observables.csv", |s| s.0)
@@ -358,12 +340,8 @@ mod tests {
             self.events.push(format!("checkpoint_{}", self.step));
             Ok(())
         }
-        fn manifest_details(
-            &self,
-            first: u64,
-            last: &Obs,
-        ) -> Result<serde_json::Map<String, serde_json::Value>> {
-            details(&serde_json::json!({ "first": first, "last_x": last.1 }))
+        fn manifest_details(&self, first: u64, last: &Obs) -> Result<serde_json::Value> {
+            Ok(serde_json::json!({ "first": first, "last_x": last.1 }))
         }
     }
 

@@ -16,7 +16,7 @@ use super::output::{plot_mean_sd, write_mean_sd_csv, write_trajectories_csv, PLO
 use super::stats::EnsembleStats;
 use crate::error::{invalid, ModelError, Result};
 use crate::reactions::Network;
-use crate::runtime::{self, details, Observation, RunReport, Simulation};
+use crate::runtime::{self, Observation, RunReport, Schedule, Simulation};
 use petri_engine::{AdapterSummary, GpuContext};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -408,22 +408,20 @@ impl<'a> SsaRun<'a> {
 
 impl Simulation for SsaRun<'_> {
     type Observation = MeanSdRow;
+    type Details = Details;
 
-    fn model(&self) -> &'static str {
-        super::checkpoint::MODEL
-    }
     fn step(&self) -> u64 {
         self.mean.len() as u64 - 1
     }
-    /// The output times left.
-    fn default_steps(&self) -> u64 {
-        (self.times.len() - self.mean.len()) as u64
-    }
-    fn observe_every(&self) -> u64 {
-        1
-    }
-    fn snapshot_every(&self) -> u64 {
-        0
+    /// Every output time is observed; a run goes by default to the last one.
+    fn schedule(&self) -> Schedule {
+        Schedule {
+            model: super::checkpoint::MODEL,
+            steps: (self.times.len() - self.mean.len()) as u64,
+            observe_every: 1,
+            snapshot_every: 0,
+            seconds_per_step: None,
+        }
     }
     fn series_file(&self) -> &'static str {
         "mean_sd.csv"
@@ -491,14 +489,10 @@ impl Simulation for SsaRun<'_> {
         );
         ck.save(path)
     }
-    fn manifest_details(
-        &self,
-        _first_step: u64,
-        _last: &MeanSdRow,
-    ) -> Result<serde_json::Map<String, serde_json::Value>> {
+    fn manifest_details(&self, _first_step: u64, _last: &MeanSdRow) -> Result<Details> {
         let mut d = Details::new(self.net, &self.opts, &self.plot, self.run_s);
         d.resumed_from = self.resumed_from.clone();
-        details(&d)
+        Ok(d)
     }
 }
 
@@ -600,8 +594,10 @@ mod tests {
             resume: None,
         };
         let m = run_cpu(&net, &opts, |_| {}).unwrap();
-        assert_eq!(m.manifest["model"], "network");
-        assert_eq!(m.manifest["trajectories"], 20);
+        let manifest: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(manifest["model"], "network");
+        assert_eq!(manifest["trajectories"], 20);
         assert_eq!(
             m.outputs,
             [
@@ -695,7 +691,7 @@ mod tests {
             let mut seen = Vec::new();
             let report = run_cpu(&net, &rest, |o| seen.push(o.step)).unwrap();
             assert_eq!(seen, vec![4, 5, 6, 7, 8], "{method}");
-            assert_eq!(report.manifest["first_step"], 4);
+            assert_eq!(report.first_step, 4);
             for file in ["mean_sd.csv", "trajectories.csv", "mean_sd.png"] {
                 assert!(
                     read(&straight, file) == read(&dir, file),

@@ -1,10 +1,14 @@
 //! `petri run` of a reaction network (JSON or SBML) as an ensemble of stochastic trajectories,
-//! and `petri validate dsmts`, which runs the DSMTS cases and prints a Markdown table.
+//! `petri validate dsmts`, which runs the DSMTS cases and prints a Markdown table, and
+//! `petri bench ssa` (in `bench`).
 
-use crate::{GpuArgs, RunArgs};
-use anyhow::{bail, Context, Result};
+pub(crate) mod bench;
+
+use crate::run::RunArgs;
+use crate::{progress, GpuArgs};
+use anyhow::{bail, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use petri_model::reactions::json::read_network;
 use petri_model::ssa::checkpoint::Checkpoint;
 use petri_model::ssa::dsmts::{
@@ -13,92 +17,46 @@ use petri_model::ssa::dsmts::{
 use petri_model::ssa::ensemble::Method;
 use petri_model::ssa::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
 use petri_model::ssa::run::{run_cpu, run_gpu, Manifest, RunOptions};
-use std::path::Path;
 use std::time::Instant;
 
-/// The options of `petri run` for a reaction network. No clap defaults: an option given to a
-/// run of another model is then seen and refused (`refuse_for_other_models`).
+/// The shared `petri run` flags a network run takes: a step is one output time; checkpoints
+/// and resuming are for --device cpu.
+pub(crate) const SHARED_RUN_FLAGS: &[&str] = &["--steps", "--checkpoint-every", "--resume"];
+
+/// The `petri run` options of a reaction network (defaults applied in `run`).
 #[derive(Args, Clone)]
-pub(crate) struct NetworkArgs {
-    /// network: simulation method, direct, odm (optimized direct) or tau (tau-leaping)
-    /// [default: direct]
+#[command(next_help_heading = "ssa options (reaction networks)")]
+pub(crate) struct SsaRunFlags {
+    /// Simulation method, direct, odm (optimized direct) or tau (tau-leaping) [default: direct]
     #[arg(long)]
-    pub(crate) method: Option<String>,
-    /// network: number of trajectories in the ensemble [default: 1000]
+    method: Option<String>,
+    /// Number of trajectories in the ensemble [default: 1000]
     #[arg(long)]
-    pub(crate) trajectories: Option<u64>,
-    /// network: end time (required for a network run)
+    trajectories: Option<u64>,
+    /// End time (required for a network run)
     #[arg(long)]
-    pub(crate) t_end: Option<f64>,
-    /// network: output times, evenly spaced from 0 to --t-end, both included [default: 101]
+    t_end: Option<f64>,
+    /// Output times, evenly spaced from 0 to --t-end, both included [default: 101]
     #[arg(long)]
-    pub(crate) points: Option<usize>,
-    /// network: seed of the ensemble (trajectory i uses a seed derived from it and i)
-    /// [default: 1]
+    points: Option<usize>,
+    /// Seed of the ensemble (trajectory i uses a seed derived from it and i) [default: 1]
     #[arg(long)]
-    pub(crate) seed: Option<u64>,
-    /// network: cpu (all cores) or gpu (one thread per trajectory, statistics on the GPU)
+    seed: Option<u64>,
+    /// cpu (all cores) or gpu (one thread per trajectory, statistics on the GPU)
     /// [default: cpu]
     #[arg(long)]
-    pub(crate) device: Option<String>,
-    /// network: also write every trajectory to trajectories.csv
+    device: Option<String>,
+    /// Also write every trajectory to trajectories.csv
     #[arg(long)]
-    pub(crate) trajectories_csv: bool,
-    /// network: species to plot in mean_sd.png, e.g. A,R [default: all]
+    trajectories_csv: bool,
+    /// Species to plot in mean_sd.png, e.g. A,R [default: all]
     #[arg(long, value_delimiter = ',')]
-    pub(crate) plot_species: Vec<String>,
+    plot_species: Vec<String>,
 }
 
-impl NetworkArgs {
-    /// Errors if a network option was given to a run of another model, where it would be
-    /// ignored.
-    pub(crate) fn refuse_for_other_models(&self) -> Result<()> {
-        let given = [
-            ("--method", self.method.is_some()),
-            ("--trajectories", self.trajectories.is_some()),
-            ("--t-end", self.t_end.is_some()),
-            ("--points", self.points.is_some()),
-            ("--seed", self.seed.is_some()),
-            ("--device", self.device.is_some()),
-            ("--trajectories-csv", self.trajectories_csv),
-            ("--plot-species", !self.plot_species.is_empty()),
-        ];
-        match given.iter().find(|(_, g)| *g) {
-            Some((flag, _)) => bail!("{flag} is an option of reaction-network runs only"),
-            None => Ok(()),
-        }
-    }
-}
-
-/// Whether `path` is a reaction network: SBML by extension, or JSON whose "model" is
-/// "network" (or that has no "model" but has "reactions").
-pub fn is_network(path: &Path) -> Result<bool> {
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    if matches!(ext.to_ascii_lowercase().as_str(), "xml" | "sbml") {
-        return Ok(true);
-    }
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
-        return Ok(false);
-    };
-    Ok(match value.get("model") {
-        Some(m) => m.as_str() == Some("network"),
-        None => value.get("reactions").is_some(),
-    })
-}
-
-pub fn run(args: RunArgs) -> Result<()> {
+pub(crate) fn run(args: RunArgs) -> Result<()> {
     let path = args.config.clone().expect("dispatched on the config");
-    let n = &args.network;
-    // Options of the other models would be silently ignored here: refuse them.
-    let others = [
-        ("--devices", args.devices != 1),
-        ("--workgroup", args.workgroup.is_some()),
-    ];
-    if let Some((flag, _)) = others.iter().find(|(_, given)| *given) {
-        bail!("{flag} is not an option of a network run (see petri run --help, \"network:\")");
-    }
+    let n = &args.ssa;
     // A resumed run takes the options it is not given from its checkpoint.
     let resumed = match &args.resume {
         Some(ck) => Some(Checkpoint::load(ck)?.header),
@@ -117,6 +75,9 @@ pub fn run(args: RunArgs) -> Result<()> {
         .or(resumed.as_ref().map(|h| h.trajectories))
         .unwrap_or(1000);
     let device = n.device.as_deref().unwrap_or("cpu");
+    if !matches!(device, "cpu" | "gpu") {
+        bail!("--device {device:?} is not allowed: cpu or gpu");
+    }
     let stepped = [
         ("--steps", args.steps.is_some()),
         ("--checkpoint-every", args.checkpoint_every.is_some()),
@@ -157,21 +118,15 @@ pub fn run(args: RunArgs) -> Result<()> {
     );
     let (run_s, outputs) = match device {
         "cpu" => {
-            let bar = ProgressBar::new(opts.points as u64 - 1);
-            bar.set_style(
-                ProgressStyle::with_template("{bar:40} {pos}/{len} output times  eta {eta}")
-                    .expect("valid template"),
-            );
+            let bar = progress::bar(opts.points as u64 - 1, "output times");
             let report = run_cpu(&net, &opts, |row| bar.set_position(row.step))?;
             bar.finish();
-            let run_s = report.manifest["run_s"].as_f64().unwrap_or(0.0);
-            (run_s, report.outputs)
+            (report.timings.run_s, report.outputs)
         }
-        "gpu" => {
+        _ => {
             let m = run_on_gpu(&args.gpu, &net, &opts)?;
             (m.details.run_s, m.outputs)
         }
-        other => bail!("--device {other:?} is not allowed: cpu or gpu"),
     };
     println!(
         "{trajectories} trajectories in {run_s:.3} s ({:.1} per s); outputs in {}: {}",
@@ -221,7 +176,7 @@ pub(crate) struct ValidateArgs {
     pub(crate) gpu: GpuArgs,
 }
 
-pub fn validate(args: ValidateArgs) -> Result<()> {
+pub(crate) fn validate(args: ValidateArgs) -> Result<()> {
     if args.suite != "dsmts" {
         bail!("no validation suite {:?}; suites: dsmts", args.suite);
     }

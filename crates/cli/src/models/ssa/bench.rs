@@ -2,8 +2,10 @@
 //! networks, each against the CPU reference timed in the same run (model side:
 //! petri_model::ssa::bench). Prints markdown tables.
 
-use crate::BenchArgs;
-use anyhow::{Context, Result};
+use crate::table::{cell, write_json};
+use crate::GpuArgs;
+use anyhow::Result;
+use clap::Args;
 use petri_model::reactions::json::read_network;
 use petri_model::ssa::bench::{bench_ensemble, bench_leap, EnsembleRow, LeapRow};
 use petri_model::ssa::ensemble::Method;
@@ -11,32 +13,63 @@ use petri_model::ssa::gpu_ensemble::EnsembleOptions;
 use petri_model::ssa::synthetic::square_network;
 use std::path::PathBuf;
 
-pub fn bench(args: BenchArgs) -> Result<()> {
-    let ctx = args.gpu.context()?;
-    if !ctx.has_timestamps() {
-        eprintln!("note: this adapter has no timestamp queries; only wall-clock times are shown");
-    }
-    let trajectories: Vec<u64> = if args.sizes.is_empty() {
-        vec![100, 1_000, 10_000, 100_000]
-    } else {
-        args.sizes
-            .iter()
-            .map(|s| {
-                s.parse()
-                    .with_context(|| format!("--sizes {s:?}: expected a number of trajectories"))
-            })
-            .collect::<Result<_>>()?
-    };
+/// `petri bench ssa`.
+#[derive(Args)]
+pub(crate) struct BenchArgs {
+    /// Ensemble sizes (trajectories)
+    #[arg(long, value_delimiter = ',', default_values_t = [100u64, 1_000, 10_000, 100_000])]
+    sizes: Vec<u64>,
+    /// Ensemble methods: direct, odm, tau
+    #[arg(long, value_delimiter = ',', default_values = ["direct"])]
+    methods: Vec<String>,
+    /// Reaction network of the ensembles
+    #[arg(long, default_value = "assets/vilar.json")]
+    config: PathBuf,
+    /// End time of the ensembles (0 skips them)
+    #[arg(long, default_value_t = 200.0)]
+    t_end: f64,
+    /// Output times of the ensembles, 0..t_end
+    #[arg(long, default_value_t = 201)]
+    points: usize,
+    /// CPU reference trajectories timed (one core)
+    #[arg(long, default_value_t = 3)]
+    cpu_trajectories: u64,
+    /// Synthetic network sizes (reactions = species) for tau-leaping
+    #[arg(long, value_delimiter = ',', default_values_t = [1_000usize, 10_000, 100_000, 1_000_000])]
+    reactions: Vec<usize>,
+    /// GPU leap attempts timed per synthetic network (0 skips tau-leaping)
+    #[arg(long, default_value_t = 200)]
+    leaps: u64,
+    /// CPU reference leap attempts at 10^4 reactions (fewer above, as N grows)
+    #[arg(long, default_value_t = 100)]
+    cpu_leaps: u64,
+    /// Events (or leap attempts) per thread per dispatch of the ensembles
+    #[arg(long, default_value_t = EnsembleOptions::default().event_budget)]
+    event_budget: u32,
+    /// Run the direct method with the table-driven kernel instead of the network compiled into
+    /// the shader
+    #[arg(long)]
+    table_kernel: bool,
+    /// Also write the rows as JSON here
+    #[arg(long)]
+    json: Option<PathBuf>,
+    #[command(flatten)]
+    gpu: GpuArgs,
+}
+
+pub(crate) fn bench(args: BenchArgs) -> Result<()> {
+    let trajectories = &args.sizes;
     let methods: Vec<Method> = args
         .methods
         .iter()
         .map(|m| Method::parse("--methods", m))
         .collect::<std::result::Result<_, _>>()?;
-    let config = args
-        .config
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("assets/vilar.json"));
-    let net = read_network(&config)?;
+    let config = &args.config;
+    let net = read_network(config)?;
+    let ctx = args.gpu.context()?;
+    if !ctx.has_timestamps() {
+        eprintln!("note: this adapter has no timestamp queries; only wall-clock times are shown");
+    }
     let mut ensemble_rows: Vec<EnsembleRow> = Vec::new();
     if !trajectories.is_empty() && args.t_end > 0.0 {
         println!(
@@ -54,7 +87,7 @@ pub fn bench(args: BenchArgs) -> Result<()> {
                 &ctx,
                 &net,
                 method,
-                &trajectories,
+                trajectories,
                 args.t_end,
                 args.points,
                 args.cpu_trajectories,
@@ -70,7 +103,7 @@ pub fn bench(args: BenchArgs) -> Result<()> {
                     r.method,
                     r.trajectories,
                     r.wall_s,
-                    r.gpu_s.map(|g| format!("{g:.3}")).unwrap_or("-".into()),
+                    cell(r.gpu_s, 3, ""),
                     r.trajectories_per_s,
                     r.cpu_ms_per_trajectory,
                     ratio(r.speedup_vs_one_core)
@@ -99,9 +132,7 @@ pub fn bench(args: BenchArgs) -> Result<()> {
                 r.gpu_attempts,
                 r.gpu_leaps,
                 r.gpu_wall_s,
-                r.gpu_us_per_attempt
-                    .map(|g| format!("{g:.1}"))
-                    .unwrap_or("-".into()),
+                cell(r.gpu_us_per_attempt, 1, ""),
                 r.gpu_attempts_per_s,
                 r.cpu_attempts,
                 r.cpu_attempts_per_s,
@@ -110,16 +141,14 @@ pub fn bench(args: BenchArgs) -> Result<()> {
             leap_rows.push(r);
         }
     }
-    if let Some(path) = &args.json {
-        let doc = serde_json::json!({
+    write_json(
+        args.json.as_deref(),
+        &serde_json::json!({
             "adapter": ctx.adapter.name,
             "ensembles": ensemble_rows,
             "leaping": leap_rows,
-        });
-        std::fs::write(path, serde_json::to_string_pretty(&doc)?)
-            .with_context(|| format!("writing {}", path.display()))?;
-    }
-    Ok(())
+        }),
+    )
 }
 
 /// A speed ratio with two significant digits ("0.31x", "4.2x", "120x").

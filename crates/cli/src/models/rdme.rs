@@ -1,20 +1,106 @@
-//! `petri run` of an rdme config (progress bar, summary), and `petri bench rdme`, which prints
-//! Markdown tables (docs/BENCHMARKS.md takes them as they are).
+//! `petri run` of an rdme config (progress bar, summary), `petri analyze` of its kymograph,
+//! and `petri bench rdme`, which prints Markdown tables (docs/BENCHMARKS.md takes them as they
+//! are).
 
-use crate::{BenchArgs, RunArgs};
+use crate::models::TimedSteps;
+use crate::run::RunArgs;
+use crate::table::{cell, write_json};
+use crate::{progress, GpuArgs};
 use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
-use petri_engine::{DeviceRequest, GpuContext};
+use clap::Args;
 use petri_model::angiogenesis::bench::parse_size;
 use petri_model::rdme::analysis::OscillationReport;
 use petri_model::rdme::bench::{bench_devices, bench_model, uniform_model, DeviceRow};
-use petri_model::rdme::run::{reanalyze, RunOptions};
-use petri_model::rdme::{checkpoint, RdmeConfig, SimOptions};
+use petri_model::rdme::run::{reanalyze, RunOptions, ANALYSIS_SKIP_FRACTION};
+use petri_model::rdme::{checkpoint, RdmeConfig, SimOptions, Sweeps};
 use std::path::{Path, PathBuf};
 
-/// Whether `path` starts like an rdme checkpoint.
-pub fn is_checkpoint(path: &Path) -> bool {
-    petri_output::checkpoint::model_of(path).is_ok_and(|model| model == checkpoint::MODEL)
+/// The model name an rdme checkpoint carries.
+pub(crate) const CHECKPOINT_MODEL: &str = checkpoint::MODEL;
+
+/// The shared `petri run` flags rdme takes.
+pub(crate) const SHARED_RUN_FLAGS: &[&str] =
+    &["--steps", "--checkpoint-every", "--resume", "--workgroup"];
+
+/// The `petri run` options of rdme alone.
+#[derive(Args, Clone)]
+#[command(next_help_heading = "rdme options")]
+pub(crate) struct RdmeRunFlags {
+    /// Devices to split the lattice over along z (adapters in turn, several per adapter when
+    /// there are fewer)
+    #[arg(long, default_value_t = 1)]
+    devices: usize,
+    /// Which sites the diffusion sweeps look at: auto (occupied on Vulkan unless a device's
+    /// slab is small and crowded, every-site otherwise; docs/models/rdme.md), every-site or
+    /// occupied (results do not depend on it)
+    #[arg(long, default_value = "auto")]
+    sweeps: Sweeps,
+}
+
+/// `petri analyze`: an rdme run's kymograph analysed again.
+#[derive(Args)]
+pub(crate) struct AnalyzeArgs {
+    /// The run's rdme config, e.g. assets/min-system.json
+    config: PathBuf,
+    /// The run's output folder (holding kymograph.csv)
+    #[arg(long, default_value = "out")]
+    out: PathBuf,
+    /// Fraction of the run's time span to discard as transient (the run's own analysis: 0.2)
+    #[arg(long, default_value_t = ANALYSIS_SKIP_FRACTION)]
+    skip_fraction: f64,
+    /// Also write the report as JSON to this file
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+/// `petri bench rdme`.
+#[derive(Args)]
+pub(crate) struct BenchArgs {
+    /// Lattices of the uniform cases: N for N^3, or NXxNYxNZ
+    #[arg(long, value_delimiter = ',', default_values = ["64", "128", "256", "256x256x1024"])]
+    sizes: Vec<String>,
+    /// Devices for the multi-device comparison (adapters in turn, several per adapter when
+    /// there are fewer)
+    #[arg(long, default_value_t = 1)]
+    devices: usize,
+    /// Only the multi-device comparison (skip the single-device tables)
+    #[arg(long)]
+    scaling_only: bool,
+    /// Halo planes per side, i.e. steps between halo exchanges, on several devices
+    #[arg(long, default_value_t = 16)]
+    halo_depth: u32,
+    /// Steps between load-balancing decisions on several devices (0: never)
+    #[arg(long, default_value_t = 200)]
+    balance_every: u64,
+    /// On several devices, wait for each halo exchange before the next step's first x and y
+    /// sweeps, instead of running them on the planes that do not need it meanwhile
+    /// (docs/models/rdme.md)
+    #[arg(long)]
+    no_overlap_exchange: bool,
+    /// Lattice of the multi-device comparison
+    #[arg(long, default_value = "256x256x1024")]
+    large: String,
+    /// Mean particles per site of the uniform lattices, for the particle-count scaling
+    #[arg(long, value_delimiter = ',', default_values_t = [0.1, 0.5, 1.0, 2.0, 4.0])]
+    densities: Vec<f64>,
+    #[command(flatten)]
+    timed: TimedSteps,
+    /// Workgroup size of the lattice passes, X,Y,1
+    #[arg(long, value_parser = crate::parse_triple)]
+    workgroup: Option<[u32; 3]>,
+    /// Which sites the diffusion sweeps look at: auto (occupied on Vulkan unless a device's
+    /// slab is small and crowded, every-site otherwise; docs/models/rdme.md), every-site or
+    /// occupied
+    #[arg(long, default_value = "auto")]
+    sweeps: Sweeps,
+    /// Config of the Min system case
+    #[arg(long, default_value = "assets/min-system.json")]
+    config: PathBuf,
+    /// Also write the rows as JSON here
+    #[arg(long)]
+    json: Option<PathBuf>,
+    #[command(flatten)]
+    gpu: GpuArgs,
 }
 
 /// The lattice passes' workgroup from `--workgroup X,Y,1` (the default without it).
@@ -28,7 +114,22 @@ fn workgroup(arg: Option<[u32; 3]>) -> Result<[u32; 2]> {
     }
 }
 
-pub fn run(args: RunArgs) -> Result<()> {
+/// One context per device: one device opens as every model's does, several in turn.
+fn contexts(gpu: &GpuArgs, devices: usize) -> Result<Vec<petri_engine::GpuContext>> {
+    if devices == 1 {
+        return Ok(vec![gpu.context()?]);
+    }
+    let contexts = gpu.contexts(devices)?;
+    for (k, c) in contexts.iter().enumerate() {
+        eprintln!(
+            "device {k}: {} ({}, {})",
+            c.adapter.name, c.adapter.backend, c.adapter.device_type
+        );
+    }
+    Ok(contexts)
+}
+
+pub(crate) fn run(args: RunArgs) -> Result<()> {
     let config = args
         .config
         .clone()
@@ -39,25 +140,13 @@ pub fn run(args: RunArgs) -> Result<()> {
     for w in &model.warnings {
         eprintln!("warning: {w}");
     }
+    let flags = &args.rdme;
     let sim = SimOptions {
         workgroup: workgroup(args.workgroup)?,
-        sweeps: args.sweeps,
+        sweeps: flags.sweeps,
         ..SimOptions::default()
     };
-    let contexts = if args.devices == 1 {
-        vec![args.gpu.context()?]
-    } else {
-        let request = DeviceRequest::from_env()
-            .with_overrides(args.gpu.backend.clone(), args.gpu.adapter.clone());
-        let contexts = GpuContext::new_many(&request, args.devices)?;
-        for (k, c) in contexts.iter().enumerate() {
-            eprintln!(
-                "device {k}: {} ({}, {})",
-                c.adapter.name, c.adapter.backend, c.adapter.device_type
-            );
-        }
-        contexts
-    };
+    let contexts = contexts(&args.gpu, flags.devices)?;
     let opts = RunOptions {
         steps: args.steps,
         out_dir: args.out.clone(),
@@ -72,16 +161,12 @@ pub fn run(args: RunArgs) -> Result<()> {
         cfg.lattice.spacing_m,
         cfg.tau_s,
         total as f64 * cfg.tau_s,
-        args.devices
+        flags.devices
     );
     if let Some(path) = &args.resume {
         eprintln!("resuming from {}", path.display());
     }
-    let bar = ProgressBar::new(total);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} steps  {per_sec}  eta {eta}  {msg}")
-            .expect("valid template"),
-    );
+    let bar = progress::bar(total, "steps");
     // The first observation is the starting state, at the resumed step when resuming.
     let mut first = None;
     let kymo = match &cfg.output.kymograph_species {
@@ -128,12 +213,21 @@ pub fn run(args: RunArgs) -> Result<()> {
     Ok(())
 }
 
-/// `petri analyze` of an rdme run: its kymograph analysed again with `skip_fraction`.
-pub fn analyze(config: &Path, out: &Path, skip_fraction: f64, json: Option<&Path>) -> Result<()> {
+/// `petri analyze` of an rdme run: its kymograph analysed again with `--skip-fraction`.
+pub(crate) fn analyze(args: AnalyzeArgs) -> Result<()> {
+    let (config, out) = (&args.config, &args.out);
+    let model = crate::config::model_of(config)?;
+    if model != crate::models::Model::Rdme {
+        bail!(
+            "{} is for model {}; only rdme runs have a kymograph to analyse",
+            config.display(),
+            model.label()
+        );
+    }
     let cfg = RdmeConfig::load(config)?;
     let base = config.parent().map(Path::to_path_buf).unwrap_or_default();
     let model = cfg.resolve(&base)?;
-    let report = reanalyze(&model, out, skip_fraction)?;
+    let report = reanalyze(&model, out, args.skip_fraction)?;
     let name = cfg.output.kymograph_species.as_deref().unwrap_or_default();
     println!(
         "{}: {} rows, {} used from {:.4} s",
@@ -143,7 +237,7 @@ pub fn analyze(config: &Path, out: &Path, skip_fraction: f64, json: Option<&Path
         report.skip_s
     );
     print_analysis(name, &report);
-    if let Some(path) = json {
+    if let Some(path) = &args.json {
         petri_output::write_json_pretty(path, &report)?;
     }
     Ok(())
@@ -176,30 +270,28 @@ fn print_analysis(name: &str, a: &OscillationReport) {
     }
 }
 
-pub fn bench(args: BenchArgs) -> Result<()> {
+pub(crate) fn bench(args: BenchArgs) -> Result<()> {
+    let cfg = RdmeConfig::load(&args.config)?;
+    let base = args
+        .config
+        .parent()
+        .map(|p| p.to_path_buf())
+        .unwrap_or_default();
+    let min = cfg.resolve(&base)?;
+    let sizes: Vec<[u32; 3]> = args
+        .sizes
+        .iter()
+        .map(|s| parse_size(s).with_context(|| format!("size {s:?}: expected N or NXxNYxNZ")))
+        .collect::<Result<_>>()?;
+    let large = parse_size(&args.large).context("--large: expected N or NXxNYxNZ")?;
+    let steps = args.timed.steps as u64;
+    let cpu_steps = args.timed.cpu_steps as u64;
+    let workgroup = workgroup(args.workgroup)?;
     let ctx = args.gpu.context()?;
     if !ctx.has_timestamps() {
         eprintln!("note: this adapter has no timestamp queries; only wall-clock times are shown");
     }
-    let config = args
-        .config
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("assets/min-system.json"));
-    let cfg = RdmeConfig::load(&config)?;
-    let base = config.parent().map(|p| p.to_path_buf()).unwrap_or_default();
-    let min = cfg.resolve(&base)?;
-    let sizes: Vec<[u32; 3]> = if args.sizes.is_empty() {
-        vec![[64; 3], [128; 3], [256; 3], [256, 256, 1024]]
-    } else {
-        args.sizes
-            .iter()
-            .map(|s| parse_size(s).with_context(|| format!("size {s:?}: expected N or NXxNYxNZ")))
-            .collect::<Result<_>>()?
-    };
-    let steps = args.steps as u64;
-    let cpu_steps = args.cpu_steps as u64;
-    let workgroup = workgroup(args.workgroup)?;
-    let cpu_max = args.cpu_max_cells as u64;
+    let cpu_max = args.timed.cpu_max_cells as u64;
     let mut rows = Vec::new();
     let print = |r: &petri_model::rdme::bench::BenchRow| {
         println!(
@@ -218,12 +310,8 @@ pub fn bench(args: BenchArgs) -> Result<()> {
             r.wall_us_per_step,
             r.site_updates_per_s,
             r.simulated_s_per_wall_hour,
-            r.cpu_us_per_step
-                .map(|c| format!("{c:.0}"))
-                .unwrap_or("-".into()),
-            r.speedup_vs_cpu
-                .map(|s| format!("{s:.0}x"))
-                .unwrap_or("-".into()),
+            cell(r.cpu_us_per_step, 0, ""),
+            cell(r.speedup_vs_cpu, 0, "x"),
         )
     };
     if !args.scaling_only {
@@ -287,10 +375,7 @@ pub fn bench(args: BenchArgs) -> Result<()> {
     }
     let mut device_rows = Vec::new();
     if args.devices > 1 {
-        let large = parse_size(&args.large).context("--large: expected N or NXxNYxNZ")?;
-        let request = DeviceRequest::from_env()
-            .with_overrides(args.gpu.backend.clone(), args.gpu.adapter.clone());
-        let contexts = GpuContext::new_many(&request, args.devices)?;
+        let contexts = args.gpu.contexts(args.devices)?;
         for (k, c) in contexts.iter().enumerate() {
             eprintln!("device {k}: {} ({})", c.adapter.name, c.adapter.backend);
         }
@@ -339,13 +424,10 @@ pub fn bench(args: BenchArgs) -> Result<()> {
             }
         }
     }
-    if let Some(path) = args.json {
-        petri_output::write_json_pretty(
-            &path,
-            &serde_json::json!({ "rows": rows, "devices": device_rows }),
-        )?;
-    }
-    Ok(())
+    write_json(
+        args.json.as_deref(),
+        &serde_json::json!({ "rows": rows, "devices": device_rows }),
+    )
 }
 
 /// "(16) a, b": each device's GPU time for the simulation's first batch of 16 steps, to set

@@ -1,0 +1,229 @@
+//! `petri run` of an angiogenesis config or checkpoint (progress bar, summary), and
+//! `petri bench angiogenesis`, which prints Markdown tables.
+
+use crate::config::read_for;
+use crate::models::{Model, TimedSteps};
+use crate::run::RunArgs;
+use crate::table::{cell, write_json};
+use crate::{progress, GpuArgs};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use petri_model::angiogenesis::{
+    self, bench, checkpoint::Checkpoint, run::RunOptions, AngioConfig, SimOptions,
+};
+use std::path::{Path, PathBuf};
+
+/// The shared `petri run` flags angiogenesis takes.
+pub(crate) const SHARED_RUN_FLAGS: &[&str] =
+    &["--steps", "--checkpoint-every", "--resume", "--workgroup"];
+
+/// The `petri run` options of angiogenesis alone: none so far.
+#[derive(Args, Clone)]
+pub(crate) struct AngiogenesisRunFlags {}
+
+/// `petri bench angiogenesis`.
+#[derive(Args)]
+pub(crate) struct BenchArgs {
+    /// Grid sizes: N for N^3, or NXxNYxNZ
+    #[arg(long, value_delimiter = ',', default_values = ["128", "256", "400x400x140", "512"])]
+    sizes: Vec<String>,
+    #[command(flatten)]
+    timed: TimedSteps,
+    /// Benchmark the continuous model alone (no tip cells)
+    #[arg(long)]
+    no_tips: bool,
+    /// Workgroup size of the field update, e.g. 64,4,1
+    #[arg(long, value_parser = crate::parse_triple)]
+    workgroup: Option<[u32; 3]>,
+    /// Config to take parameters from
+    #[arg(long, default_value = "assets/angiogenesis.json")]
+    config: PathBuf,
+    /// Also write the rows as JSON here
+    #[arg(long)]
+    json: Option<PathBuf>,
+    #[command(flatten)]
+    gpu: GpuArgs,
+}
+
+fn sim_options(workgroup: Option<[u32; 3]>) -> SimOptions {
+    let mut o = SimOptions::default();
+    if let Some(w) = workgroup {
+        o.workgroup = w;
+    }
+    o
+}
+
+/// Reads an angiogenesis config.
+fn load_config(path: &Path) -> Result<AngioConfig> {
+    let text = read_for(path, Model::Angiogenesis)?;
+    Ok(AngioConfig::from_json(&text, &path.display().to_string())?)
+}
+
+pub(crate) fn run(args: RunArgs) -> Result<()> {
+    if let (Some(config), Some(_)) = (&args.config, &args.resume) {
+        bail!(
+            "--resume continues an angiogenesis run from the checkpoint alone; leave out the \
+             config {}",
+            config.display()
+        );
+    }
+    let ctx = args.gpu.context()?;
+    let opts = RunOptions {
+        steps: args.steps,
+        out_dir: args.out.clone(),
+        sim: sim_options(args.workgroup),
+        checkpoint_every: args.checkpoint_every,
+    };
+    let t = std::time::Instant::now();
+    let sim = match (&args.resume, &args.config) {
+        (Some(path), _) => {
+            let ck = Checkpoint::load(path)?;
+            eprintln!("resuming from {} at step {}", path.display(), ck.state.step);
+            ck.into_sim(&ctx, &opts.sim)?
+        }
+        (None, Some(path)) => angiogenesis::AngioSim::new(&ctx, &load_config(path)?, &opts.sim)?,
+        (None, None) => unreachable!("clap requires a config without --resume"),
+    };
+    let setup = t.elapsed().as_secs_f64();
+    let total = opts.steps.unwrap_or(sim.cfg.steps);
+    eprintln!(
+        "grid {:?}, h = {:.4e}, dt = {:.4e}, {} steps from step {}",
+        sim.cfg.grid,
+        sim.h(),
+        sim.k,
+        total,
+        sim.step()
+    );
+    let first = sim.step();
+    let bar = progress::bar(total, "steps");
+    let resumed = args.resume.is_some();
+    let (_, report) = angiogenesis::run::run_sim(&ctx, sim, &opts, resumed, setup, |o| {
+        bar.set_position(o.step - first);
+        bar.set_message(format!(
+            "tips {} sprouts {} length {:.3}",
+            o.tips, o.sprouts, o.vessel_length
+        ));
+    })?;
+    bar.finish();
+    let o = &report.last;
+    println!(
+        "step {}: total n {:.4}, tips {}, sprouts {}, branches {}, anastomoses {}, vessel length {:.3}",
+        o.step, o.total_n, o.tips, o.sprouts, o.branches, o.anastomoses, o.vessel_length
+    );
+    println!(
+        "{:.1} steps/s over {:.2} s; outputs in {}: {}",
+        report.timings.steps_per_s,
+        report.timings.run_s,
+        args.out.display(),
+        report.outputs.join(", ")
+    );
+    if o.tip_overflow > 0 || o.segment_overflow > 0 {
+        eprintln!(
+            "warning: {} branches and {} vessel segments did not fit (raise tips.max_tips / tips.max_segments)",
+            o.tip_overflow, o.segment_overflow
+        );
+    }
+    Ok(())
+}
+
+pub(crate) fn bench(args: BenchArgs) -> Result<()> {
+    let base = load_config(&args.config)?;
+    let sizes = args
+        .sizes
+        .iter()
+        .map(|s| {
+            bench::parse_size(s).with_context(|| format!("size {s:?}: expected N or NXxNYxNZ"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let ctx = args.gpu.context()?;
+    let opts = bench::BenchOptions {
+        sizes: sizes.clone(),
+        steps: args.timed.steps,
+        cpu_max_cells: args.timed.cpu_max_cells,
+        cpu_steps: args.timed.cpu_steps,
+        sim: sim_options(args.workgroup),
+        tips: !args.no_tips,
+    };
+    if !ctx.has_timestamps() {
+        eprintln!("note: this adapter has no timestamp queries; GPU times are wall clock");
+    }
+    println!(
+        "| grid | cells | steps | field update ms/step | all passes ms/step | GPU s total | Gcell/s | GB/s @8B | GB/s @44B | tips | CPU ms/step ({} thr) | GPU/CPU speedup |",
+        rayon_threads()
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut rows = Vec::new();
+    for grid in sizes {
+        let r = bench::bench_size(&ctx, &base, grid, &opts)?;
+        println!(
+            "| {}x{}x{} | {} | {} | {:.4} | {:.4} | {:.3} | {:.1} | {:.0} | {:.0} | {} | {} | {} |",
+            grid[0],
+            grid[1],
+            grid[2],
+            r.cells,
+            r.steps,
+            r.fields_ms,
+            r.step_ms,
+            r.total_gpu_s,
+            r.cell_updates_per_s * 1e-9,
+            r.bandwidth_counted_gbs,
+            r.bandwidth_actual_gbs,
+            r.tips,
+            cell(r.cpu_ms, 2, ""),
+            cell(r.speedup_vs_cpu, 0, "x"),
+        );
+        rows.push(r);
+    }
+    for r in &rows {
+        let passes: Vec<String> = r
+            .pass_ms
+            .iter()
+            .map(|(k, ms)| format!("{k} {ms:.4}"))
+            .collect();
+        if !passes.is_empty() {
+            println!(
+                "{}x{}x{} ms/step by pass: {}",
+                r.grid[0],
+                r.grid[1],
+                r.grid[2],
+                passes.join(", ")
+            );
+        }
+    }
+    println!();
+    println!("Reference kernel (plain 7-point diffusion of one field, 8 B/cell; same as benches/reference/stencil7.cu):");
+    println!("| grid | workgroup | ms/step | Gcell/s | GB/s @8B |");
+    println!("|---|---|---|---|---|");
+    let mut refs = Vec::new();
+    for grid in &opts.sizes {
+        let r = bench::bench_reference_stencil(
+            &ctx,
+            *grid,
+            opts.sim.workgroup,
+            args.timed.steps.min(500),
+        )?;
+        println!(
+            "| {}x{}x{} | {}x{}x{} | {:.4} | {:.1} | {:.0} |",
+            grid[0],
+            grid[1],
+            grid[2],
+            r.workgroup[0],
+            r.workgroup[1],
+            r.workgroup[2],
+            r.ms_per_step,
+            r.cell_updates_per_s * 1e-9,
+            r.bandwidth_gbs
+        );
+        refs.push(r);
+    }
+    write_json(
+        args.json.as_deref(),
+        &serde_json::json!({ "model": rows, "reference_stencil": refs }),
+    )
+}
+
+fn rayon_threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}

@@ -1,0 +1,67 @@
+//! One module per model: its `petri run` flags, its `petri bench` subcommand and the code that
+//! calls its petri-model module. A model is listed here once; `petri run` checks every flag
+//! given against [`Model::run_flags`].
+
+use clap::{Args, Command};
+
+pub(crate) mod angiogenesis;
+pub(crate) mod rdme;
+pub(crate) mod ssa;
+
+/// The models `petri run` knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Model {
+    Angiogenesis,
+    Rdme,
+    /// Reaction networks as stochastic ensembles (config "model": "network", or SBML).
+    Ssa,
+}
+
+impl Model {
+    pub(crate) const ALL: [Model; 3] = [Model::Angiogenesis, Model::Rdme, Model::Ssa];
+
+    /// The name in messages.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Model::Angiogenesis => "angiogenesis",
+            Model::Rdme => "rdme",
+            Model::Ssa => "ssa (reaction network)",
+        }
+    }
+
+    /// The `petri run` flags this model takes (besides those every model takes): the shared
+    /// ones it lists and those of its own `*RunFlags` struct.
+    pub(crate) fn run_flags(self) -> Vec<String> {
+        let (shared, own) = match self {
+            Model::Angiogenesis => (
+                angiogenesis::SHARED_RUN_FLAGS,
+                longs::<angiogenesis::AngiogenesisRunFlags>(),
+            ),
+            Model::Rdme => (rdme::SHARED_RUN_FLAGS, longs::<rdme::RdmeRunFlags>()),
+            Model::Ssa => (ssa::SHARED_RUN_FLAGS, longs::<ssa::SsaRunFlags>()),
+        };
+        shared.iter().map(|f| f.to_string()).chain(own).collect()
+    }
+}
+
+/// How long the stepping models' benchmarks time the GPU and the CPU reference.
+#[derive(Args)]
+pub(crate) struct TimedSteps {
+    /// Timed steps per case
+    #[arg(long, default_value_t = 1000)]
+    pub(crate) steps: u32,
+    /// Largest grid (cells, lattice sites) on which the multithreaded CPU reference is timed
+    #[arg(long, default_value_t = 256 * 256 * 256)]
+    pub(crate) cpu_max_cells: usize,
+    /// CPU reference steps timed per case
+    #[arg(long, default_value_t = 5)]
+    pub(crate) cpu_steps: u32,
+}
+
+/// The long flags of the options struct `A`, as typed ("--devices").
+fn longs<A: Args>() -> Vec<String> {
+    A::augment_args(Command::new("flags"))
+        .get_arguments()
+        .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+        .collect()
+}

@@ -1,0 +1,173 @@
+//! `petri run` of every asset in assets/, made small, as a user meets it: it succeeds, and every
+//! file the manifest lists is there and well formed (CSV, VTK, PNG, JSON), with nothing else in
+//! the folder.
+
+mod common;
+
+use common::*;
+
+/// The assets this file runs; a new asset needs a test here.
+const COVERED: [&str; 4] = [
+    "angiogenesis.json",
+    "birth-death.json",
+    "min-system.json",
+    "vilar.json",
+];
+
+#[test]
+fn every_asset_has_an_end_to_end_test() {
+    let covered = COVERED.iter().map(|s| s.to_string()).collect();
+    assert_eq!(assets(), covered, "add a test for the new asset here");
+}
+
+#[test]
+fn angiogenesis_asset() {
+    let dir = scratch("e2e_angiogenesis");
+    let config = small_angiogenesis(&dir);
+    let out = dir.join("out");
+    let o = petri_ok(&["run", &arg(&config), "--steps", "20", "--out", &arg(&out)]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("step 20:"));
+
+    let m = manifest(&out, "angiogenesis");
+    assert_eq!(
+        (m["first_step"].as_u64(), m["last_step"].as_u64()),
+        (Some(0), Some(20))
+    );
+    assert_eq!(m["config"]["grid"], serde_json::json!(ANGIO_GRID));
+    assert_eq!(m["final_observables"]["step"], 20);
+    let (header, rows) = csv(&out.join("observables.csv"), 1);
+    assert_eq!(header[0], "step");
+    let steps: Vec<f64> = rows.iter().map(|r| r[0]).collect();
+    assert_eq!(steps, [0.0, 5.0, 10.0, 15.0, 20.0]);
+    let point_extent = ANGIO_GRID.map(|n| n - 1);
+    for snapshot in ["fields_0000010.vti", "fields_0000020.vti"] {
+        assert_eq!(
+            vti(&out.join(snapshot), point_extent),
+            ["n", "f", "c", "vessel"]
+        );
+    }
+    let (points, lines) = vtp(&out.join("vessels.vtp"));
+    assert!(points > 0 && lines > 0, "the initial tips have grown");
+    png(&out.join("vessels.png"));
+}
+
+#[test]
+fn min_system_asset() {
+    let dir = scratch("e2e_min_system");
+    let config = small_min_system(&dir);
+    let out = dir.join("out");
+    petri_ok(&["run", &arg(&config), "--steps", "40", "--out", &arg(&out)]);
+
+    let m = manifest(&out, "rdme");
+    assert_eq!(
+        (m["first_step"].as_u64(), m["last_step"].as_u64()),
+        (Some(0), Some(40))
+    );
+    // Particles are conserved: MinD in all its forms, MinE free or bound.
+    let t = &m["final_totals"];
+    let count = |s: &str| t[s].as_u64().unwrap_or_else(|| panic!("{s}: {t}"));
+    let mind = count("MinD_ATP") + count("MinD_ADP") + count("MinD_m") + count("MinDE");
+    assert_eq!((mind, count("MinE") + count("MinDE")), (28, 7), "{t}");
+
+    let (header, rows) = csv(&out.join("observables.csv"), 1);
+    assert_eq!(header[..2], ["step", "time_s"]);
+    assert_eq!(
+        rows.iter().map(|r| r[0]).collect::<Vec<_>>(),
+        [0.0, 10.0, 20.0, 30.0, 40.0]
+    );
+    let (header, rows) = csv(&out.join("kymograph.csv"), 1);
+    assert_eq!(
+        header.len(),
+        1 + MIN_LATTICE[2] as usize,
+        "time, then one per plane"
+    );
+    assert_eq!(rows.len(), 5);
+    for snapshot in ["lattice_000000020.vti", "lattice_000000040.vti"] {
+        assert_eq!(
+            vti(&out.join(snapshot), MIN_LATTICE),
+            ["MinD_m", "MinDE", "site_type"]
+        );
+    }
+    png(&out.join("kymograph.png"));
+    let analysis: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("analysis.json")).unwrap()).unwrap();
+    assert_eq!(
+        analysis["profile"].as_array().map(Vec::len),
+        Some(MIN_LATTICE[2] as usize),
+        "{analysis}"
+    );
+}
+
+/// A network run on the CPU: mean_sd.csv at `points` times from 0 to `t_end`, the picture and
+/// the manifest, and trajectories.csv when asked for.
+fn network_asset(asset: &str, trajectories: u64, t_end: f64, points: usize, all: bool) {
+    let dir = scratch(&format!("e2e_{asset}"));
+    let out = dir.join("out");
+    let config = format!("assets/{asset}");
+    let (n, t, p) = (
+        trajectories.to_string(),
+        t_end.to_string(),
+        points.to_string(),
+    );
+    let mut args = vec![
+        "run",
+        &config,
+        "--trajectories",
+        &n,
+        "--t-end",
+        &t,
+        "--points",
+        &p,
+    ];
+    if all {
+        args.push("--trajectories-csv");
+    }
+    args.extend(["--out", out.to_str().unwrap()]);
+    petri_ok(&args);
+
+    let m = manifest(&out, "network");
+    assert_eq!(
+        (m["trajectories"].as_u64(), m["points"].as_u64()),
+        (Some(trajectories), Some(points as u64))
+    );
+    let species = asset_species(asset);
+    let (header, rows) = csv(&out.join("mean_sd.csv"), 1);
+    let mut want = vec!["time".to_string()];
+    for s in &species {
+        want.extend([format!("{s}-mean"), format!("{s}-sd")]);
+    }
+    assert_eq!(header, want);
+    assert_eq!(rows.len(), points);
+    assert_eq!((rows[0][0], rows[points - 1][0]), (0.0, t_end));
+    assert!(
+        rows.iter().all(|r| r[1..].iter().all(|&v| v >= 0.0)),
+        "counts and sds are >= 0"
+    );
+    if all {
+        let (header, rows) = csv(&out.join("trajectories.csv"), 2);
+        assert_eq!(header[..2], ["trajectory", "time"]);
+        assert_eq!(header.len(), 2 + species.len());
+        assert_eq!(rows.len(), trajectories as usize * points);
+    }
+    png(&out.join("mean_sd.png"));
+}
+
+/// The species ids of a network asset, in order.
+fn asset_species(name: &str) -> Vec<String> {
+    asset(name)["species"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn birth_death_asset() {
+    network_asset("birth-death.json", 40, 10.0, 11, true);
+}
+
+#[test]
+fn vilar_asset() {
+    network_asset("vilar.json", 20, 5.0, 6, false);
+}
