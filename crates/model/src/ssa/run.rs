@@ -125,6 +125,14 @@ pub fn run_cpu(
         Some(path) => SsaRun::resume(net, opts, path)?,
         None => SsaRun::new(net, opts)?,
     };
+    let left = sim.schedule().steps;
+    if let Some(steps) = opts.steps.filter(|&n| n > left) {
+        let allowed = format!(
+            "at most {left}, the output times left after step {}",
+            sim.step()
+        );
+        return Err(invalid("steps", steps, allowed));
+    }
     let options = runtime::RunOptions {
         steps: opts.steps,
         out_dir: opts.out_dir.clone(),
@@ -742,6 +750,13 @@ mod tests {
         std::fs::write(&path, &bytes[..bytes.len() - 9]).unwrap();
         let e = resume(&net, &opts);
         assert!(e.contains(&path.display().to_string()), "{e}");
+
+        // More output times than are left.
+        o = opts.clone();
+        o.steps = Some(9);
+        o.resume = None;
+        let e = run_cpu(&net, &o, |_| {}).unwrap_err().to_string();
+        assert!(e.contains("steps = 9") && e.contains("at most 8"), "{e}");
 
         // Too large an ensemble is refused before anything is allocated.
         o = opts.clone();
