@@ -326,11 +326,9 @@ impl Checkpoint {
                 )));
             }
             out.push(match method {
-                Method::Direct => Trajectory::Direct(DirectTrajectory {
-                    counts,
-                    t_next: time,
-                    stream,
-                }),
+                Method::Direct => {
+                    Trajectory::Direct(DirectTrajectory::restore(net, counts, time, stream))
+                }
                 Method::Odm => Trajectory::Odm(OdmTrajectory {
                     counts,
                     a: self.a[i * r..(i + 1) * r].to_vec(),

@@ -43,26 +43,40 @@ pub struct DirectTrajectory {
     /// Time of the next event (infinite when no reaction can fire).
     pub t_next: f64,
     pub stream: Stream,
+    /// The propensities at `counts` (kept to pick the next event's reaction without
+    /// computing them again).
+    propensities: Vec<f64>,
 }
 
 impl DirectTrajectory {
     /// The trajectory at time 0 from the initial counts, its first event drawn.
     pub fn new(net: &Network, stream: Stream) -> Self {
-        let mut trajectory = Self {
-            counts: net.initial_counts(),
-            t_next: 0.0,
-            stream,
-        };
-        let total = trajectory.total_propensity(net);
+        let mut trajectory = Self::restore(net, net.initial_counts(), 0.0, stream);
+        let total = trajectory.total();
         trajectory.t_next = trajectory.draw_time(0.0, total);
         trajectory
     }
 
-    fn total_propensity(&self, net: &Network) -> f64 {
-        net.reactions
-            .iter()
-            .map(|r| r.propensity(&self.counts))
-            .sum()
+    /// A trajectory with `counts` whose next event is drawn at `t_next` (from a checkpoint).
+    pub fn restore(net: &Network, counts: Vec<u64>, t_next: f64, stream: Stream) -> Self {
+        let mut trajectory = Self {
+            counts,
+            t_next,
+            stream,
+            propensities: vec![0.0; net.reactions.len()],
+        };
+        trajectory.update_propensities(net);
+        trajectory
+    }
+
+    fn update_propensities(&mut self, net: &Network) {
+        for (a, r) in self.propensities.iter_mut().zip(&net.reactions) {
+            *a = r.propensity(&self.counts);
+        }
+    }
+
+    fn total(&self) -> f64 {
+        self.propensities.iter().sum()
     }
 
     fn draw_time(&mut self, t: f64, total: f64) -> f64 {
@@ -75,18 +89,13 @@ impl DirectTrajectory {
     /// Fires every event at times <= `t` (`changes`: `net.state_changes()`).
     pub fn advance_to(&mut self, net: &Network, changes: &[Vec<(usize, i64)>], t: f64) {
         while self.t_next <= t {
-            let propensities: Vec<f64> = net
-                .reactions
-                .iter()
-                .map(|r| r.propensity(&self.counts))
-                .collect();
-            let total: f64 = propensities.iter().sum();
+            let total = self.total();
             // The first reaction whose cumulative propensity passes u * total; rounding at the
             // top falls back to the last reaction that can fire.
             let target = self.stream.uniform() * total;
             let mut cumulative = 0.0;
             let mut fired = None;
-            for (j, &a) in propensities.iter().enumerate() {
+            for (j, &a) in self.propensities.iter().enumerate() {
                 if a > 0.0 {
                     cumulative += a;
                     fired = Some(j);
@@ -102,8 +111,9 @@ impl DirectTrajectory {
                     .checked_add_signed(d)
                     .expect("counts stay within 0..=u64::MAX");
             }
+            self.update_propensities(net);
             let now = self.t_next;
-            let total = self.total_propensity(net);
+            let total = self.total();
             self.t_next = self.draw_time(now, total);
         }
     }
