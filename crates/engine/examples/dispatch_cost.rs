@@ -4,7 +4,7 @@
 //! uniform and five storage buffers, two of them read-write, so wgpu puts a barrier between
 //! dispatches) and vary one thing at a time: the grid, switching pipelines, reading the
 //! uniforms, the sweeps' workgroup queue, a store per thread, and many registers.
-//! `cargo run --release -p petri-engine --example dispatch_cost`; figures in docs/BENCHMARKS.md.
+//! `cargo run --release -p petri-engine --example dispatch_cost`; past figures are in the git history of docs/BENCHMARKS.md.
 
 use petri_engine::kernel::{self, Access};
 use petri_engine::{DeviceRequest, GpuContext};

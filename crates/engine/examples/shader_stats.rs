@@ -3,7 +3,7 @@
 //! naga to SPIR-V as wgpu would send it (same pipeline constants; bounds checks on indices; the
 //! loop counters unless the shader declares `//!bounded-loops`) and into a pipeline created
 //! with statistics capture. Registers decide how many workgroups an SM holds at once, and so how
-//! much a dispatch costs (examples/dispatch_cost.rs, docs/BENCHMARKS.md).
+//! much a dispatch costs (examples/dispatch_cost.rs).
 //! `cargo run --release -p petri-engine --example shader_stats` (first Vulkan device, or
 //! PETRI_VK_DEVICE=N).
 

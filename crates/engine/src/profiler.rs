@@ -150,10 +150,9 @@ impl Profiler {
 
 /// Whole-batch GPU time: one timestamp at the start and one at the end of each batch's compute
 /// pass, resolved with the batch and read once at the end. Unlike `Profiler` it adds no pass
-/// boundaries and no waits, so it can time the very run whose wall clock is reported. (On an
-/// H200, per-pass timestamps made the first 30-60 ms of each profiled batch of a large lattice
-/// 16-65% slower, more with longer batches; whole batches of the same steps showed no such
-/// start: docs/models/rdme.md.)
+/// boundaries and no waits, so it can time the very run whose wall clock is reported
+/// (per-pass timestamps slow the start of each profiled batch of a large lattice:
+/// docs/models/rdme.md, Timing).
 pub struct BatchTimer {
     query_set: wgpu::QuerySet,
     resolve: wgpu::Buffer,

@@ -25,9 +25,8 @@
 //! includes ends for every input, by a fixed bound or a counter that only moves toward its
 //! bound. [`module`] then creates it without the counters naga adds to every loop so that a loop
 //! the compiler cannot prove finite still ends (`ShaderRuntimeChecks::force_loop_bounding`);
-//! bounds checks stay on. The RDME step's passes declare it: the counters cost 9% of the Min
-//! system's step and 14% of a dense lattice's on the H200 (docs/BENCHMARKS.md). Fragments cannot
-//! declare it: the file that includes them vouches for them.
+//! bounds checks stay on. The RDME step's passes declare it: the counters made their steps about
+//! a tenth slower. Fragments cannot declare it: the file that includes them vouches for them.
 
 use crate::error::{EngineError, Result};
 

@@ -1,6 +1,5 @@
 //! `petri run` of an rdme config (progress bar, summary), `petri analyze` of its kymograph,
-//! and `petri bench rdme`, which prints Markdown tables (docs/BENCHMARKS.md takes them as they
-//! are).
+//! and `petri bench rdme`, which prints Markdown tables.
 
 use crate::models::TimedSteps;
 use crate::run::RunArgs;

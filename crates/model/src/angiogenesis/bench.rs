@@ -84,9 +84,8 @@ pub fn bench_size(
     cfg.tips.enabled = opts.tips;
     cfg.validate()?;
     let mut sim = AngioSim::new(ctx, &cfg, &opts.sim)?;
-    // Warm-up: pipelines compiled, caches filled and, above all, GPU clocks up: an idle H200
-    // takes a fraction of a second to reach full clock, and short runs measured cold read up to
-    // 4x slow.
+    // Warm-up: pipelines compiled, caches filled and GPU clocks up (an idle GPU takes a fraction
+    // of a second to reach full clock).
     warm_up(ctx, |ctx| sim.advance(ctx, 50))?;
     let passes = sim.passes_per_step() as u32;
     let mut times = PassTimes::default();

@@ -66,10 +66,9 @@ pub struct DeviceRow {
     pub gpu_busy_ms_per_step: Vec<f64>,
     pub gpu_idle_ms_per_step: Vec<f64>,
     /// Each device's GPU time for the simulation's first batch (`first_batch_steps` steps, run
-    /// before the clock starts; empty without timestamp queries). On the H200 it runs up to
-    /// 234 ms longer than later batches of as many steps, with the occupied sweeps on slabs of
-    /// 33 M sites or more: the GPU has idled while the host built the simulation, and its
-    /// first 0.2-0.3 s of work after that run slower (docs/models/rdme.md).
+    /// before the clock starts; empty without timestamp queries), timed on its own: after the
+    /// GPU idled while the host built the simulation, its first work runs slower
+    /// (docs/models/rdme.md, Timing).
     pub first_batch_steps: u32,
     pub first_batch_ms: Vec<f64>,
 }
@@ -219,10 +218,10 @@ pub fn bench_devices(
         drop(sim);
         let mut sim = RdmeSim::new(contexts[..k].to_vec(), model, &lattice, 0, options)?;
         // The lattice's upload (queued buffer writes, 1 GB at 256x256x1024) goes with the
-        // first submission, and a new simulation's first batch can run 140-234 ms longer than
-        // the next on the H200, after the GPU idled while the host built the simulation (once,
-        // not per step): finish both before the clock starts, so that the rows time steps, and
-        // time that first batch on its own. Every device count runs the same steps.
+        // first submission, and a new simulation's first batch runs slow after the GPU idled
+        // during the build (once, not per step): finish both before the clock starts, so that
+        // the rows time steps, and time that first batch on its own. Every device count runs
+        // the same steps.
         sim.wait()?;
         sim.time_batches();
         // One batch: a one-device advance starts with FIRST_BATCH steps, several devices

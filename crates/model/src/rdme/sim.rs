@@ -19,9 +19,8 @@ use std::time::{Duration, Instant};
 
 /// Steps in the first batch of an `advance` on one device; each later batch is a quarter
 /// longer, up to `SimOptions::max_steps_per_batch`. After a wait (an observation, a check) the
-/// GPU idles until the first batch is recorded, and the host takes 7-13 us to record a step of
-/// the Min system against the H200's 17 us to run it: a full first batch of 256 or 1024 steps
-/// left the GPU idle for milliseconds, while batches growing by less than 17/13 are recorded
+/// GPU idles until the first batch is recorded: a short first batch starts it at once, and while
+/// recording a step is faster than running it, each later batch (a quarter longer) is recorded
 /// while the GPU runs the ones before.
 pub(crate) const FIRST_BATCH: u32 = 16;
 

@@ -102,21 +102,12 @@ pub struct Slab {
 
 /// Sites (a run of consecutive sites) each thread of a sweep looks at, as `SimOptions` asks:
 /// fewer threads, so fewer rounds of workgroups wait for their few busy sites (rdme/diffuse.wgsl).
-/// By default 4 on a GPU (the Min system's step on the H200: 40 us at 1, 32.5 at 4) and 1 on a
-/// software adapter, where it gains nothing and where lavapipe (Mesa 22.3.6, LLVM 15) grew by
-/// about 130 MB per second of stepping at 4 (the birth-death test ran out of memory). Narrowed
-/// down since: only the z sweep + reactions pass grows, and only on lattices 8 sites wide in x
-/// (8x8x8, 8x16x8, 8x32x8, 8x8x32 grew; 4, 7, 9, 12, 16, 24 and 32 wide stayed flat). The
-/// sweeps' look-first loops (all of a thread's sites looked at, then queued) made it grow the
-/// same way at one site per thread too (8x8x8, the birth-death test), so with one site the
-/// sweeps look and queue at once (rdme/diffuse.wgsl). The cause is lavapipe's uniform
-/// inlining (Mesa 22.3): when a pipeline is bound it compiles the shader again with the
-/// uniform values that steer its loops written in (presumably the lattice's size: a constant
-/// step number did not stop it), keeps doing so at every bind as long as that halves the code
-/// (with 8 sites in x the loops fold away), and never frees the old compile. A step then
-/// compiled the pass anew: 0.6-0.9 s with Mesa's shader disk cache off, 10-16 ms and 1.3 MB
-/// with it on (crowded test model, 8x12x14, four sites per thread). Later Mesa releases keep
-/// one compile per set of values.
+/// By default 4 on a GPU (fewer threads wait on few busy sites) and 1 on a software adapter:
+/// lavapipe (Mesa 22.3) compiles a pass again at every bind when inlining its uniforms halves
+/// the code (lattices 8 sites wide in x) and keeps every compile, so its memory grows without
+/// bound at 4 sites per thread, and with look-first loops at 1; with one site the sweeps look
+/// and queue at once (rdme/diffuse.wgsl). Later Mesa releases keep one compile per set of
+/// values. Measurements: git history of this comment and docs/models/rdme.md.
 pub fn sites_per_thread(ctx: &GpuContext, options: &SimOptions) -> Result<u32> {
     let sites = options
         .sites_per_thread
@@ -150,10 +141,8 @@ pub fn sweep_shape(axis: u32, [wx, wy]: [u32; 2]) -> [u32; 3] {
 }
 
 /// Threads per workgroup of the occupied sweeps (2048 sites each), by particles per site at the
-/// start. Measured on the H200: the Min system (0.004 per site) in its oscillating state (1.5 M
-/// to 3.5 M steps) steps 1.2% faster with 128 than with 256 and much slower with 512 (49.2,
-/// 48.6, 33.1 thousand steps/s); uniform lattices of 0.1 particles per site and more step
-/// fastest with 256 (128^3 at 0.1: 92, 72 us; at 0.5: 281, 220 us with 128, 256).
+/// start: 128 threads on sparse lattices (below 0.02 per site), where most threads find
+/// nothing; 256 on denser ones, where more threads share the queued sites (512 was slower).
 fn occupied_threads(particles_per_site: f64) -> u32 {
     if particles_per_site < 0.02 {
         128
@@ -164,10 +153,8 @@ fn occupied_threads(particles_per_site: f64) -> u32 {
 
 /// Whether the sweeps of a slab (with its halos, `sites` sites holding `particles`) look at the
 /// occupied sites only. `Auto` takes every site on small crowded slabs, where the occupied
-/// sweeps' one thread per 8 sites leaves the GPU part idle (H200, 64^3 at 0.5 per site: 71 us
-/// against 51; the occupied sweeps are as fast or faster from 2 M sites or below 0.1 particles
-/// per site: Min system 28.2 -> 22.2 us in the same bench run, 128^3 at 0.5: 224 -> 214 us),
-/// and off Vulkan: the overflow placement of the occupied z sweep relies on `storageBarrier`
+/// sweeps' one thread per 8 sites leaves the GPU part idle (below 2 M sites with 0.1 particles
+/// per site or more), and off Vulkan: the overflow placement of the occupied z sweep relies on `storageBarrier`
 /// being a device-scope fence, which naga's SPIR-V is and which was tested there (lavapipe,
 /// the H200); naga's GLSL does not mark the buffers `coherent` (the tests pass on llvmpipe's GL
 /// all the same, which proves little), and Metal and DX12 were not tested.
