@@ -39,7 +39,10 @@ fn bin_axis(x: f32, a: u32) -> u32 {
     let i = i32(f);
     let d = i32(grid.dims[a]);
     if (grid.periodic & (1u << a)) != 0u {
-        return u32(((i % d) + d) % d);
+        // Shifted to i >= 0 first: GLSL leaves % of a negative operand undefined (llvmpipe's GL
+        // takes it as unsigned), so naga's GL output must never see one.
+        let shifted = select(i, i + d * ((d - 1 - i) / d), i < 0);
+        return u32(shifted % d);
     }
     return u32(clamp(i, 0, d - 1));
 }
