@@ -1,3 +1,4 @@
+//!include common/dispatch.wgsl
 // Dispatch sizes from a length held on the GPU: one thread reads the length (clamped to the
 // launcher's capacity) and writes, for each slot of the table, the slot's length and the
 // indirect-dispatch arguments (groups, 1, 1) that cover it. A slot's length is either the
@@ -21,10 +22,6 @@ struct DispatchCfg {
 @group(0) @binding(2) var<storage, read_write> d_args: array<u32>;
 @group(0) @binding(3) var<storage, read_write> d_lens: array<u32>;
 
-fn ceil_div(a: u32, b: u32) -> u32 {
-    return a / b + select(0u, 1u, a % b != 0u);
-}
-
 @compute @workgroup_size(1)
 fn setup() {
     let n = min(d_len[dc.word], dc.capacity);
@@ -37,7 +34,7 @@ fn setup() {
         }
         let len = base * s.y + s.z;
         d_lens[k] = len;
-        d_args[3u * k] = max(ceil_div(len, s.w), min_groups);
+        d_args[3u * k] = max(div_ceil_u32(len, s.w), min_groups);
         d_args[3u * k + 1u] = 1u;
         d_args[3u * k + 2u] = 1u;
     }
