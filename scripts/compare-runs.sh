@@ -54,7 +54,7 @@ runs=(
 
 # A manifest without what depends on the machine, the clock or the build.
 normalise() {
-    jq -S 'walk(if type == "object" then del(.timings, .adapter, .adapters, .devices, .petri_version, .run_s, .trajectories_per_s, .cpu_threads) else . end)' "$1"
+    jq -S 'walk(if type == "object" then del(.timings, .adapter, .adapters, .devices, .petri_version, .run_s, .trajectories_per_s, .cpu_threads, .status) else . end)' "$1"
 }
 
 status=0

@@ -6,5 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ensure-gpu-driver.sh
 cargo build --release --locked -p petri-cli
-./target/release/petri run assets/angiogenesis.json --out out/angiogenesis "$@"
+./target/release/petri run assets/angiogenesis.json --out out/angiogenesis --overwrite "$@"
 echo "Open out/angiogenesis/vessels.png, or the .vti/.vtp files in ParaView."

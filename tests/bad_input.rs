@@ -47,9 +47,15 @@ const BAD_CHECKPOINTS_AND_FOLDERS: &[Case] = &[
     ("angiogenesis checkpoint to a network run", "run {net} --t-end 1 --resume {angio_ck} --out {out}", &["{angio_ck}", "\"angiogenesis\"", "not of \"network\""]),
     ("a config as a checkpoint", "run --resume {angio} --out {out}", &["{angio}", "not a Petri checkpoint"]),
     ("missing checkpoint", "run --resume no/such/checkpoint.petri --out {out}", &["no/such/checkpoint.petri"]),
-    ("angiogenesis: --out is a file", "run {angio} --steps 1 --out {file}", &["{file}", "exists"]),
-    ("rdme: --out is a file", "run {min} --steps 1 --out {file}", &["{file}", "exists"]),
-    ("network: --out is a file", "run {net} --t-end 1 --out {file}", &["{file}", "exists"]),
+    ("angiogenesis: --out is a file", "run {angio} --steps 1 --out {file}", &["--out", "{file}", "is a file, not a folder"]),
+    ("rdme: --out is a file", "run {min} --steps 1 --out {file}", &["--out", "{file}", "is a file, not a folder"]),
+    ("network: --out is a file", "run {net} --t-end 1 --out {file}", &["--out", "{file}", "is a file, not a folder"]),
+    ("angiogenesis: --out holds a run", "run {angio} --steps 1 --out {angio_run}", &["--out", "{angio_run}", "of an earlier angiogenesis run", "--overwrite"]),
+    ("rdme: --out holds a run", "run {min} --steps 1 --out {min_run}", &["--out", "{min_run}", "of an earlier rdme run", "--overwrite"]),
+    ("network: --out holds a run", "run {net} --t-end 1 --out {angio_run}", &["--out", "{angio_run}", "of an earlier angiogenesis run"]),
+    ("--overwrite of a folder that is no run's", "run {angio} --steps 1 --overwrite --out {notes}", &["--out", "{notes}", "no manifest.json"]),
+    ("--overwrite with --resume", "run --resume {angio_ck} --overwrite --out {out}", &["--overwrite", "--resume"]),
+    ("a resumed run into another model's run", "run --resume {angio_ck} --out {min_run}", &["{min_run}", "holds a rdme run", "angiogenesis"]),
 ];
 
 /// `text` with every `{name}` replaced by the fixture `name`.
@@ -217,6 +223,58 @@ fn bad_checkpoints_and_output_folders() {
     let file = dir.join("a_file");
     std::fs::write(&file, "not a folder").unwrap();
     f.insert("file", arg(&file));
+    let notes = dir.join("notes");
+    std::fs::create_dir_all(&notes).unwrap();
+    std::fs::write(notes.join("notes.txt"), "mine").unwrap();
+    f.insert("notes", arg(&notes));
+    f.insert("angio_run", arg(&dir.join("angio_ck")));
+    f.insert("min_run", arg(&dir.join("rdme_ck")));
+    let before: Vec<_> = ["angio_ck", "rdme_ck", "notes"]
+        .iter()
+        .map(|d| folder_bytes(&dir.join(d)))
+        .collect();
     refused(BAD_CHECKPOINTS_AND_FOLDERS, &f);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "not a folder");
+    for (d, was) in ["angio_ck", "rdme_ck", "notes"].iter().zip(before) {
+        assert!(folder_bytes(&dir.join(d)) == was, "{d} changed");
+    }
+}
+
+/// Every file of `dir` with its bytes, by name.
+fn folder_bytes(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let bytes = std::fs::read(e.path()).unwrap();
+            (e.file_name().to_string_lossy().into_owned(), bytes)
+        })
+        .collect()
+}
+
+/// `--overwrite` replaces the earlier run: its files go (a checkpoint the new run does not
+/// write included), and the folder's manifest lists exactly the files there.
+#[test]
+fn overwrite_replaces_the_earlier_run_and_the_manifest_lists_the_folder() {
+    let dir = scratch("overwrite");
+    let f = fixtures(&dir);
+    let out = dir.join("run");
+    let out_arg = arg(&out);
+    let run = ["run", &f["angio"], "--steps", "2", "--out", &out_arg];
+    petri_ok(&[&run[..], &["--checkpoint-every", "2"]].concat());
+    assert!(out.join("checkpoint.petri").exists());
+    petri_ok(&[&run[..], &["--overwrite"]].concat());
+    assert!(!out.join("checkpoint.petri").exists());
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["status"], "complete");
+    let mut listed: Vec<String> = manifest["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    listed.sort();
+    let files: Vec<String> = folder_bytes(&out).into_keys().collect();
+    assert_eq!(listed, files);
 }

@@ -163,7 +163,40 @@ fn main() {
         Command::Analyze(a) => models::rdme::analyze(a),
     };
     if let Err(e) = result {
-        eprintln!("error: {e:#}");
+        eprintln!("error: {}", error_chain(&e));
         std::process::exit(1);
+    }
+}
+
+/// The error and its causes joined by ": ", leaving out a cause whose text the message before
+/// it already holds (many errors print their source in their own message).
+fn error_chain(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let part = cause.to_string();
+        if text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cause_already_in_the_message_is_printed_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::AlreadyExists, "File exists");
+        let e = anyhow::Error::new(petri_output::OutputError::Io {
+            path: "out".into(),
+            source: io,
+        })
+        .context("--out");
+        assert_eq!(error_chain(&e), "--out: I/O error on out: File exists");
     }
 }

@@ -4,9 +4,10 @@
 
 use crate::models::{rdme, Model};
 use crate::{config, models, GpuArgs};
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory};
+use petri_output::{check_output_folder, FolderUse, MANIFEST_FILE};
 use std::path::PathBuf;
 
 /// The options of `petri run`: the shared ones here, each model's own in its module. A model
@@ -20,9 +21,14 @@ pub(crate) struct RunArgs {
     /// Steps to run (default: the config's "steps"; ssa: output times, default to --t-end)
     #[arg(long)]
     pub(crate) steps: Option<u64>,
-    /// Output folder
+    /// Output folder: missing or empty for a new run (see --overwrite); a resumed run continues
+    /// the run of its own model in it
     #[arg(long, default_value = "out")]
     pub(crate) out: PathBuf,
+    /// Replace the earlier run in --out: remove the files its manifest.json lists first (a folder
+    /// that also holds other files is refused, nothing removed)
+    #[arg(long, conflicts_with = "resume")]
+    pub(crate) overwrite: bool,
     /// Write a checkpoint (OUT/checkpoint.petri) every N steps (N >= 1) and at the end, to
     /// resume from (ssa: output times, --device cpu)
     #[arg(long, value_name = "N", value_parser = parse_checkpoint_every)]
@@ -47,7 +53,7 @@ pub(crate) struct RunArgs {
 }
 
 /// Flags every model takes.
-const ALWAYS: &[&str] = &["--out", "--backend", "--adapter"];
+const ALWAYS: &[&str] = &["--out", "--overwrite", "--backend", "--adapter"];
 
 /// `--checkpoint-every N`: N >= 1 (0 would checkpoint never, or at every step).
 fn parse_checkpoint_every(s: &str) -> std::result::Result<u64, String> {
@@ -73,11 +79,60 @@ pub(crate) fn given_flags(matches: &ArgMatches) -> Vec<String> {
 pub(crate) fn run(args: RunArgs, given: &[String]) -> Result<()> {
     let (model, why) = model_of(&args)?;
     refuse_other_models_flags(model, &why, given)?;
-    match model {
+    let out = args.out.clone();
+    let result = match model {
         Model::Angiogenesis => models::angiogenesis::run(args),
         Model::Rdme => models::rdme::run(args),
         Model::Ssa => models::ssa::run(args),
+    };
+    if result.is_err() {
+        report_kept(&out);
     }
+    result
+}
+
+/// Refuses an output folder the run may not use; each model calls it once its config reads
+/// well, before any device is opened (the runtime prepares the folder, with --overwrite
+/// removing the earlier run's files, once the run is built).
+pub(crate) fn check_out(args: &RunArgs, model: Model) -> Result<()> {
+    let how = match (&args.resume, args.overwrite) {
+        (Some(_), _) => FolderUse::Continue,
+        (None, true) => FolderUse::Overwrite,
+        (None, false) => FolderUse::Fresh,
+    };
+    let removed = check_output_folder(&args.out, how, model.manifest_name())
+        .with_context(|| "--out".to_string())?;
+    if !removed.is_empty() {
+        eprintln!(
+            "--overwrite: the earlier run's {} files in {} go once the run starts",
+            removed.len(),
+            args.out.display()
+        );
+    }
+    Ok(())
+}
+
+/// After a run stopped on an error, says what its folder kept (its manifest lists it).
+fn report_kept(out: &std::path::Path) {
+    let Ok(text) = std::fs::read_to_string(out.join(MANIFEST_FILE)) else {
+        return;
+    };
+    let Ok(m) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return;
+    };
+    if m["status"] != "stopped" {
+        return;
+    }
+    let files: Vec<&str> = m["outputs"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default();
+    eprintln!(
+        "{} keeps the run up to step {} ({}); its manifest.json says status \"stopped\" and why",
+        out.display(),
+        m["last_step"],
+        files.join(", ")
+    );
 }
 
 /// The model of the run and why (for messages).

@@ -104,7 +104,7 @@ fn bad_input_is_refused_with_the_field_named() {
     let dir = scratch("bad");
     let cfg = write_config(&dir, r#"{"model": "angiogenesis", "chi0": -0.4}"#);
     assert_refused(
-        &petri(&["run", &cfg, "--out", &dir.display().to_string()]),
+        &petri(&["run", &cfg, "--out", &dir.join("out").display().to_string()]),
         &["chi0", "-0.4", ">= 0"],
     );
     let cfg = write_config(&dir, r#"{"model": "angiogenesis", "colour": "red"}"#);

@@ -66,8 +66,8 @@ fn network_run_writes_the_outputs() {
     assert_eq!(rows.lines().count(), 1 + 40 * 11);
     assert!(dir.join("mean_sd.png").is_file());
 
-    // Same seed, same statistics.
-    let o = petri(&args);
+    // Same seed, same statistics (replacing the first run).
+    let o = petri(&[&args[..], &["--overwrite"]].concat());
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(
         std::fs::read_to_string(dir.join("mean_sd.csv")).unwrap(),

@@ -21,6 +21,7 @@ fn run_writes_every_output() {
     let opts = RunOptions {
         steps: Some(20),
         out_dir: dir.clone(),
+        overwrite: false,
         sim: SimOptions::default(),
         checkpoint_every: Some(10),
     };

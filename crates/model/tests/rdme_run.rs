@@ -52,6 +52,7 @@ fn options(dir: &Path, steps: u64, resume: Option<PathBuf>) -> RunOptions {
     RunOptions {
         steps: Some(steps),
         out_dir: dir.to_path_buf(),
+        overwrite: false,
         sim: SimOptions::default(),
         checkpoint_every: Some(100),
         resume,

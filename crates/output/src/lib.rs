@@ -4,6 +4,7 @@
 //! * [`csv`]: time series of numbers, one row per step, for spreadsheets and pandas.
 //! * [`picture`]: RGB pictures saved as PNG, with the viridis colour map.
 //! * [`manifest`]: pretty-printed JSON describing a run.
+//! * [`folder`]: what a run may find in its output folder (fresh, overwrite, continue).
 //! * [`checkpoint`]: the one checkpoint container of every model (named typed arrays, checksum),
 //!   saved through [`atomic`] replacement.
 //!
@@ -14,6 +15,7 @@ pub mod checkpoint;
 pub mod checksum;
 pub mod csv;
 pub mod error;
+pub mod folder;
 pub mod manifest;
 pub mod picture;
 pub mod vtk;
@@ -29,6 +31,11 @@ pub use checkpoint::{CheckpointFile, CheckpointWriter};
 
 /// Atomic, durable replacement of a file.
 pub use atomic::write_atomically;
+
+/// Output folders of runs.
+pub use folder::{
+    check_output_folder, listed_outputs, prepare_output_folder, FolderUse, MANIFEST_FILE,
+};
 
 /// Pretty-printed JSON file writer.
 pub use manifest::write_json_pretty;

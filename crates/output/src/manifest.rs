@@ -1,7 +1,6 @@
 //! JSON manifests: run parameters, file lists, summaries.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::Path;
 
 use serde::Serialize;
@@ -15,12 +14,10 @@ pub fn write_json_pretty<T: Serialize + ?Sized>(path: &Path, value: &T) -> Resul
         path: path.to_path_buf(),
         source,
     })?;
-    let file = File::create(path).map_err(OutputError::io(path))?;
-    let mut out = BufWriter::new(file);
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.write_all(b"\n"))
-        .and_then(|()| out.flush())
-        .map_err(OutputError::io(path))
+    crate::write_atomically(path, |out| {
+        out.write_all(text.as_bytes())?;
+        out.write_all(b"\n")
+    })
 }
 
 #[cfg(test)]

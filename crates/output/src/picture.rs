@@ -1,7 +1,6 @@
 //! Simple RGB pictures saved as PNG, plus the viridis colour map.
 
-use std::fs::File;
-use std::io::BufWriter;
+use std::io::Write;
 use std::path::Path;
 
 use crate::error::{check_len, OutputError};
@@ -61,19 +60,21 @@ impl RgbImage {
         };
         // The fields are public, so check they still agree before encoding.
         check_len("pixels", w as usize * h as usize, self.pixels.len())?;
+        // Encoded in memory first, so an encoder error leaves no file behind.
         let png_err = |source| OutputError::Png {
             path: path.to_path_buf(),
             source,
         };
-        let file = File::create(path).map_err(OutputError::io(path))?;
-        let mut encoder = png::Encoder::new(BufWriter::new(file), w, h);
+        let mut bytes = Vec::new();
+        let mut encoder = png::Encoder::new(&mut bytes, w, h);
         encoder.set_color(png::ColorType::Rgb);
         encoder.set_depth(png::BitDepth::Eight);
         let mut writer = encoder.write_header().map_err(png_err)?;
         writer
             .write_image_data(self.pixels.as_flattened())
             .map_err(png_err)?;
-        writer.finish().map_err(png_err)
+        writer.finish().map_err(png_err)?;
+        crate::write_atomically(path, |out| out.write_all(&bytes))
     }
 }
 
@@ -165,7 +166,7 @@ mod tests {
     use super::*;
 
     fn decode(path: &Path) -> (u32, u32, Vec<u8>) {
-        let file = std::io::BufReader::new(File::open(path).unwrap());
+        let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
         let mut reader = png::Decoder::new(file).read_info().unwrap();
         let mut buf = vec![0; reader.output_buffer_size().unwrap()];
         let info = reader.next_frame(&mut buf).unwrap();

@@ -87,9 +87,7 @@ pub fn write_image_data(
     xml.push_str("  </ImageData>\n");
     xml.push_str("  <AppendedData encoding=\"raw\">\n   _");
 
-    let file = File::create(path).map_err(OutputError::io(path))?;
-    let mut out = BufWriter::new(file);
-    let write = |out: &mut BufWriter<File>| -> std::io::Result<()> {
+    crate::write_atomically(path, |out: &mut BufWriter<File>| -> std::io::Result<()> {
         out.write_all(xml.as_bytes())?;
         for (_, values) in point_fields {
             out.write_all(&(block_bytes as u64).to_le_bytes())?;
@@ -97,10 +95,8 @@ pub fn write_image_data(
                 out.write_all(&v.to_le_bytes())?;
             }
         }
-        out.write_all(b"\n  </AppendedData>\n</VTKFile>\n")?;
-        out.flush()
-    };
-    write(&mut out).map_err(OutputError::io(path))
+        out.write_all(b"\n  </AppendedData>\n</VTKFile>\n")
+    })
 }
 
 /// Writes line segments as VTK XML PolyData (`.vtp`), in ASCII so it is easy to inspect.
@@ -135,9 +131,7 @@ pub fn write_polylines(
         check_len(name, segments.len(), values.len())?;
     }
 
-    let file = File::create(path).map_err(OutputError::io(path))?;
-    let mut out = BufWriter::new(file);
-    let write = |out: &mut BufWriter<File>| -> std::io::Result<()> {
+    crate::write_atomically(path, |out: &mut BufWriter<File>| -> std::io::Result<()> {
         writeln!(out, "<?xml version=\"1.0\"?>")?;
         writeln!(
             out,
@@ -202,10 +196,8 @@ pub fn write_polylines(
 
         writeln!(out, "    </Piece>")?;
         writeln!(out, "  </PolyData>")?;
-        writeln!(out, "</VTKFile>")?;
-        out.flush()
-    };
-    write(&mut out).map_err(OutputError::io(path))
+        writeln!(out, "</VTKFile>")
+    })
 }
 
 fn check_name(name: &str) -> Result<(), OutputError> {

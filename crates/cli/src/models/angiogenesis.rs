@@ -67,22 +67,32 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
             config.display()
         );
     }
+    // What the run starts from, read before any device opens.
+    enum Start {
+        Resume(Box<Checkpoint>),
+        New(AngioConfig),
+    }
+    let start = match (&args.resume, &args.config) {
+        (Some(path), _) => Start::Resume(Box::new(Checkpoint::load(path)?)),
+        (None, Some(path)) => Start::New(load_config(path)?),
+        (None, None) => unreachable!("clap requires a config without --resume"),
+    };
+    crate::run::check_out(&args, Model::Angiogenesis)?;
     let ctx = args.gpu.context()?;
     let opts = RunOptions {
         steps: args.steps,
         out_dir: args.out.clone(),
+        overwrite: args.overwrite,
         sim: sim_options(args.workgroup),
         checkpoint_every: args.checkpoint_every,
     };
     let t = std::time::Instant::now();
-    let sim = match (&args.resume, &args.config) {
-        (Some(path), _) => {
-            let ck = Checkpoint::load(path)?;
-            eprintln!("resuming from {} at step {}", path.display(), ck.state.step);
+    let sim = match start {
+        Start::Resume(ck) => {
+            eprintln!("resuming at step {}", ck.state.step);
             ck.into_sim(&ctx, &opts.sim)?
         }
-        (None, Some(path)) => angiogenesis::AngioSim::new(&ctx, &load_config(path)?, &opts.sim)?,
-        (None, None) => unreachable!("clap requires a config without --resume"),
+        Start::New(cfg) => angiogenesis::AngioSim::new(&ctx, &cfg, &opts.sim)?,
     };
     let setup = t.elapsed().as_secs_f64();
     let total = opts.steps.unwrap_or(sim.cfg.steps);

@@ -29,6 +29,15 @@ impl Model {
         }
     }
 
+    /// The model's name in manifests and checkpoints.
+    pub(crate) fn manifest_name(self) -> &'static str {
+        match self {
+            Model::Angiogenesis => "angiogenesis",
+            Model::Rdme => "rdme",
+            Model::Ssa => "network",
+        }
+    }
+
     /// The `petri run` flags this model takes (besides those every model takes): the shared
     /// ones it lists and those of its own `*RunFlags` struct.
     pub(crate) fn run_flags(self) -> Vec<String> {

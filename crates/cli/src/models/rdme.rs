@@ -1,7 +1,7 @@
 //! `petri run` of an rdme config (progress bar, summary), `petri analyze` of its kymograph,
 //! and `petri bench rdme`, which prints Markdown tables.
 
-use crate::models::TimedSteps;
+use crate::models::{Model, TimedSteps};
 use crate::run::RunArgs;
 use crate::table::{cell, write_json};
 use crate::{progress, GpuArgs};
@@ -139,6 +139,7 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
     for w in &model.warnings {
         eprintln!("warning: {w}");
     }
+    crate::run::check_out(&args, Model::Rdme)?;
     let flags = &args.rdme;
     let sim = SimOptions {
         workgroup: workgroup(args.workgroup)?,
@@ -149,6 +150,7 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
     let opts = RunOptions {
         steps: args.steps,
         out_dir: args.out.clone(),
+        overwrite: args.overwrite,
         sim,
         checkpoint_every: args.checkpoint_every,
         resume: args.resume.clone(),

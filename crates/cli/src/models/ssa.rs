@@ -4,6 +4,7 @@
 
 pub(crate) mod bench;
 
+use crate::models::Model;
 use crate::run::RunArgs;
 use crate::{progress, GpuArgs};
 use anyhow::{bail, Result};
@@ -90,6 +91,7 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         );
     }
     let net = read_network(&path)?;
+    crate::run::check_out(&args, Model::Ssa)?;
     let opts = RunOptions {
         method,
         trajectories,
@@ -103,6 +105,7 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
             || resumed.as_ref().is_some_and(|h| h.keep_trajectories),
         plot_species: n.plot_species.clone(),
         out_dir: args.out.clone(),
+        overwrite: args.overwrite,
         source: path.display().to_string(),
         steps: args.steps,
         checkpoint_every: args.checkpoint_every,

@@ -19,6 +19,8 @@ pub struct RunOptions {
     /// Steps to run; None: the config's `steps`.
     pub steps: Option<u64>,
     pub out_dir: PathBuf,
+    /// Replace the earlier run in `out_dir` (see `runtime::RunOptions::overwrite`).
+    pub overwrite: bool,
     pub sim: SimOptions,
     /// Write `checkpoint.petri` into the output folder every this many steps and at the end.
     pub checkpoint_every: Option<u64>,
@@ -158,6 +160,7 @@ pub fn run_sim(
             out_dir: opts.out_dir.clone(),
             checkpoint_every: opts.checkpoint_every,
             resumed,
+            overwrite: opts.overwrite,
             setup_s,
         },
         progress,

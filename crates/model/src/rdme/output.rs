@@ -232,21 +232,14 @@ pub fn write_snapshot(
     xml.push_str("      </CellData>\n    </Piece>\n  </ImageData>\n");
     xml.push_str("  <AppendedData encoding=\"raw\">\n   _");
 
-    let io = |source| ModelError::Io {
-        path: path.display().to_string(),
-        source,
-    };
-    let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
-    let write = |out: &mut std::io::BufWriter<std::fs::File>| -> std::io::Result<()> {
+    Ok(petri_output::write_atomically(path, |out| {
         out.write_all(xml.as_bytes())?;
         for (_, values) in &arrays {
             out.write_all(&(values.len() as u64).to_le_bytes())?;
             out.write_all(values)?;
         }
-        out.write_all(b"\n  </AppendedData>\n</VTKFile>\n")?;
-        out.flush()
-    };
-    write(&mut out).map_err(io)
+        out.write_all(b"\n  </AppendedData>\n</VTKFile>\n")
+    })?)
 }
 
 fn escape(s: &str) -> String {

@@ -30,6 +30,8 @@ pub struct RunOptions {
     /// Steps to run from the start (or the resumed step); None: the config's `steps`.
     pub steps: Option<u64>,
     pub out_dir: PathBuf,
+    /// Replace the earlier run in `out_dir` (see `runtime::RunOptions::overwrite`).
+    pub overwrite: bool,
     pub sim: SimOptions,
     /// Write `checkpoint.petri` into the output folder every this many steps and at the end.
     pub checkpoint_every: Option<u64>,
@@ -261,6 +263,7 @@ pub fn run(
             out_dir: opts.out_dir.clone(),
             checkpoint_every: opts.checkpoint_every,
             resumed: opts.resume.is_some(),
+            overwrite: opts.overwrite,
             setup_s,
         },
         progress,

@@ -4,6 +4,7 @@
 
 use super::contract::{Observation, Simulation};
 use crate::error::{ModelError, Result};
+use petri_output::folder::{listed_outputs, prepare_output_folder, FolderUse, MANIFEST_FILE};
 use petri_output::TimeSeriesWriter;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -22,6 +23,9 @@ pub struct RunOptions {
     /// The run continues one resumed from a checkpoint: keep the rows of the time series that
     /// an earlier run wrote into the folder before the first step.
     pub resumed: bool,
+    /// A new run replaces the earlier run in the folder (removes the files its manifest lists)
+    /// instead of refusing a folder that is not empty.
+    pub overwrite: bool,
     /// Seconds spent building the simulation (for the manifest's timings).
     pub setup_s: f64,
 }
@@ -53,19 +57,51 @@ pub struct RunReport<O> {
 }
 
 /// Runs `sim` from its current step for `opts.steps` steps and writes everything into
-/// `opts.out_dir`. `progress` sees every observation, the one at the first step included.
-/// Stops with [`ModelError::NonFinite`] at the first observation with a value that is not
-/// finite, naming the quantity and the steps between which it went so.
+/// `opts.out_dir`, which must be missing or empty, or hold the run a resumed one continues
+/// (`petri_output::folder`). `progress` sees every observation, the one at the first step
+/// included. Stops with [`ModelError::NonFinite`] at the first observation with a value that is
+/// not finite, naming the quantity and the steps between which it went so.
+///
+/// manifest.json says how far the run got while it runs (status "running", rewritten at every
+/// snapshot and checkpoint), where it stopped on an error (status "stopped", the error, the
+/// files kept: each whole, the series up to the last good observation) and, once complete,
+/// everything (status "complete", timings, the model's details).
 pub fn run<S: Simulation>(
     sim: &mut S,
     opts: &RunOptions,
+    progress: impl FnMut(&S::Observation),
+) -> Result<RunReport<S::Observation>> {
+    let dir = &opts.out_dir;
+    let model = sim.schedule().model;
+    let how = match (opts.resumed, opts.overwrite) {
+        (true, _) => FolderUse::Continue,
+        (false, true) => FolderUse::Overwrite,
+        (false, false) => FolderUse::Fresh,
+    };
+    prepare_output_folder(dir, how, model)?;
+    // A resumed run continues the folder's run: that run's files stay listed.
+    let earlier = match opts.resumed {
+        true => listed_outputs(dir),
+        false => Vec::new(),
+    };
+    let record = RunRecord::new(model, sim.step(), earlier);
+    record.write(dir, "running", None)?;
+    let result = run_steps(sim, opts, &record, progress);
+    if let Err(e) = &result {
+        // Best effort: the error itself is what the caller must see.
+        let _ = record.write(dir, "stopped", Some(&e.to_string()));
+    }
+    result
+}
+
+/// The body of [`run`]; `record` follows the files written and the last good step.
+fn run_steps<S: Simulation>(
+    sim: &mut S,
+    opts: &RunOptions,
+    record: &RunRecord,
     mut progress: impl FnMut(&S::Observation),
 ) -> Result<RunReport<S::Observation>> {
     let dir = &opts.out_dir;
-    std::fs::create_dir_all(dir).map_err(|source| ModelError::Io {
-        path: dir.display().to_string(),
-        source,
-    })?;
     let first_step = sim.step();
     let schedule = sim.schedule();
     let steps = opts.steps.unwrap_or(schedule.steps);
@@ -75,6 +111,7 @@ pub fn run<S: Simulation>(
     let series = sim.series_file();
     let mut outputs = vec![series.to_string()];
     outputs.extend(sim.open_series(dir, continue_from)?);
+    record.add(&outputs);
     let first = sim.observe()?;
     let columns = sim.columns();
     let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
@@ -89,7 +126,6 @@ pub fn run<S: Simulation>(
     };
 
     // Every observation goes through here: checked, written, shown.
-    let mut last_ok = first_step;
     let mut last: Option<S::Observation> = None;
     let mut accept = |sim_record: &mut dyn FnMut(&S::Observation) -> Result<()>,
                       o: S::Observation|
@@ -97,11 +133,11 @@ pub fn run<S: Simulation>(
         if let Some(what) = o.non_finite() {
             return Err(ModelError::NonFinite {
                 what: what.to_string(),
-                after: last_ok,
+                after: record.last_step.get(),
                 at: o.step(),
             });
         }
-        last_ok = o.step();
+        record.last_step.set(o.step());
         csv.write_row(&o.row())?;
         sim_record(&o)?;
         progress(&o);
@@ -152,11 +188,15 @@ pub fn run<S: Simulation>(
             drain(sim, &mut pending)?;
             let t = Instant::now();
             if snapshot {
-                outputs.extend(sim.write_snapshot(dir)?);
+                let files = sim.write_snapshot(dir)?;
+                record.add(&files);
+                outputs.extend(files);
             }
             if checkpoint {
                 sim.save_checkpoint(&checkpoint_path)?;
+                record.add(&[CHECKPOINT_FILE.to_string()]);
             }
+            record.write(dir, "running", None)?;
             output_s += t.elapsed().as_secs_f64();
         }
     }
@@ -165,17 +205,22 @@ pub fn run<S: Simulation>(
         Ok(())
     })?;
     drain(sim, &mut pending)?;
-    csv.flush()?;
+    csv.finish()?;
     let run_s = (t_run.elapsed().as_secs_f64() - output_s).max(1e-9);
 
     let t = Instant::now();
-    outputs.extend(sim.write_final_state(dir)?);
+    let files = sim.write_final_state(dir)?;
+    record.add(&files);
+    outputs.extend(files);
     if opts.checkpoint_every.is_some() {
         sim.save_checkpoint(&checkpoint_path)?;
+        record.add(&[CHECKPOINT_FILE.to_string()]);
         outputs.push(CHECKPOINT_FILE.into());
     }
-    outputs.extend(sim.finish(dir)?);
-    outputs.push("manifest.json".into());
+    let files = sim.finish(dir)?;
+    record.add(&files);
+    outputs.extend(files);
+    outputs.push(MANIFEST_FILE.into());
     let last = last.expect("the first step is always observed");
     let done = sim.step() - first_step;
     let timings = Timings {
@@ -187,16 +232,19 @@ pub fn run<S: Simulation>(
             .map(|tau| done as f64 * tau / run_s * 3600.0),
         output_s: output_s + t.elapsed().as_secs_f64(),
     };
+    let details = sim.manifest_details(first_step, &last)?;
+    let listed = record.listed(&outputs);
     let manifest = Manifest {
         petri_version: env!("CARGO_PKG_VERSION"),
         model: schedule.model,
+        status: "complete",
         first_step,
         last_step: sim.step(),
         timings: &timings,
-        outputs: &outputs,
-        details: sim.manifest_details(first_step, &last)?,
+        outputs: &listed,
+        details,
     };
-    petri_output::write_json_pretty(&dir.join("manifest.json"), &manifest)?;
+    petri_output::write_json_pretty(&dir.join(MANIFEST_FILE), &manifest)?;
     Ok(RunReport {
         first_step,
         last_step: sim.step(),
@@ -213,12 +261,88 @@ pub fn run<S: Simulation>(
 struct Manifest<'a, D> {
     petri_version: &'static str,
     model: &'static str,
+    status: &'static str,
     first_step: u64,
     last_step: u64,
     timings: &'a Timings,
     outputs: &'a [String],
     #[serde(flatten)]
     details: D,
+}
+
+/// The manifest of a run that is not complete: how far it got and the files it has written.
+#[derive(Serialize)]
+struct PartialManifest<'a> {
+    petri_version: &'static str,
+    model: &'static str,
+    status: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+    first_step: u64,
+    /// The last step observed with finite values.
+    last_step: u64,
+    outputs: &'a [String],
+}
+
+/// What a run has written so far and the last step it observed with finite values, for the
+/// manifest of a run that is not complete.
+struct RunRecord {
+    model: &'static str,
+    first_step: u64,
+    last_step: std::cell::Cell<u64>,
+    /// Files of the folder's earlier run (a resumed run continues it), then this run's.
+    outputs: std::cell::RefCell<Vec<String>>,
+}
+
+impl RunRecord {
+    fn new(model: &'static str, step: u64, earlier: Vec<String>) -> Self {
+        Self {
+            model,
+            first_step: step,
+            last_step: std::cell::Cell::new(step),
+            outputs: std::cell::RefCell::new(earlier),
+        }
+    }
+
+    fn add(&self, files: &[String]) {
+        let mut outputs = self.outputs.borrow_mut();
+        for f in files {
+            if !outputs.contains(f) {
+                outputs.push(f.clone());
+            }
+        }
+    }
+
+    /// `outputs` (this run's files), after those of the earlier run it continues.
+    fn listed(&self, outputs: &[String]) -> Vec<String> {
+        let mut all: Vec<String> = self
+            .outputs
+            .borrow()
+            .iter()
+            .filter(|f| !outputs.contains(f))
+            .cloned()
+            .collect();
+        all.extend(outputs.iter().cloned());
+        all
+    }
+
+    fn write(&self, dir: &Path, status: &str, error: Option<&str>) -> Result<()> {
+        let mut outputs = self.outputs.borrow().clone();
+        outputs.push(MANIFEST_FILE.into());
+        let manifest = PartialManifest {
+            petri_version: env!("CARGO_PKG_VERSION"),
+            model: self.model,
+            status,
+            error,
+            first_step: self.first_step,
+            last_step: self.last_step.get(),
+            outputs: &outputs,
+        };
+        Ok(petri_output::write_json_pretty(
+            &dir.join(MANIFEST_FILE),
+            &manifest,
+        )?)
+    }
 }
 
 /// The name of a file inside a folder, as the manifest lists it.
@@ -351,6 +475,7 @@ mod tests {
             out_dir: dir.to_path_buf(),
             checkpoint_every,
             resumed,
+            overwrite: false,
             setup_s: 0.0,
         }
     }
@@ -443,10 +568,20 @@ mod tests {
         // later ones come again from the resumed run.
         run(&mut Counter::new(6), &options(&dir, 8, None, true), |_| {}).unwrap();
         assert_eq!(csv_steps(&dir), vec![0, 4, 6, 8, 12, 14]);
-        // Without `resumed`, the folder's old rows are not kept.
-        run(&mut Counter::new(6), &options(&dir, 8, None, false), |_| {}).unwrap();
-        assert_eq!(csv_steps(&dir), vec![6, 8, 12, 14]);
         assert_eq!(csv_steps(&straight), vec![0, 4, 8, 12, 14]);
+        // Without `resumed`, a run does not start in a folder that holds another run.
+        let err = run(&mut Counter::new(6), &options(&dir, 8, None, false), |_| {}).unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                ModelError::Output(petri_output::OutputError::Folder { .. })
+            ),
+            "{err}"
+        );
+        assert_eq!(csv_steps(&dir), vec![0, 4, 6, 8, 12, 14]);
+        let manifest: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(manifest["status"], "complete");
     }
 
     #[test]
@@ -464,6 +599,26 @@ mod tests {
         // The snapshot at 12 was not written: the observation at 12 arrived first.
         assert_eq!(sim.events, ["snap_6"]);
         assert_eq!(csv_steps(&dir), vec![0, 4, 8]);
+        // The manifest says where the run stopped and lists the files it kept.
+        let manifest: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(manifest["status"], "stopped");
+        assert_eq!(manifest["last_step"], 8);
+        assert!(manifest["error"].as_str().unwrap().contains("non-finite"));
+        let listed: Vec<&str> = manifest["outputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        let mut files: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        files.sort();
+        let mut sorted = listed.clone();
+        sorted.sort();
+        assert_eq!(sorted, files, "the manifest lists every file in the folder");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use super::ensemble::{CpuEnsemble, Method};
 use super::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
 use super::output::{plot_mean_sd, write_mean_sd_csv, write_trajectories_csv, PLOT_COLOURS};
 use super::stats::EnsembleStats;
-use crate::error::{invalid, ModelError, Result};
+use crate::error::{invalid, Result};
 use crate::reactions::Network;
 use crate::runtime::{self, Observation, RunReport, Schedule, Simulation};
 use petri_engine::{AdapterSummary, GpuContext};
@@ -44,6 +44,8 @@ pub struct RunOptions {
     /// Species ids to plot; empty: all of them.
     pub plot_species: Vec<String>,
     pub out_dir: PathBuf,
+    /// Replace the earlier run in `out_dir` (see `runtime::RunOptions::overwrite`).
+    pub overwrite: bool,
     /// Where the network came from (for the manifest).
     pub source: String,
     /// CPU: output times to run after the first (or the resumed) one; None: to `t_end`.
@@ -61,6 +63,8 @@ pub struct RunOptions {
 pub struct Manifest {
     pub petri_version: &'static str,
     pub model: &'static str,
+    /// "complete": the run wrote everything (as the runtime's manifests say).
+    pub status: &'static str,
     #[serde(flatten)]
     pub details: Details,
     pub outputs: Vec<String>,
@@ -138,6 +142,7 @@ pub fn run_cpu(
         out_dir: opts.out_dir.clone(),
         checkpoint_every: opts.checkpoint_every,
         resumed: opts.resume.is_some(),
+        overwrite: opts.overwrite,
         setup_s: start.elapsed().as_secs_f64(),
     };
     runtime::run(&mut sim, &options, progress)
@@ -534,10 +539,11 @@ pub fn run_gpu(ctx: &GpuContext, net: &Network, opts: &RunOptions) -> Result<Man
     };
     let run_s = start.elapsed().as_secs_f64();
     let dir = &opts.out_dir;
-    std::fs::create_dir_all(dir).map_err(|source| ModelError::Io {
-        path: dir.display().to_string(),
-        source,
-    })?;
+    let how = match opts.overwrite {
+        true => petri_output::FolderUse::Overwrite,
+        false => petri_output::FolderUse::Fresh,
+    };
+    petri_output::prepare_output_folder(dir, how, "network")?;
     let mut outputs = vec!["mean_sd.csv".to_string()];
     write_mean_sd_csv(&dir.join("mean_sd.csv"), &stats)?;
     if let Some(counts) = &kept {
@@ -559,6 +565,7 @@ pub fn run_gpu(ctx: &GpuContext, net: &Network, opts: &RunOptions) -> Result<Man
     let manifest = Manifest {
         petri_version: env!("CARGO_PKG_VERSION"),
         model: "network",
+        status: "complete",
         details,
         outputs,
     };
@@ -597,6 +604,7 @@ mod tests {
             keep_trajectories: true,
             plot_species: vec!["X".into()],
             out_dir: dir.clone(),
+            overwrite: false,
             source: "t.json".into(),
             steps: None,
             checkpoint_every: None,
@@ -654,6 +662,7 @@ mod tests {
             keep_trajectories: true,
             plot_species: Vec::new(),
             out_dir: dir.to_path_buf(),
+            overwrite: false,
             source: "bd.json".into(),
             steps: None,
             checkpoint_every: None,
