@@ -128,6 +128,15 @@ impl<P: SlabPart> Decomposition<P> {
         &self.parts
     }
 
+    pub fn iter(&self) -> std::slice::Iter<'_, P> {
+        self.parts.iter()
+    }
+
+    /// The parts, for what the model does besides stepping (observing, reading the state).
+    pub fn parts_mut(&mut self) -> &mut [P] {
+        &mut self.parts
+    }
+
     pub fn extents(&self) -> &[SlabExtent] {
         &self.extents
     }
@@ -330,6 +339,13 @@ impl<P: SlabPart> Decomposition<P> {
             p.context().wait()?;
         }
         Ok(())
+    }
+}
+
+impl<P: SlabPart> std::ops::Index<usize> for Decomposition<P> {
+    type Output = P;
+    fn index(&self, k: usize) -> &P {
+        &self.parts[k]
     }
 }
 
