@@ -93,7 +93,7 @@ impl Toy {
         plan.step = step;
         plan.add_pair(
             "u",
-            if step % 2 == 0 {
+            if step.is_multiple_of(2) {
                 [state, other]
             } else {
                 [other, state]
@@ -306,10 +306,7 @@ fn three_devices_match_the_cpu_twin_across_moves_by_hand_and_by_the_balancer() {
 fn a_split_that_does_not_cover_the_lattice_is_refused() {
     let contexts = [test_context(), test_context()];
     let mut two = decomposition(&contexts, &[6, 7], options(2, 0), false);
-    let err = two
-        .rebalance(&[6, 6], rebuild(false))
-        .err()
-        .expect("refused");
+    let err = two.rebalance(&[6, 6], rebuild(false)).expect_err("refused");
     assert!(
         err.to_string()
             .contains("2 positive plane counts summing to 13"),
@@ -317,8 +314,7 @@ fn a_split_that_does_not_cover_the_lattice_is_refused() {
     );
     let err = two
         .rebalance(&[13, 0], rebuild(false))
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     assert!(err.to_string().contains("[13, 0]"), "{err}");
     assert_eq!(two.split(), vec![6, 7]);
 }
