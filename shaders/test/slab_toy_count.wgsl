@@ -1,17 +1,13 @@
 //!include common/step.wgsl
+//!include test/slab_toy_layout.wgsl
 // The fields the neighbours need of a toy slab's boundary planes (the first and the last DEPTH
 // owned planes): one more than the highest field with a non-zero word there
 // (crates/scheduler/tests/slabs.rs, the halo exchange's field count).
 
-override NX: u32 = 8u;
-override NY: u32 = 4u;
-override PLANES: u32 = 1u;
-override FIELDS: u32 = 3u;
 override OWN_BEGIN: u32 = 0u;
 override OWN_END: u32 = 1u;
 override DEPTH: u32 = 1u;
 
-@group(1) @binding(0) var<storage, read> current: array<u32>;
 @group(1) @binding(1) var<storage, read_write> needed: array<atomic<u32>>;
 
 @compute @workgroup_size(8, 4, 1)
@@ -23,9 +19,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     if gid.z >= DEPTH {
         plane = OWN_END + gid.z - 2u * DEPTH;
     }
-    let i = gid.x + NX * gid.y + plane * NX * NY;
+    let i = gid.x + NX * gid.y;
     for (var f = FIELDS; f > 0u; f--) {
-        if current[(f - 1u) * NX * NY * PLANES + i] != 0u {
+        if word(f - 1u, i, i32(plane)) != 0u {
             atomicMax(&needed[0], f);
             return;
         }

@@ -104,19 +104,19 @@ fn on_demand_passes_run_at_the_current_step_and_parity_outside_the_steps() {
     // counting a step.
     let ctx = test_context();
     let init: Vec<f32> = (0..100).map(|i| ((i * 13) % 7) as f32).collect();
+    // The pingpong pass kept aside on demand (100 values: 2 workgroups of 64).
+    let add_on_demand = |plan: &mut StepPlan| {
+        let desc = PassDesc {
+            label: "pingpong on demand",
+            entry: shaders::test::pingpong::MAIN,
+            bindings: vec![Binding::current("u"), Binding::next("u")],
+            workgroups: [2, 1, 1],
+            constants: vec![("WG", 64.0)],
+        };
+        plan.add_on_demand(&ctx, desc).unwrap()
+    };
     let mut plan = pingpong_plan(&ctx, &init, 8, 64);
-    let on_demand = plan
-        .add_on_demand(
-            &ctx,
-            PassDesc {
-                label: "pingpong on demand",
-                entry: shaders::test::pingpong::MAIN,
-                bindings: vec![Binding::current("u"), Binding::next("u")],
-                workgroups: [2, 1, 1],
-                constants: vec![("WG", 64.0)],
-            },
-        )
-        .unwrap();
+    let on_demand = add_on_demand(&mut plan);
     for (batch, parity) in [(3u32, 1usize), (4, 1), (1, 0)] {
         let before = plan.step;
         let mut encoder = plan.encode(&ctx, batch, None);
@@ -136,18 +136,7 @@ fn on_demand_passes_run_at_the_current_step_and_parity_outside_the_steps() {
     }
     // Alone in an encoder, before any batch of a new plan: step 0, the first half.
     let mut fresh = pingpong_plan(&ctx, &init, 8, 64);
-    let pass = fresh
-        .add_on_demand(
-            &ctx,
-            PassDesc {
-                label: "pingpong on demand",
-                entry: shaders::test::pingpong::MAIN,
-                bindings: vec![Binding::current("u"), Binding::next("u")],
-                workgroups: [2, 1, 1],
-                constants: vec![("WG", 64.0)],
-            },
-        )
-        .unwrap();
+    let pass = add_on_demand(&mut fresh);
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     fresh.record_on_demand(&ctx, &mut encoder, pass);
     ctx.queue.submit([encoder.finish()]);

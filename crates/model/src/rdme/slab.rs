@@ -445,60 +445,57 @@ impl Slab {
             )?;
         }
 
-        let observe = plan.add_on_demand(
-            &ctx,
-            PassDesc {
-                label: "rdme observe",
-                entry: shaders::rdme::observe::OBSERVE,
-                bindings: vec![
-                    Binding::uniform("lattice"),
-                    Binding::current("particles"),
-                    Binding::read("types"),
-                    Binding::read_write("counts"),
-                ],
-                workgroups: workgroups_own,
-                constants: wg.clone(),
-            },
-        )?;
-        let halo_words = match has_halos {
-            true => Some(plan.add_on_demand(
+        // The one-off passes, recorded on demand: each reads the lattice and the state.
+        let on_demand = |plan: &mut StepPlan,
+                         (label, entry): (&str, shaders::EntryPoint),
+                         more: &[Binding],
+                         workgroups: [u32; 3],
+                         constants: &[(&str, f64)]| {
+            let mut bindings = vec![Binding::uniform("lattice"), Binding::current("particles")];
+            bindings.extend_from_slice(more);
+            plan.add_on_demand(
                 &ctx,
                 PassDesc {
-                    label: "rdme halo words",
-                    entry: shaders::rdme::halo_words::HALO_WORDS,
-                    bindings: vec![
-                        Binding::uniform("lattice"),
-                        Binding::current("particles"),
-                        Binding::read_write("halo words"),
-                    ],
-                    workgroups: [gx, gy, 2 * halo_depth],
-                    constants: wg.clone(),
+                    label,
+                    entry,
+                    bindings,
+                    workgroups,
+                    constants: constants.to_vec(),
                 },
-            )?),
-            false => None,
+            )
         };
+        let observe = on_demand(
+            &mut plan,
+            ("rdme observe", shaders::rdme::observe::OBSERVE),
+            &[Binding::read("types"), Binding::read_write("counts")],
+            workgroups_own,
+            &wg,
+        )?;
+        let halo_words = has_halos
+            .then(|| {
+                on_demand(
+                    &mut plan,
+                    ("rdme halo words", shaders::rdme::halo_words::HALO_WORDS),
+                    &[Binding::read_write("halo words")],
+                    [gx, gy, 2 * halo_depth],
+                    &wg,
+                )
+            })
+            .transpose()?;
         // With the occupied sweeps, after each halo refresh: the halo planes' bits in map 0.
-        let mark_halos = match (occupied, has_halos) {
-            (true, true) => {
-                let words = sites.div_ceil(32);
-                let x = words.div_ceil(64).min(65535);
-                Some(plan.add_on_demand(
-                    &ctx,
-                    PassDesc {
-                        label: "rdme mark halos",
-                        entry: shaders::rdme::mark_halos::MARK_HALOS,
-                        bindings: vec![
-                            Binding::uniform("lattice"),
-                            Binding::current("particles"),
-                            Binding::read_write("occupancy"),
-                        ],
-                        workgroups: [x, words.div_ceil(64).div_ceil(x), 1],
-                        constants: vec![],
-                    },
-                )?)
-            }
-            _ => None,
-        };
+        let words = sites.div_ceil(32);
+        let x = words.div_ceil(64).min(65535);
+        let mark_halos = (occupied && has_halos)
+            .then(|| {
+                on_demand(
+                    &mut plan,
+                    ("rdme mark halos", shaders::rdme::mark_halos::MARK_HALOS),
+                    &[Binding::read_write("occupancy")],
+                    [x, words.div_ceil(64).div_ceil(x), 1],
+                    &[],
+                )
+            })
+            .transpose()?;
         Ok(Self {
             ctx,
             extent: *extent,
