@@ -6,8 +6,8 @@
 //! owned planes of fields [0, n) are copied to a stage buffer, mapped, and written from there
 //! straight into the halo planes of the neighbours below and above.
 //!
-//! A model whose boundary planes often use fewer fields than it has (rdme: particle words in
-//! use) can count the fields needed on the GPU after each batch (`SlabPart::field_counter`):
+//! A model whose boundary planes often use fewer fields than it has (a variable number of words
+//! per site) can count the fields needed on the GPU after each batch (`SlabPart::field_counter`):
 //! the stage then takes the count and as many fields as the last exchange needed; when that is
 //! too few (rare) the rest follow in a second round trip (`refetches`). Fields past the count
 //! are left stale in the neighbours' halos: the model must not read them.
