@@ -1,14 +1,15 @@
 // After a halo refresh (the host wrote the neighbours' boundary planes into the state's halo
-// planes, crates/model/src/rdme/slab.rs), marks the halo planes' sites anew in map 0 of
+// planes, crates/scheduler/src/slabs/halo.rs; recorded on demand by crates/model/src/rdme/slab.rs,
+// group 0 being the plan's step info, unused here), marks the halo planes' sites anew in map 0 of
 // rdme/diffuse_occupied.wgsl's occupancy maps (the state's, the next x sweep's source) from
 // their word 0; the owned planes' bits stay. One thread per map word.
 // The loop clears one bit of a mask per round:
 //!bounded-loops
 //!include rdme/common.wgsl
 
-@group(0) @binding(0) var<uniform> lat: Lattice;
-@group(0) @binding(1) var<storage, read> particles: array<u32>;
-@group(0) @binding(2) var<storage, read_write> occupancy: array<u32>;
+@group(1) @binding(0) var<uniform> lat: Lattice;
+@group(1) @binding(1) var<storage, read> particles: array<u32>;
+@group(1) @binding(2) var<storage, read_write> occupancy: array<u32>;
 
 @compute @workgroup_size(64)
 fn mark_halos(@builtin(global_invocation_id) gid: vec3<u32>) {

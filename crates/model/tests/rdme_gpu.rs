@@ -258,7 +258,7 @@ fn one_two_and_three_devices_give_bitwise_identical_lattices() {
         );
         // Halos carry only the word planes the boundary sites use; the crowded corner needs
         // all four at some exchange, more than the two copied at first: a second round trip.
-        assert!(two.slabs.iter().map(|s| s.halo_refetches).sum::<u64>() > 0);
+        assert!(two.slabs.halo_refetches() > 0);
 
         // Two devices exchange 7-plane halos every 7 steps (12 = 7 + 5: a short last batch).
         // Uneven split (halos 2 deep), rebalanced by hand mid-run (halos 1 deep) and by the

@@ -1,7 +1,8 @@
 //! Petri's scheduler: step plans of compute passes over named buffers with ping-pong pairs,
 //! many steps per submission, indirect and every-k passes, loops until a GPU flag, deterministic
 //! reductions, readback that does not stall, and the GPU primitives of particle models (scan,
-//! radix sort, binning, segmented reduction).
+//! radix sort, binning, segmented reduction), and the multi-device z-slab decomposition of lattice
+//! models (slabs, halo exchange, load balancing).
 
 pub mod dispatch;
 #[cfg(test)]
@@ -10,10 +11,12 @@ pub mod plan;
 pub mod primitives;
 pub mod readback;
 pub mod reduce;
+pub mod slabs;
 
 pub use dispatch::{args_buffer, dispatch_args, BufferAt};
 pub use plan::{
-    Binding, Every, LoopEnd, PassDesc, PassRef, PassSchedule, RecordPass, StepInfo, StepPlan,
+    Binding, Every, LoopEnd, OnDemandPass, PassDesc, PassRef, PassSchedule, RecordPass, StepInfo,
+    StepPlan,
 };
 pub use primitives::{
     Binning, Grid, Length, Primitive, PrimitiveError, RadixSort, Scan, SegmentedReduction,

@@ -20,6 +20,11 @@
 //! sort) as a pass of the step, in order with the plan's own, with an `Every` schedule. It
 //! dispatches with its own sizes, so `run_until` cannot stop it and refuses a plan holding one.
 //!
+//! `add_on_demand` keeps a pass outside the steps, recorded only when the host asks
+//! (`record_on_demand`) at the plan's current step and parity: an observation, or the count a
+//! halo exchange needs after a batch. It sees the step info of that step (a slot of the step
+//! buffer past the batch's entries), so it may follow a batch in the same encoder.
+//!
 //! `run_until` runs the steps until a GPU flag rises or a bound is reached (`plan/until.rs`):
 //! the host cannot branch on GPU data inside a batch, so every pass of such a loop is dispatched
 //! from arguments a guard pass zeroes once the flag is up, and the GPU records the step count at
@@ -217,6 +222,10 @@ struct Pass {
     work: Work,
 }
 
+/// A pass kept outside the steps (`StepPlan::add_on_demand`), recorded by `record_on_demand`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OnDemandPass(usize);
+
 /// A pass of a step: one of the plan's own (`add_pass`, by order) or a variant kept aside
 /// (`add_variant`) to stand in for one in a step recorded on its own terms (`encode_head`,
 /// `encode_with_first_step`).
@@ -231,6 +240,7 @@ pub struct StepPlan {
     pairs: HashMap<String, [wgpu::Buffer; 2]>,
     passes: Vec<Pass>,
     variants: Vec<Pass>,
+    on_demand: Vec<Pass>,
     step_layout: wgpu::BindGroupLayout,
     step_group: wgpu::BindGroup,
     step_buffer: wgpu::Buffer,
@@ -251,9 +261,10 @@ impl StepPlan {
         let stride = (ctx.limits().min_uniform_buffer_offset_alignment as u64)
             .max(std::mem::size_of::<StepInfo>() as u64);
         let max_steps_per_batch = max_steps_per_batch.max(1);
+        // One entry per step of a batch, then the on-demand passes' slot.
         let step_buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("step info"),
-            size: stride * max_steps_per_batch as u64,
+            size: stride * (max_steps_per_batch as u64 + 1),
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
@@ -275,6 +286,7 @@ impl StepPlan {
             pairs: HashMap::new(),
             passes: Vec::new(),
             variants: Vec::new(),
+            on_demand: Vec::new(),
             step_layout,
             step_group,
             step_buffer,
@@ -361,6 +373,35 @@ impl StepPlan {
         let pass = self.build_pass(ctx, desc, PassSchedule::default())?;
         self.variants.push(pass);
         Ok(self.variants.len() - 1)
+    }
+
+    /// Keeps a pass outside the steps, recorded only by `record_on_demand`.
+    pub fn add_on_demand(&mut self, ctx: &GpuContext, desc: PassDesc) -> Result<OnDemandPass> {
+        let pass = self.build_pass(ctx, desc, PassSchedule::default())?;
+        self.on_demand.push(pass);
+        Ok(OnDemandPass(self.on_demand.len() - 1))
+    }
+
+    /// Records `pass` into `encoder` as its own compute pass, at the step the plan is at (the
+    /// next to be recorded; a pair's `current` half is the state after the steps recorded so
+    /// far). It sees that step's info, written into the step buffer's slot for on-demand passes:
+    /// every on-demand pass of one submission sees the info of the last one recorded. It is
+    /// never timed by the batch timer and does not count as a step.
+    pub fn record_on_demand(
+        &self,
+        ctx: &GpuContext,
+        encoder: &mut wgpu::CommandEncoder,
+        pass: OnDemandPass,
+    ) {
+        let slot = self.stride * self.max_steps_per_batch as u64;
+        ctx.queue
+            .write_buffer(&self.step_buffer, slot, &self.step_infos(self.step, 1));
+        let pass = &self.on_demand[pass.0];
+        let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(&pass.label),
+            timestamp_writes: None,
+        });
+        self.record_work(&mut cpass, pass, self.parity(), slot as u32);
     }
 
     /// Appends work that records itself (`RecordPass`) as a pass of the steps `every` picks, in
@@ -499,9 +540,13 @@ impl StepPlan {
     /// pass runs at that step.
     fn dispatch(&self, cpass: &mut wgpu::ComputePass, r: PassRef, step: u64, offset: u32) {
         let pass = self.pass(r);
-        if !pass.every.runs_at(step) {
-            return;
+        if pass.every.runs_at(step) {
+            self.record_work(cpass, pass, (step % 2) as usize, offset);
         }
+    }
+
+    /// Records `pass` with the bind groups of `parity` and the step info at `offset`.
+    fn record_work(&self, cpass: &mut wgpu::ComputePass, pass: &Pass, parity: usize, offset: u32) {
         match &pass.work {
             Work::Recorded(recorder) => recorder.record_pass(cpass),
             Work::Kernel {
@@ -509,7 +554,7 @@ impl StepPlan {
                 groups,
                 dispatch,
             } => {
-                self.bind(cpass, pipeline, &groups[(step % 2) as usize], offset);
+                self.bind(cpass, pipeline, &groups[parity], offset);
                 match dispatch {
                     Dispatch::Fixed([x, y, z]) => cpass.dispatch_workgroups(*x, *y, *z),
                     Dispatch::Indirect { buffer, offset } => {

@@ -97,6 +97,55 @@ fn ping_pong_pairs_swap_every_step_across_batches() {
 }
 
 #[test]
+fn on_demand_passes_run_at_the_current_step_and_parity_outside_the_steps() {
+    // The pingpong pass, also kept aside on demand: recorded after a batch in the same
+    // encoder, it reads the state after the batch and sees the step the plan is at (the
+    // batch's first step sits in the step buffer too), and writes the other half without
+    // counting a step.
+    let ctx = test_context();
+    let init: Vec<f32> = (0..100).map(|i| ((i * 13) % 7) as f32).collect();
+    // The pingpong pass kept aside on demand (100 values: 2 workgroups of 64).
+    let add_on_demand = |plan: &mut StepPlan| {
+        let desc = PassDesc {
+            label: "pingpong on demand",
+            entry: shaders::test::pingpong::MAIN,
+            bindings: vec![Binding::current("u"), Binding::next("u")],
+            workgroups: [2, 1, 1],
+            constants: vec![("WG", 64.0)],
+        };
+        plan.add_on_demand(&ctx, desc).unwrap()
+    };
+    let mut plan = pingpong_plan(&ctx, &init, 8, 64);
+    let on_demand = add_on_demand(&mut plan);
+    for (batch, parity) in [(3u32, 1usize), (4, 1), (1, 0)] {
+        let before = plan.step;
+        let mut encoder = plan.encode(&ctx, batch, None);
+        plan.record_on_demand(&ctx, &mut encoder, on_demand);
+        ctx.queue.submit([encoder.finish()]);
+        let step = before + batch as u64;
+        assert_eq!((plan.step, plan.parity()), (step, parity));
+        let state: Vec<f32> = buffers::read_vec(&ctx, plan.current("u")).unwrap();
+        assert_eq!(state, pingpong_cpu(&init, step as u32), "after step {step}");
+        // The other half: one more step, numbered `step`.
+        let other: Vec<f32> = buffers::read_vec(&ctx, &plan.pair("u")[1 - parity]).unwrap();
+        assert_eq!(
+            other,
+            pingpong_cpu(&init, step as u32 + 1),
+            "on demand at step {step}"
+        );
+    }
+    // Alone in an encoder, before any batch of a new plan: step 0, the first half.
+    let mut fresh = pingpong_plan(&ctx, &init, 8, 64);
+    let pass = add_on_demand(&mut fresh);
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    fresh.record_on_demand(&ctx, &mut encoder, pass);
+    ctx.queue.submit([encoder.finish()]);
+    let other: Vec<f32> = buffers::read_vec(&ctx, &fresh.pair("u")[1]).unwrap();
+    assert_eq!(other, pingpong_cpu(&init, 1));
+    assert_eq!(fresh.step, 0);
+}
+
+#[test]
 fn batch_timer_times_each_batch_until_full_without_changing_results() {
     // Three batches of 4 steps with room for two: two timed, one counted as untimed.
     let ctx = test_context();

@@ -6,9 +6,10 @@ use super::config::{RdmeConfig, RdmeModel};
 use super::cpu::CpuReference;
 use super::lattice::initial_lattice;
 use super::options::{SimOptions, Sweeps};
-use super::sim::{RdmeSim, FIRST_BATCH};
+use super::sim::RdmeSim;
 use crate::error::Result;
 use petri_engine::{GpuContext, PassTimes, Profiler};
+use petri_scheduler::slabs::FIRST_BATCH;
 use serde::Serialize;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -138,11 +139,11 @@ pub fn bench_model(
     // Wall clock over many steps per submission, and the GPU's share from whole batches.
     sim.time_batches();
     let t0 = Instant::now();
-    sim.recording = Duration::ZERO;
+    sim.slabs.recording = Duration::ZERO;
     sim.advance(steps)?;
     sim.wait()?;
     let wall = t0.elapsed().as_secs_f64() / steps as f64;
-    let record = sim.recording.as_secs_f64() / steps as f64;
+    let record = sim.slabs.recording.as_secs_f64() / steps as f64;
     let batches = sim.batch_times()?;
     let per_step_us = |ns: f64| ns / 1e3 / steps as f64;
     let gpu = batches.first().map(|t| per_step_us(t.busy_ns));
@@ -231,15 +232,15 @@ pub fn bench_devices(
         sim.wait()?;
         let first = sim.batch_times()?;
         sim.time_batches();
-        sim.timing = Default::default();
+        sim.slabs.timing = Default::default();
         let t0 = Instant::now();
         sim.advance(steps)?;
         sim.wait()?;
         let ms = t0.elapsed().as_secs_f64() * 1e3 / steps as f64;
         let gpu = sim.batch_times()?;
         let lat = sim.read_lattice()?;
-        let timing = sim.timing.clone();
-        let rebalances = sim.rebalances;
+        let timing = sim.slabs.timing.clone();
+        let rebalances = sim.slabs.rebalances;
         let final_split = sim.split();
         let halo_depth = sim.halo_depth();
         let sweeps = match sim

@@ -210,7 +210,7 @@ impl RdmeRun<'_> {
             tau_s: cfg.tau_s,
             devices: self.devices.clone(),
             final_split: self.sim.split(),
-            rebalances: self.sim.rebalances,
+            rebalances: self.sim.slabs.rebalances,
             resumed_from: self.resumed_from.clone(),
             simulated_s: (self.sim.step - first_step) as f64 * cfg.tau_s,
             warnings: model.warnings.clone(),

@@ -1,9 +1,9 @@
 //! The RDME simulation on one or more devices: the lattice split into z-slabs, one per device,
-//! stepped together with halos `halo_depth` planes deep exchanged through host memory every
-//! `halo_depth` steps (each device steps its halo planes in between, see
-//! `shaders/rdme/region.wgsl`: one host round trip per `halo_depth` steps instead of per step),
-//! and dynamic load balancing that moves slab boundaries toward the faster device when that
-//! saves more time than the move costs.
+//! by the scheduler's slab decomposition (`petri_scheduler::slabs`: halos `halo_depth` planes
+//! deep exchanged through host memory every `halo_depth` steps, each device stepping its halo
+//! planes in between, see `shaders/rdme/region.wgsl`; load balancing that moves slab boundaries
+//! toward the faster device when that saves more time than the move costs). Each slab is a
+//! `slab::Slab`; a move reads the lattice back and builds new slabs.
 //!
 //! Random numbers are keyed by global site, step and substep, and overflow is resolved within a
 //! z plane, so the lattice after any number of steps is bitwise the same on 1 or N devices and
@@ -14,28 +14,14 @@ use super::lattice::Lattice;
 use super::options::SimOptions;
 use super::slab::Slab;
 use crate::error::{ModelError, Result};
-use petri_engine::{BatchTimer, BatchTimes, GpuContext, Profiler};
-use std::time::{Duration, Instant};
+use petri_engine::{BatchTimes, GpuContext, Profiler};
+use petri_scheduler::slabs::{
+    check_split, equal_split, BalanceOptions, Decomposition, DecompositionOptions, FieldLayout,
+    Rebuild, SlabExtent,
+};
 
-/// Steps in the first batch of an `advance` on one device; each later batch is a quarter
-/// longer, up to `SimOptions::max_steps_per_batch`. After a wait (an observation, a check) the
-/// GPU idles until the first batch is recorded: a short first batch starts it at once, and while
-/// recording a step is faster than running it, each later batch (a quarter longer) is recorded
-/// while the GPU runs the ones before.
-pub(crate) const FIRST_BATCH: u32 = 16;
-
-/// Batches a device's timer holds per slab layout (wgpu allows 4096 queries in a set).
-const MAX_TIMED_BATCHES: u32 = 2048;
-
-/// Wall time of multi-device steps: stepping (submission until every device's boundary planes
-/// are mapped: the slowest device's compute and the copy to host), halo exchange (writes into
-/// the neighbours), and load balancing (decisions and slab rebuilds).
-#[derive(Clone, Debug, Default)]
-pub struct MultiDeviceTiming {
-    pub stepping: Duration,
-    pub exchanging: Duration,
-    pub balancing: Duration,
-}
+/// Word planes of the lattice state: the fields of the halo exchange.
+const WORD_PLANES: u32 = 4;
 
 /// Counts at one moment.
 #[derive(Clone, Debug, PartialEq)]
@@ -58,31 +44,15 @@ impl Observables {
 
 pub struct RdmeSim {
     pub model: RdmeModel,
-    pub slabs: Vec<Slab>,
+    /// The slabs, one per device, and how they are stepped, exchanged and balanced.
+    pub slabs: Decomposition<Slab>,
+    /// Steps recorded so far.
     pub step: u64,
     options: SimOptions,
-    contexts: Vec<GpuContext>,
-    /// Wall time per device since the last balancing decision (multi-device only).
-    busy: Vec<Duration>,
-    steps_since_balance: u64,
-    /// Boundary moves made by the load balancer so far.
-    pub rebalances: u64,
-    /// Wall time of the last slab rebuild (the price of a boundary move).
-    rebuild_cost: Duration,
-    /// Steps left in the current `advance` call: the horizon over which a move must pay off.
-    steps_left: u64,
-    /// Where the wall time of multi-device steps went.
-    pub timing: MultiDeviceTiming,
-    /// CPU time spent recording and submitting command buffers (single device): when it
-    /// approaches the wall time, the host, not the GPU, sets the pace.
-    pub recording: Duration,
     /// Overflow moves counted by slabs since replaced (their counters start at zero).
     moved_before: u64,
     /// Site types of the whole lattice (fixed; kept to assemble read-backs).
     types: Vec<u8>,
-    /// Batch times of slabs since replaced by load balancing, per device; empty unless batches
-    /// are timed (`time_batches`).
-    batch_times_before: Vec<BatchTimes>,
 }
 
 impl RdmeSim {
@@ -94,7 +64,7 @@ impl RdmeSim {
         step: u64,
         options: &SimOptions,
     ) -> Result<Self> {
-        let nz = lattice.shape[2];
+        let [nx, ny, nz] = lattice.shape;
         if contexts.is_empty() {
             return Err(ModelError::Invalid {
                 field: "devices".into(),
@@ -111,81 +81,46 @@ impl RdmeSim {
         }
         let split = match &options.split {
             Some(s) => {
-                if s.len() != contexts.len() || s.iter().sum::<u32>() != nz || s.contains(&0) {
-                    return Err(crate::error::invalid(
-                        "split",
-                        format!("{s:?}"),
-                        format!("{} positive plane counts summing to {nz}", contexts.len()),
-                    ));
-                }
+                check_split(s, contexts.len(), nz)
+                    .map_err(|allowed| crate::error::invalid("split", format!("{s:?}"), allowed))?;
                 s.clone()
             }
             None => equal_split(nz, contexts.len()),
         };
-        let mut sim = Self {
+        let decomposition = DecompositionOptions {
+            halo_depth: options.halo_depth,
+            balance: BalanceOptions {
+                every: options.balance_every,
+                threshold: options.balance_threshold,
+                move_cost: options.move_cost,
+            },
+        };
+        // The occupied words of a site come first: most boundary sites use one or two.
+        let layout = FieldLayout {
+            plane_words: nx * ny,
+            fields: WORD_PLANES,
+            first_fields: 2,
+        };
+        let slabs = Decomposition::new(&contexts, &split, layout, decomposition, |ctx, e| {
+            Slab::new(ctx.clone(), model, lattice, e, step, options)
+        })?;
+        Ok(Self {
             model: model.clone(),
-            slabs: Vec::new(),
+            slabs,
             step,
             options: options.clone(),
-            busy: vec![Duration::ZERO; contexts.len()],
-            contexts,
-            steps_since_balance: 0,
-            rebalances: 0,
-            rebuild_cost: Duration::ZERO,
-            steps_left: 0,
-            timing: MultiDeviceTiming::default(),
-            recording: Duration::ZERO,
             moved_before: 0,
             types: lattice.types.clone(),
-            batch_times_before: Vec::new(),
-        };
-        let t0 = Instant::now();
-        sim.build_slabs(lattice, &split)?;
-        // A move also reads the lattice back: about as long again as the upload.
-        sim.rebuild_cost = 2 * t0.elapsed();
-        Ok(sim)
-    }
-
-    fn build_slabs(&mut self, lattice: &Lattice, split: &[u32]) -> Result<()> {
-        // A neighbour's halo must come from one slab: no deeper than the smallest slab.
-        let depth = match split.len() {
-            1 => 1,
-            _ => self
-                .options
-                .halo_depth
-                .min(*split.iter().min().unwrap_or(&1))
-                .max(1),
-        };
-        let mut slabs = Vec::new();
-        let mut z = 0;
-        for (ctx, &planes) in self.contexts.iter().zip(split) {
-            let mut slab = Slab::new(
-                ctx.clone(),
-                &self.model,
-                lattice,
-                (z, z + planes),
-                depth,
-                self.step,
-                &self.options,
-            )?;
-            if self.batch_timing() {
-                slab.plan
-                    .time_batches(BatchTimer::new(ctx, MAX_TIMED_BATCHES));
-            }
-            slabs.push(slab);
-            z += planes;
-        }
-        self.slabs = slabs;
-        Ok(())
+        })
     }
 
     /// Steps between halo exchanges (1 on a single device).
     pub fn halo_depth(&self) -> u32 {
-        self.slabs[0].halo_depth()
+        self.slabs.halo_depth()
     }
 
     pub fn split(&self) -> Vec<u32> {
-        self.slabs.iter().map(|s| s.owned_planes()).collect()
+        self.slabs.split()
     }
 
     pub fn time_s(&self) -> f64 {
@@ -195,149 +130,31 @@ impl RdmeSim {
     /// Advances `steps` steps. Stops with an error if particles could not be placed.
     pub fn advance(&mut self, steps: u64) -> Result<()> {
         let start = self.step;
-        if self.slabs.len() == 1 {
-            let slab = &mut self.slabs[0];
-            let mut left = steps;
-            let mut batch = FIRST_BATCH;
-            while left > 0 {
-                let n = left.min(batch.min(slab.plan.max_steps_per_batch) as u64) as u32;
-                let t0 = Instant::now();
-                let enc = slab.encode(n, None, false);
-                slab.ctx.queue.submit([enc.finish()]);
-                self.recording += t0.elapsed();
-                left -= n as u64;
-                batch = (batch + batch / 4).min(slab.plan.max_steps_per_batch);
-            }
-            self.step += steps;
-        } else {
-            let mut left = steps;
-            while left > 0 {
-                let n = left.min(self.halo_depth() as u64) as u32;
-                self.steps_left = left;
-                self.step_devices(n, left > n as u64)?;
-                left -= n as u64;
-            }
-        }
-        self.check_overflow(start)
-    }
-
-    /// `steps` (at most the halo depth) steps on every device, then the halo exchange and, now
-    /// and then, load balancing. With `more` steps to follow in this `advance` and no balancing
-    /// now, a slab with `overlap_exchange` starts the next step's x and y sweeps during the
-    /// exchange (`Slab::submit_head`).
-    fn step_devices(&mut self, steps: u32, more: bool) -> Result<()> {
-        use rayon::prelude::*;
-        let t0 = Instant::now();
-        // Balancing is due after these steps. A head (Slab::submit_head) only when the next
-        // batch follows with nothing in between: the load balancer reads the lattice.
-        let balancing = self.options.balance_every > 0
-            && self.steps_since_balance + steps as u64 >= self.options.balance_every;
-        let head = more && !balancing;
-        let busy: Vec<Result<Duration>> = self
-            .slabs
-            .par_iter_mut()
-            .map(|slab| {
-                let t0 = Instant::now();
-                let enc = slab.encode(steps, None, true);
-                let batch = slab.ctx.queue.submit([enc.finish()]);
-                if head {
-                    slab.submit_head();
-                }
-                slab.map_halo_stage(batch)?;
-                Ok(t0.elapsed())
-            })
-            .collect();
-        for (k, r) in busy.into_iter().enumerate() {
-            self.busy[k] += r?;
-        }
-        let t1 = Instant::now();
-        // Slab k's boundary planes go to the halos of slabs k - 1 and k + 1.
-        let slabs = &self.slabs;
-        (0..slabs.len())
-            .into_par_iter()
-            .map(|k| slabs[k].send_halos(k.checked_sub(1).map(|b| &slabs[b]), slabs.get(k + 1)))
-            .collect::<Result<()>>()?;
-        self.step += steps as u64;
-        for slab in &mut self.slabs {
-            slab.set_halo_start(self.step);
-        }
-        self.timing.stepping += t1 - t0;
-        self.timing.exchanging += t1.elapsed();
-        self.steps_since_balance += steps as u64;
-        if balancing {
-            let t0 = Instant::now();
-            self.balance()?;
-            self.timing.balancing += t0.elapsed();
-        }
-        Ok(())
-    }
-
-    /// Moves slab boundaries so that each device gets planes in proportion to its measured
-    /// speed (planes per second of step time), when the slowest and fastest differ by more than
-    /// the threshold and the time the new split would save over the rest of the current
-    /// `advance` call (at least one balancing interval) exceeds what the last rebuild cost.
-    fn balance(&mut self) -> Result<()> {
-        let window = self.steps_since_balance.max(1);
-        let times: Vec<f64> = self.busy.iter().map(|d| d.as_secs_f64()).collect();
-        self.busy.iter_mut().for_each(|d| *d = Duration::ZERO);
-        self.steps_since_balance = 0;
-        let (lo, hi) = times
-            .iter()
-            .fold((f64::MAX, 0f64), |(lo, hi), &t| (lo.min(t), hi.max(t)));
-        if lo <= 0.0 || hi / lo - 1.0 < self.options.balance_threshold {
-            return Ok(());
-        }
-        let split = self.split();
-        let speed: Vec<f64> = split
-            .iter()
-            .zip(&times)
-            .map(|(&p, &t)| p as f64 / t)
-            .collect();
-        let nz = self.model.config.lattice.shape[2];
-        let new = proportional_split(nz, &speed);
-        if new == split {
-            return Ok(());
-        }
-        // Devices run in parallel: a step lasts as long as the slowest; balanced, all take
-        // nz / (sum of speeds).
-        let balanced = nz as f64 / speed.iter().sum::<f64>();
-        let horizon = self.steps_left.max(self.options.balance_every) as f64 / window as f64;
-        let saving = (hi - balanced) * horizon;
-        let cost = self.options.move_cost.unwrap_or(self.rebuild_cost);
-        if saving <= cost.as_secs_f64() {
-            log::debug!(
-                "rdme load balance at step {}: keeping {split:?}; {new:?} would save {saving:.3} s, \
-                 a rebuild costs {:.3} s",
-                self.step,
-                cost.as_secs_f64()
-            );
-            return Ok(());
-        }
-        log::info!(
-            "rdme load balance at step {}: planes {split:?} -> {new:?} (step times {times:?})",
-            self.step
+        let rebuild = rebuild(
+            &self.model,
+            &self.options,
+            &self.types,
+            &mut self.moved_before,
         );
-        self.rebalance(&new)
+        let done = self.slabs.advance(steps, rebuild);
+        self.step = self.slabs.step();
+        done?;
+        self.check_overflow(start)
     }
 
     /// Rebuilds the slabs with the given planes per device.
     pub fn rebalance(&mut self, split: &[u32]) -> Result<()> {
-        let t0 = Instant::now();
-        let lattice = self.read_lattice()?;
-        for slab in &self.slabs {
-            self.moved_before += slab.overflow_counts()?[2] as u64;
-        }
-        if self.batch_timing() {
-            self.batch_times_before = self.batch_times()?;
-        }
-        self.build_slabs(&lattice, split)?;
-        self.rebalances += 1;
-        self.rebuild_cost = t0.elapsed();
-        Ok(())
+        let rebuild = rebuild(
+            &self.model,
+            &self.options,
+            &self.types,
+            &mut self.moved_before,
+        );
+        self.slabs.rebalance(split, rebuild)
     }
 
     fn check_overflow(&self, start: u64) -> Result<()> {
-        for (k, slab) in self.slabs.iter().enumerate() {
+        for (k, slab) in self.slabs.parts().iter().enumerate() {
             let [lost, unresolved, _] = slab.overflow_counts()?;
             if lost > 0 || unresolved > 0 {
                 return Err(ModelError::Overflow {
@@ -361,7 +178,7 @@ impl RdmeSim {
         let mut by_type = vec![vec![0u64; ns]; nt];
         let mut by_plane = vec![vec![0u64; ns]; nz];
         let mut moved = self.moved_before;
-        for slab in &self.slabs {
+        for slab in self.slabs.parts() {
             let c = slab.counts()?;
             for t in 0..nt {
                 for s in 0..ns {
@@ -386,12 +203,7 @@ impl RdmeSim {
 
     /// The whole lattice, assembled from the owned planes of every device.
     pub fn read_lattice(&self) -> Result<Lattice> {
-        let mut lat = Lattice::empty(self.model.config.lattice.shape, self.types.clone());
-        for slab in &self.slabs {
-            lat.put_slab_words(slab.own.0, &slab.read_owned()?);
-        }
-        lat.clear_unused_words();
-        Ok(lat)
+        assemble_lattice(self.slabs.parts(), &self.model, &self.types)
     }
 
     /// From now on, times every batch of steps on each device with two timestamps
@@ -399,36 +211,21 @@ impl RdmeSim {
     /// counts start over. Up to 2048 batches per device and slab layout; later ones count as
     /// untimed. Without timestamp queries `batch_times` stays empty.
     pub fn time_batches(&mut self) {
-        self.batch_times_before = vec![BatchTimes::default(); self.slabs.len()];
-        for slab in &mut self.slabs {
-            let timer = BatchTimer::new(&slab.ctx, MAX_TIMED_BATCHES);
-            slab.plan.time_batches(timer);
-        }
-    }
-
-    fn batch_timing(&self) -> bool {
-        !self.batch_times_before.is_empty()
+        self.slabs.time_batches()
     }
 
     /// Each device's GPU time since `time_batches` (waits for the GPU); empty when batches are
     /// not timed or the devices have no timestamp queries. Over a load-balancing move the
     /// spans of the old and the new slabs add up, leaving out the rebuild between them.
     pub fn batch_times(&self) -> Result<Vec<BatchTimes>> {
-        let mut times = self.batch_times_before.clone();
-        for (k, slab) in self.slabs.iter().enumerate() {
-            match slab.plan.batch_times(&slab.ctx)? {
-                Some(t) => times[k].add(&t),
-                None => return Ok(Vec::new()),
-            }
-        }
-        Ok(times)
+        Ok(self.slabs.batch_times()?)
     }
 
     /// Records `steps` steps (single device) with per-pass timestamps.
     pub fn advance_profiled(&mut self, steps: u32, profiler: &mut Profiler) -> Result<()> {
         let start = self.step;
-        let slab = &mut self.slabs[0];
-        let mut enc = slab.encode(steps, Some(profiler), false);
+        let slab = &mut self.slabs.parts_mut()[0];
+        let mut enc = slab.encode(steps, Some(profiler));
         profiler.resolve(&mut enc);
         slab.ctx.queue.submit([enc.finish()]);
         self.step += steps as u64;
@@ -437,41 +234,36 @@ impl RdmeSim {
 
     /// Waits until every device has finished its work.
     pub fn wait(&self) -> Result<()> {
-        for s in &self.slabs {
-            s.ctx.wait()?;
-        }
-        Ok(())
+        Ok(self.slabs.wait()?)
     }
 }
 
-/// `n` planes over `k` devices as evenly as possible (the first ones get the remainder).
-pub fn equal_split(n: u32, k: usize) -> Vec<u32> {
-    let k = k as u32;
-    (0..k).map(|i| n / k + u32::from(i < n % k)).collect()
+/// The whole lattice from the owned planes of `slabs`.
+fn assemble_lattice(slabs: &[Slab], model: &RdmeModel, types: &[u8]) -> Result<Lattice> {
+    let mut lat = Lattice::empty(model.config.lattice.shape, types.to_vec());
+    for slab in slabs {
+        lat.put_slab_words(slab.extent.own.0, &slab.read_owned()?);
+    }
+    lat.clear_unused_words();
+    Ok(lat)
 }
 
-/// Planes in proportion to `speed`, at least one each, summing to `n`.
-pub fn proportional_split(n: u32, speed: &[f64]) -> Vec<u32> {
-    let total: f64 = speed.iter().sum();
-    let mut out: Vec<u32> = speed
-        .iter()
-        .map(|s| ((s / total) * n as f64).floor().max(1.0) as u32)
-        .collect();
-    // Hand out (or take back) the rounding remainder, fastest first.
-    let mut order: Vec<usize> = (0..speed.len()).collect();
-    order.sort_by(|&a, &b| speed[b].total_cmp(&speed[a]));
-    let mut sum: i64 = out.iter().map(|&p| p as i64).sum();
-    let mut k = 0;
-    while sum != n as i64 {
-        let i = order[k % order.len()];
-        if sum < n as i64 {
-            out[i] += 1;
-            sum += 1;
-        } else if out[i] > 1 {
-            out[i] -= 1;
-            sum -= 1;
+/// How a boundary move rebuilds the slabs: reads the lattice and the overflow moves from the
+/// old ones, builds the new ones on the same devices.
+fn rebuild<'a>(
+    model: &'a RdmeModel,
+    options: &'a SimOptions,
+    types: &'a [u8],
+    moved_before: &'a mut u64,
+) -> impl Rebuild<Slab> + 'a {
+    move |old: &[Slab], extents: &[SlabExtent], step: u64| {
+        let lattice = assemble_lattice(old, model, types)?;
+        for slab in old {
+            *moved_before += slab.overflow_counts()?[2] as u64;
         }
-        k += 1;
+        old.iter()
+            .zip(extents)
+            .map(|(slab, e)| Slab::new(slab.ctx.clone(), model, &lattice, e, step, options))
+            .collect()
     }
-    out
 }

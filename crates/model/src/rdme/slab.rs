@@ -6,8 +6,10 @@
 //! reactions c->n (one pass: a dispatch costs more than the reactions), overflow resolution in
 //! n, which then holds the state (and is current at s + 1). Each pass covers the planes
 //! `shaders/rdme/region.wgsl` gives for the step. The halo planes of the state (`halo_depth`
-//! deep) are refreshed from the neighbours every `halo_depth` steps or fewer (sim.rs); in
-//! between the slab steps them itself.
+//! deep) are refreshed from the neighbours every `halo_depth` steps or fewer by the scheduler's
+//! slab decomposition (`petri_scheduler::slabs`, for which a slab is a `SlabPart`); in between
+//! the slab steps them itself. The state's four word planes are the exchange's fields: only
+//! the words the boundary sites use are sent (counted by rdme/halo_words.wgsl).
 //!
 //! The sweeps look at every site of the slab (rdme/diffuse.wgsl) or only at the sites with
 //! particles in reach, found in three occupancy bitmaps (`occupancy`,
@@ -18,9 +20,9 @@ use super::config::RdmeModel;
 use super::lattice::Lattice;
 use super::options::{SimOptions, Sweeps};
 use crate::error::Result;
-use petri_engine::kernel::{self, Access};
 use petri_engine::{buffers, shaders, GpuContext, Profiler};
-use petri_scheduler::{Binding, PassDesc, PassRef, StepPlan};
+use petri_scheduler::slabs::{SlabExtent, SlabPart};
+use petri_scheduler::{Binding, OnDemandPass, PassDesc, PassRef, StepPlan};
 
 /// The `Lattice` uniform of `shaders/rdme/common.wgsl`.
 #[repr(C)]
@@ -55,10 +57,8 @@ pub const OVERFLOW_HEADER: usize = 5;
 
 pub struct Slab {
     pub ctx: GpuContext,
-    /// Global planes this device owns, [begin, end).
-    pub own: (u32, u32),
-    /// Global plane of local plane 0.
-    pub base: u32,
+    /// The global planes this device owns and holds.
+    pub extent: SlabExtent,
     pub uniforms: LatticeUniforms,
     pub plan: StepPlan,
     /// Whether the sweeps look at the occupied sites only (`Sweeps`).
@@ -67,30 +67,18 @@ pub struct Slab {
     pub occupied_threads: u32,
     lattice_uniform: wgpu::Buffer,
     overflow: wgpu::Buffer,
-    counts: wgpu::Buffer,
     counts_len: usize,
-    observe: wgpu::ComputePipeline,
-    /// Observe bind groups reading half 0 and half 1 of the particle pair.
-    observe_groups: [wgpu::BindGroup; 2],
+    /// Counts by type and plane (`shaders/rdme/observe.wgsl`), into plan buffer "counts".
+    observe: OnDemandPass,
     workgroups_all: [u32; 3],
     workgroups_own: [u32; 3],
-    /// The first and the last `halo_depth` owned planes are copied here for the neighbours'
-    /// halos: a header word (the word planes they need), then four word blocks per side.
-    halo_stage: Option<wgpu::Buffer>,
-    /// Counts the word planes the boundary planes use (`shaders/rdme/halo_words.wgsl`): the
-    /// pipeline, its bind groups for half 0 and half 1 of the pair, the result.
-    halo_words: (wgpu::ComputePipeline, [wgpu::BindGroup; 2], wgpu::Buffer),
-    /// `shaders/rdme/mark_halos.wgsl` and its bind groups for half 0 and half 1 of the pair (a
-    /// slab with halos and the occupied sweeps), and whether halos were written since it last
-    /// ran.
-    mark_halos: Option<(wgpu::ComputePipeline, [wgpu::BindGroup; 2])>,
+    /// With halos: counts the word planes the boundary planes use into plan buffer
+    /// "halo words" (`shaders/rdme/halo_words.wgsl`), the halo exchange's field count.
+    halo_words: Option<OnDemandPass>,
+    /// `shaders/rdme/mark_halos.wgsl` (a slab with halos and the occupied sweeps), and whether
+    /// halos were written since it last ran.
+    mark_halos: Option<OnDemandPass>,
     halos_written: bool,
-    /// Word planes copied to the stage at the next exchange (what the last one needed).
-    words_to_copy: u32,
-    /// Word planes in the stage this exchange.
-    words_staged: u32,
-    /// Exchanges that needed a second round trip for more word planes.
-    pub halo_refetches: u64,
     /// The variant passes of the first x and y sweeps after an exchange: x's and y's part
     /// before the exchange, then x's and y's part after it (`SimOptions::overlap_exchange` on a
     /// slab with halos and the occupied sweeps).
@@ -181,23 +169,13 @@ fn occupancy_maps(words: &[u32], sites: usize) -> Vec<u32> {
     maps
 }
 
-/// Bytes before the word blocks in the halo stage.
-const STAGE_HEADER: u64 = 16;
-
-/// Words of one plane, in bytes.
-fn plane_bytes(u: &LatticeUniforms) -> u64 {
-    (u.nx * u.ny) as u64 * 4
-}
-
 impl Slab {
-    /// Builds the slab owning global planes `own` of `lattice` (which holds the whole lattice),
-    /// with up to `halo_depth` halo planes on each side (fewer at the lattice's ends).
+    /// Builds the slab of `extent` of `lattice` (which holds the whole lattice).
     pub fn new(
         ctx: GpuContext,
         model: &RdmeModel,
         lattice: &Lattice,
-        own: (u32, u32),
-        halo_depth: u32,
+        extent: &SlabExtent,
         step: u64,
         options: &SimOptions,
     ) -> Result<Self> {
@@ -208,13 +186,16 @@ impl Slab {
             ..
         } = *options;
         let [nx, ny, nz] = lattice.shape;
-        let halo_depth = halo_depth.max(1);
-        let base = own.0.saturating_sub(halo_depth);
-        let end = (own.1 + halo_depth).min(nz);
+        let SlabExtent {
+            own,
+            base,
+            end,
+            halo_depth,
+        } = *extent;
         let local = lattice.slab(base, end);
         let planes = end - base;
         let sites = local.sites() as u32;
-        let has_halos = base < own.0 || end > own.1;
+        let has_halos = extent.has_halos();
         // Counting takes a pass over the slab: only when the kind of sweep may depend on it (a
         // slab is rebuilt at every boundary move).
         let particles: u64 = match options.sweeps {
@@ -286,6 +267,7 @@ impl Slab {
         )?;
         let counts_len = model.n_species_ids() * (model.n_types() + nz as usize);
         let counts = buffers::storage_zeroed(&ctx, "rdme counts", 4 * counts_len as u64)?;
+        let halo_words = buffers::storage_zeroed(&ctx, "rdme halo words", 4)?;
 
         let mut plan = StepPlan::new(&ctx, model.config.seed, max_steps_per_batch);
         plan.step = step;
@@ -296,6 +278,8 @@ impl Slab {
             ("hop", hop),
             ("reactions", reactions),
             ("overflow", overflow.clone()),
+            ("counts", counts),
+            ("halo words", halo_words),
         ] {
             plan.add_buffer(name, buf);
         }
@@ -461,105 +445,73 @@ impl Slab {
             )?;
         }
 
-        let layout = kernel::bind_group_layout(
-            &ctx,
-            "rdme observe",
-            &[
-                Access::Uniform,
-                Access::ReadOnly,
-                Access::ReadOnly,
-                Access::ReadWrite,
-            ],
-        );
-        let observe =
-            kernel::compute_pipeline(&ctx, shaders::rdme::observe::OBSERVE, &[&layout], &wg)?;
-        let observe_groups = [&a, &b].map(|half| {
-            kernel::bind_group(
+        // The one-off passes, recorded on demand: each reads the lattice and the state.
+        let on_demand = |plan: &mut StepPlan,
+                         (label, entry): (&str, shaders::EntryPoint),
+                         more: &[Binding],
+                         workgroups: [u32; 3],
+                         constants: &[(&str, f64)]| {
+            let mut bindings = vec![Binding::uniform("lattice"), Binding::current("particles")];
+            bindings.extend_from_slice(more);
+            plan.add_on_demand(
                 &ctx,
-                "rdme observe",
-                &layout,
-                &[plan.buffer("lattice"), half, &types, &counts],
+                PassDesc {
+                    label,
+                    entry,
+                    bindings,
+                    workgroups,
+                    constants: constants.to_vec(),
+                },
             )
-        });
-        let halo_stage = (base < own.0 || end > own.1).then(|| {
-            buffers::staging(
-                &ctx,
-                "rdme halo out",
-                STAGE_HEADER + 8 * halo_depth as u64 * plane_bytes(&uniforms),
-            )
-        });
-        let needed = buffers::storage_zeroed(&ctx, "rdme halo words", 4)?;
-        let words_layout = kernel::bind_group_layout(
-            &ctx,
-            "rdme halo words",
-            &[Access::Uniform, Access::ReadOnly, Access::ReadWrite],
-        );
-        let halo_words = (
-            kernel::compute_pipeline(
-                &ctx,
-                shaders::rdme::halo_words::HALO_WORDS,
-                &[&words_layout],
-                &wg,
-            )?,
-            [&a, &b].map(|half| {
-                kernel::bind_group(
-                    &ctx,
-                    "rdme halo words",
-                    &words_layout,
-                    &[plan.buffer("lattice"), half, &needed],
-                )
-            }),
-            needed,
-        );
-        // With the occupied sweeps, after each halo refresh: the halo planes' bits in map 0.
-        let mark_halos = match (occupied, has_halos) {
-            (true, true) => {
-                let layout = kernel::bind_group_layout(
-                    &ctx,
-                    "rdme mark halos",
-                    &[Access::Uniform, Access::ReadOnly, Access::ReadWrite],
-                );
-                let pipeline = kernel::compute_pipeline(
-                    &ctx,
-                    shaders::rdme::mark_halos::MARK_HALOS,
-                    &[&layout],
-                    &[],
-                )?;
-                let groups = [&a, &b].map(|half| {
-                    kernel::bind_group(
-                        &ctx,
-                        "rdme mark halos",
-                        &layout,
-                        &[plan.buffer("lattice"), half, plan.buffer("occupancy")],
-                    )
-                });
-                Some((pipeline, groups))
-            }
-            _ => None,
         };
+        let observe = on_demand(
+            &mut plan,
+            ("rdme observe", shaders::rdme::observe::OBSERVE),
+            &[Binding::read("types"), Binding::read_write("counts")],
+            workgroups_own,
+            &wg,
+        )?;
+        let halo_words = has_halos
+            .then(|| {
+                on_demand(
+                    &mut plan,
+                    ("rdme halo words", shaders::rdme::halo_words::HALO_WORDS),
+                    &[Binding::read_write("halo words")],
+                    [gx, gy, 2 * halo_depth],
+                    &wg,
+                )
+            })
+            .transpose()?;
+        // With the occupied sweeps, after each halo refresh: the halo planes' bits in map 0.
+        let words = sites.div_ceil(32);
+        let x = words.div_ceil(64).min(65535);
+        let mark_halos = (occupied && has_halos)
+            .then(|| {
+                on_demand(
+                    &mut plan,
+                    ("rdme mark halos", shaders::rdme::mark_halos::MARK_HALOS),
+                    &[Binding::read_write("occupancy")],
+                    [x, words.div_ceil(64).div_ceil(x), 1],
+                    &[],
+                )
+            })
+            .transpose()?;
         Ok(Self {
             ctx,
-            own,
-            base,
+            extent: *extent,
             uniforms,
             plan,
             occupied_sweeps: occupied,
             occupied_threads,
             lattice_uniform: u,
             overflow,
-            counts,
             counts_len,
             observe,
-            observe_groups,
             workgroups_all,
             workgroups_own,
-            halo_stage,
             halo_words,
             mark_halos,
             halos_written: false,
-            words_to_copy: 2,
-            words_staged: 0,
-            halo_refetches: 0,
             head_parts,
             head_submitted: false,
         })
@@ -568,7 +520,7 @@ impl Slab {
     /// Byte offset in the particle buffer of word plane `w` at global plane `global_plane`.
     fn word_offset(&self, w: u64, global_plane: u32) -> u64 {
         let u = &self.uniforms;
-        let local = (global_plane - self.base) as u64;
+        let local = (global_plane - self.extent.base) as u64;
         (w * u.sites as u64 + local * (u.nx * u.ny) as u64) * 4
     }
 
@@ -586,28 +538,16 @@ impl Slab {
     }
 
     pub fn owned_planes(&self) -> u32 {
-        self.own.1 - self.own.0
+        self.extent.owned_planes()
     }
 
-    /// Records `steps` steps; with `halo_out`, also copies the first and the last
-    /// `halo_depth` owned planes to the halo staging buffer for the neighbours.
-    pub fn encode(
-        &mut self,
-        steps: u32,
-        profiler: Option<&mut Profiler>,
-        halo_out: bool,
-    ) -> wgpu::CommandEncoder {
-        if let (true, Some((pipeline, groups))) = (self.halos_written, &self.mark_halos) {
+    /// Records `steps` steps.
+    pub fn encode(&mut self, steps: u32, profiler: Option<&mut Profiler>) -> wgpu::CommandEncoder {
+        if let (true, Some(mark_halos)) = (self.halos_written, self.mark_halos) {
             // Before the steps (the halo writes precede every later submission).
             let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
-            {
-                let mut pass = encoder.begin_compute_pass(&Default::default());
-                pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, &groups[self.plan.parity()], &[]);
-                let words = self.uniforms.sites.div_ceil(32);
-                let x = words.div_ceil(64).min(65535);
-                pass.dispatch_workgroups(x, words.div_ceil(64).div_ceil(x), 1);
-            }
+            self.plan
+                .record_on_demand(&self.ctx, &mut encoder, mark_halos);
             self.ctx.queue.submit([encoder.finish()]);
             self.halos_written = false;
         }
@@ -625,41 +565,8 @@ impl Slab {
             _ => None,
         };
         self.head_submitted = false;
-        let mut encoder =
-            self.plan
-                .encode_with_first_step(&self.ctx, steps, profiler, first_step.as_deref());
-        if let (true, Some(stage)) = (halo_out, &self.halo_stage) {
-            let (pipeline, groups, needed) = &self.halo_words;
-            encoder.clear_buffer(needed, 0, None);
-            {
-                let mut pass = encoder.begin_compute_pass(&Default::default());
-                pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, &groups[self.plan.parity()], &[]);
-                let [x, y, _] = self.workgroups_all;
-                pass.dispatch_workgroups(x, y, 2 * self.uniforms.halo_depth);
-            }
-            encoder.copy_buffer_to_buffer(needed, 0, stage, 0, 4);
-            self.copy_words(&mut encoder, 0, self.words_to_copy);
-            self.words_staged = self.words_to_copy;
-        }
-        encoder
-    }
-
-    /// Copies word planes [from, to) of the first and the last `halo_depth` owned planes to
-    /// the halo stage.
-    fn copy_words(&self, encoder: &mut wgpu::CommandEncoder, from: u32, to: u32) {
-        let (Some(stage), u) = (&self.halo_stage, &self.uniforms) else {
-            return;
-        };
-        let block = u.halo_depth as u64 * plane_bytes(u);
-        let first = [self.own.0, self.own.1 - u.halo_depth];
-        for (k, plane) in first.into_iter().enumerate() {
-            for w in from as u64..to as u64 {
-                let src = self.word_offset(w, plane);
-                let dst = STAGE_HEADER + (4 * k as u64 + w) * block;
-                encoder.copy_buffer_to_buffer(self.state(), src, stage, dst, block);
-            }
-        }
+        self.plan
+            .encode_with_first_step(&self.ctx, steps, profiler, first_step.as_deref())
     }
 
     /// Submits the next step's head (on a slab with `head_parts`): the x sweep on the owned
@@ -675,72 +582,6 @@ impl Slab {
             );
             self.ctx.queue.submit([encoder.finish()]);
             self.head_submitted = true;
-        }
-    }
-
-    /// Waits for submission `batch` (the steps, not a head submitted after them) and maps the
-    /// halo staging buffer (if the slab has neighbours), for `send_halos`. When the boundary
-    /// planes use more word planes than were copied (rare: the number copied follows the last
-    /// exchange's need), copies the rest first, in a second round trip.
-    pub fn map_halo_stage(&mut self, batch: wgpu::SubmissionIndex) -> Result<()> {
-        let Some(stage) = &self.halo_stage else {
-            return Ok(());
-        };
-        buffers::map_for_reading_after(&self.ctx, stage, batch)?;
-        let needed = {
-            let view = stage
-                .get_mapped_range(0..4)
-                .map_err(|e| petri_engine::EngineError::Readback(e.to_string()))?;
-            bytemuck::cast_slice::<u8, u32>(&view)[0].clamp(1, 4)
-        };
-        if needed > self.words_staged {
-            stage.unmap();
-            let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
-            self.copy_words(&mut encoder, self.words_staged, needed);
-            self.ctx.queue.submit([encoder.finish()]);
-            buffers::map_for_reading(&self.ctx, stage)?;
-            self.words_staged = needed;
-            self.halo_refetches += 1;
-        }
-        self.words_to_copy = needed;
-        Ok(())
-    }
-
-    /// Writes this slab's boundary planes from the mapped halo stage straight into the halos of
-    /// the neighbours below and above (no intermediate copy), then unmaps the stage.
-    pub fn send_halos(&self, below: Option<&Slab>, above: Option<&Slab>) -> Result<()> {
-        let Some(stage) = &self.halo_stage else {
-            return Ok(());
-        };
-        {
-            let view = stage
-                .get_mapped_range(..)
-                .map_err(|e| petri_engine::EngineError::Readback(e.to_string()))?;
-            let words: &[u32] = bytemuck::cast_slice(&view[STAGE_HEADER as usize..]);
-            let (first, last) = words.split_at(words.len() / 2);
-            let n = self.words_staged as usize;
-            if let Some(b) = below {
-                b.write_halo(self.own.0, first, n);
-            }
-            if let Some(a) = above {
-                a.write_halo(self.own.1 - self.uniforms.halo_depth, last, n);
-            }
-        }
-        stage.unmap();
-        Ok(())
-    }
-
-    /// Writes word planes 0..n of `halo_depth` planes of a neighbour (word blocks, as the
-    /// halo stage holds them) into the local planes from `global_plane` on.
-    fn write_halo(&self, global_plane: u32, words: &[u32], n: usize) {
-        let u = &self.uniforms;
-        let block = u.halo_depth as usize * (u.nx * u.ny) as usize;
-        for w in 0..n {
-            self.ctx.queue.write_buffer(
-                self.state(),
-                self.word_offset(w as u64, global_plane),
-                bytemuck::cast_slice(&words[w * block..(w + 1) * block]),
-            );
         }
     }
 
@@ -770,17 +611,13 @@ impl Slab {
     /// Particle counts by (type, species id), then by (global plane, species id), over the
     /// owned planes.
     pub fn counts(&self) -> Result<Vec<u32>> {
+        let counts = self.plan.buffer("counts");
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-        enc.clear_buffer(&self.counts, 0, None);
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&self.observe);
-            pass.set_bind_group(0, &self.observe_groups[self.plan.parity()], &[]);
-            let [x, y, z] = self.workgroups_own;
-            pass.dispatch_workgroups(x, y, z);
-        }
+        enc.clear_buffer(counts, 0, None);
+        self.plan
+            .record_on_demand(&self.ctx, &mut enc, self.observe);
         let stage = buffers::staging(&self.ctx, "rdme counts", 4 * self.counts_len as u64);
-        enc.copy_buffer_to_buffer(&self.counts, 0, &stage, 0, 4 * self.counts_len as u64);
+        enc.copy_buffer_to_buffer(counts, 0, &stage, 0, 4 * self.counts_len as u64);
         self.ctx.queue.submit([enc.finish()]);
         Ok(buffers::map_and_read(&self.ctx, &stage)?)
     }
@@ -793,7 +630,7 @@ impl Slab {
         let stage = buffers::staging(&self.ctx, "rdme lattice", 16 * n);
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
         for w in 0..4 {
-            let src = self.word_offset(w, self.own.0);
+            let src = self.word_offset(w, self.extent.own.0);
             enc.copy_buffer_to_buffer(self.state(), src, &stage, w * n * 4, n * 4);
         }
         self.ctx.queue.submit([enc.finish()]);
@@ -802,5 +639,48 @@ impl Slab {
 
     pub fn workgroups(&self) -> ([u32; 3], [u32; 3]) {
         (self.workgroups_all, self.workgroups_own)
+    }
+}
+
+/// The scheduler's slab decomposition steps, exchanges and balances the slabs.
+impl SlabPart for Slab {
+    type Error = crate::error::ModelError;
+
+    fn context(&self) -> &GpuContext {
+        &self.ctx
+    }
+
+    fn plan(&self) -> &StepPlan {
+        &self.plan
+    }
+
+    fn plan_mut(&mut self) -> &mut StepPlan {
+        &mut self.plan
+    }
+
+    fn record_steps(&mut self, steps: u32) -> wgpu::CommandEncoder {
+        self.encode(steps, None)
+    }
+
+    fn state(&self) -> &wgpu::Buffer {
+        self.state()
+    }
+
+    fn field_counter(&self) -> Option<&wgpu::Buffer> {
+        self.halo_words.map(|_| self.plan.buffer("halo words"))
+    }
+
+    fn record_field_count(&mut self, encoder: &mut wgpu::CommandEncoder) {
+        if let Some(pass) = self.halo_words {
+            self.plan.record_on_demand(&self.ctx, encoder, pass);
+        }
+    }
+
+    fn submit_head(&mut self) {
+        self.submit_head()
+    }
+
+    fn halos_written(&mut self, step: u64) {
+        self.set_halo_start(step)
     }
 }
