@@ -22,11 +22,14 @@ const BAD_CONFIGS_AND_FLAGS: &[Case] = &[
     ("network: unknown key", "run {net_colour} --t-end 1 --out {out}", &["{net_colour}", "unknown field", "colour"]),
     ("angiogenesis: value out of range", "run {angio_chi} --out {out}", &["chi0", "-0.4", ">= 0"]),
     ("rdme: value out of range", "run {min_d} --out {out}", &["diffusion[0].d_m2_per_s", "<= 0.5"]),
+    ("rdme: a rate that fires every step", "run {min_rate} --out {out}", &["MinD_ATP binds the membrane", "c tau", "at most 5"]),
+    ("rdme: an infinite rate", "run {min_rate_max} --out {out}", &["MinD_ATP binds the membrane", "c tau", "inf", "at most 5"]),
     ("network: value out of range", "run {net_rate} --t-end 1 --out {out}", &["reactions.Death.rate", "-0.11", ">= 0"]),
     ("angiogenesis: workgroup beyond the device", "run {angio} --steps 1 --workgroup 1024,2,1 --out {out}", &["max_compute_invocations_per_workgroup"]),
     ("angiogenesis: empty workgroup", "run {angio} --workgroup 0,1,1 --out {out}", &["--workgroup", "0,1,1"]),
     ("angiogenesis: several devices", "run {angio} --devices 2 --out {out}", &["--devices"]),
-    ("rdme: no devices", "run {min} --devices 0 --out {out}", &["devices", "0", "at least one"]),
+    ("rdme: no devices", "run {min} --devices 0 --out {out}", &["--devices 0", "1 to lattice.shape.z"]),
+    ("rdme: more devices than planes", "run {min} --devices 100000 --out {out}", &["--devices 100000", "1 to lattice.shape.z"]),
     ("rdme: three-dimensional workgroup", "run {min} --workgroup 8,8,2 --out {out}", &["--workgroup 8,8,2", "X,Y,1"]),
     ("network: one output time", "run {net} --t-end 1 --points 1 --out {out}", &["points = 1"]),
     ("network: no trajectories", "run {net} --t-end 1 --trajectories 0 --out {out}", &["trajectories = 0"]),
@@ -158,6 +161,18 @@ fn bad_configs_and_flags() {
             "min_d",
             variant(&dir, "min_d.json", min(), |c| {
                 c["diffusion"][0]["d_m2_per_s"] = 2.5e-10.into()
+            }),
+        ),
+        (
+            "min_rate",
+            variant(&dir, "min_rate.json", min(), |c| {
+                c["reactions"][0]["rate"] = 1e30.into()
+            }),
+        ),
+        (
+            "min_rate_max",
+            variant(&dir, "min_rate_max.json", min(), |c| {
+                c["reactions"][0]["rate"] = 1e308.into()
             }),
         ),
         (

@@ -60,7 +60,8 @@ impl GpuArgs {
 enum Command {
     /// List the GPU adapters wgpu can see, best first, with the limits the models need.
     Adapters {
-        #[arg(long)]
+        /// Only this backend: vulkan, metal, dx12, gl or all
+        #[arg(long, env = "PETRI_BACKEND")]
         backend: Option<String>,
     },
     /// Run a model from its config (the model is the config's "model"; a reaction network runs

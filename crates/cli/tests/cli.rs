@@ -120,10 +120,24 @@ fn bad_input_is_refused_with_the_field_named() {
         &petri(&["run", "no/such/file.json"]),
         &["no/such/file.json"],
     );
+    let fresh = dir.join("fresh").display().to_string();
     assert_refused(
-        &petri(&["run", "assets/angiogenesis.json", "--backend", "glide"]),
+        &petri(&[
+            "run",
+            "assets/angiogenesis.json",
+            "--backend",
+            "glide",
+            "--out",
+            &fresh,
+        ]),
         &["glide", "vulkan"],
     );
+    let o = Command::new(env!("CARGO_BIN_EXE_petri"))
+        .arg("adapters")
+        .env("PETRI_BACKEND", "bogus")
+        .output()
+        .expect("run petri");
+    assert_refused(&o, &["bogus", "vulkan"]);
     assert_refused(
         &petri(&[
             "run",

@@ -141,6 +141,14 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
     }
     crate::run::check_out(&args, Model::Rdme)?;
     let flags = &args.rdme;
+    // Before any device opens: each device owns one z plane at least.
+    let nz = cfg.lattice.shape[2];
+    if flags.devices == 0 || flags.devices > nz as usize {
+        bail!(
+            "--devices {}: 1 to lattice.shape.z = {nz} devices (one z plane each at least)",
+            flags.devices
+        );
+    }
     let sim = SimOptions {
         workgroup: workgroup(args.workgroup)?,
         sweeps: flags.sweeps,

@@ -149,9 +149,14 @@ impl AngioConfig {
                 return Err(invalid(axis, n, format!("an integer in 4..={MAX_SIDE}")));
             }
         }
+        // The shaders compute in f32: a larger value would be infinite there.
         let nonneg = |field: &str, v: f64| -> Result<()> {
-            if !v.is_finite() || v < 0.0 {
-                return Err(invalid(field, v, "a finite number >= 0"));
+            if !v.is_finite() || !(0.0..=f32::MAX as f64).contains(&v) {
+                return Err(invalid(
+                    field,
+                    v,
+                    "a finite number >= 0 and at most 3.4e38 (the shaders' f32)",
+                ));
             }
             Ok(())
         };
@@ -250,6 +255,19 @@ impl AngioConfig {
                 ),
             )),
             Some(k) => Ok(k),
+            // A step below f32's normal range would run without moving the shaders' clock.
+            None if !((self.dt_safety * bound) as f32).is_normal() => {
+                Err(invalid(
+                    "D, chi0, rho",
+                    format!("{:e}, {:e}, {:e}", self.d, self.chi0, self.rho),
+                    format!(
+                        "values whose stability bound min(h^2/(6D), D/max|v|^2) gives a time step \
+                         in f32's normal range (>= 1.2e-38); here it is {bound:e} (h = {:e}, max|v|^2 = \
+                         {max_speed_sq:e})",
+                        self.h()
+                    ),
+                ))
+            }
             None => Ok(self.dt_safety * bound),
         }
     }
@@ -324,6 +342,26 @@ mod tests {
         assert!((c.time_step(0.0).unwrap() - 0.9 * h * h / (6.0 * 0.00035)).abs() < 1e-12);
         // A strong taxis velocity tightens the bound.
         assert!(c.time_step(1.0).unwrap() < c.time_step(0.0).unwrap());
+        // A bound that is zero in f32 leaves no step (the run would not move its clock).
+        let c = parse(r#"{"grid": [33, 33, 33], "D": 3e38}"#).unwrap();
+        let e = c.time_step(0.0).unwrap_err().to_string();
+        assert!(
+            e.contains("D, chi0, rho") && e.contains("normal range"),
+            "{e}"
+        );
+        let c = parse(r#"{"grid": [33, 33, 33], "chi0": 1e30}"#).unwrap();
+        assert!(c.time_step(1e60).is_err());
+    }
+
+    /// Values beyond f32 are refused at load: the shaders would see infinity.
+    #[test]
+    fn values_beyond_f32_are_refused() {
+        for field in ["D", "chi0", "rho"] {
+            let e = parse(&format!(r#"{{"{field}": 1e308}}"#))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(field) && e.contains("at most 3.4e38"), "{e}");
+        }
     }
 
     #[test]

@@ -11,7 +11,8 @@
 //!
 //! The reaction step fires at most one reaction per site with probability 1 - exp(-a tau), so
 //! a tau must be small. `RdmeModel::warnings` lists every reaction whose single-pair c tau
-//! exceeds 0.5 (a firing probability of 0.39 per step).
+//! exceeds 0.5 (a firing probability of 0.39 per step); above 5 (0.993 per step, so the reaction
+//! fires at nearly every step whatever its rate) the config is refused.
 
 use super::shape::Shape;
 use crate::error::{invalid, ModelError, Result};
@@ -28,6 +29,9 @@ pub const MAX_SPECIES: usize = 255;
 pub const MAX_SITE_TYPES: usize = 32;
 /// A c tau above this draws a warning: one reaction per site per step undercounts.
 pub const WARN_C_TAU: f64 = 0.5;
+/// A c tau above this is refused: the reaction fires at nearly every step, so the rate given
+/// no longer matters (and an infinite one turns 0 x c tau into NaN).
+pub const MAX_C_TAU: f64 = 5.0;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -415,6 +419,16 @@ impl RdmeConfig {
 
         let mut warnings = Vec::new();
         for (r, name) in reactions.iter().zip(&names) {
+            if !(r.c_tau as f64 <= MAX_C_TAU) {
+                return Err(invalid(
+                    &format!("reaction {name:?}: c tau"),
+                    format!("{:.3e}", r.c_tau),
+                    format!(
+                        "at most {MAX_C_TAU} for a single reactant pair (above, the reaction \
+                         fires at nearly every step whatever its rate): lower tau_s or the rate"
+                    ),
+                ));
+            }
             if r.c_tau as f64 > WARN_C_TAU {
                 warnings.push(format!(
                     "reaction {name:?}: c tau = {:.3} > {WARN_C_TAU} for a single reactant pair; \
