@@ -20,6 +20,9 @@
 //! sort) as a pass of the step, in order with the plan's own, with an `Every` schedule. It
 //! dispatches with its own sizes, so `run_until` cannot stop it and refuses a plan holding one.
 //!
+//! Passes that bind the same buffers the same way share their bind groups, and a batch binds a
+//! group only when it changes (`Bound`).
+//!
 //! `run_until` runs the steps until a GPU flag rises or a bound is reached (`plan/until.rs`):
 //! the host cannot branch on GPU data inside a batch, so every pass of such a loop is dispatched
 //! from arguments a guard pass zeroes once the flag is up, and the GPU records the step count at
