@@ -5,7 +5,7 @@
 // small control buffer, so that many leap attempts are recorded per submission with no readback.
 // Launcher and table layout: crates/model/src/ssa/gpu_leap.rs.
 //
-// One attempt is seven dispatches:
+// One attempt is one step of the launcher's step plan, seven passes:
 //   leap_props   per reaction: a_j, critical part; per-workgroup sums of a and a_crit
 //   leap_species per species: mu_i, sigma_i^2 (non-critical reactions), tau bound; workgroup min
 //   leap_decide  one workgroup: totals, then tau (leap), an exact SSA step, or idle; picks the
@@ -17,6 +17,7 @@
 //
 // Random numbers: Philox keyed by (seed, attempt, reaction, stream), counter-based, so the run is
 // independent of workgroup size and of how attempts are split over submissions.
+//!include common/step.wgsl
 //!include common/rng.wgsl
 //!include common/poisson.wgsl
 //!include common/kinetics.wgsl
@@ -53,24 +54,27 @@ struct LeapParams {
     _pad2: u32,
 }
 
-// Control words (u32; f32 stored as bits).
-const C_MODE: u32 = 0u;      // 0 leap, 1 SSA step, 2 idle (stop time reached or a0 = 0)
-const C_ATTEMPT: u32 = 1u;
-const C_LEAPS: u32 = 2u;
-const C_REJECTED: u32 = 3u;
-const C_SSA: u32 = 4u;
-const C_PICK: u32 = 5u;      // reaction fired once (critical or SSA), NONE for none
-const C_T_HI: u32 = 6u;
-const C_T_LO: u32 = 7u;
-const C_STOP_HI: u32 = 8u;
-const C_STOP_LO: u32 = 9u;
-const C_TAU: u32 = 10u;
-const C_SCALE: u32 = 11u;
-const C_A0: u32 = 12u;
-const C_A0C: u32 = 13u;
-const C_TAU1: u32 = 14u;
-const C_EXTINCT: u32 = 15u;  // 1 once a0 = 0: nothing can fire any more
-const C_REACHED: u32 = 16u;  // 1 when the attempt ends exactly at the stop time
+// What the attempts decide and count, one copy for the whole network (mirrored by `LeapControl` in
+// gpu_leap.rs). The host writes only `mode`, `stop` and `stopped`, between runs.
+struct LeapControl {
+    mode: u32,          // MODE_LEAP, MODE_SSA (an exact step) or MODE_IDLE (stop time reached)
+    attempt: u32,       // attempts taken: the random numbers' counter
+    leaps: u32,
+    rejected: u32,
+    ssa_steps: u32,
+    pick: u32,          // reaction fired once (critical or SSA), NONE for none
+    t: vec2<u32>,       // time reached, ticks (ssa/time.wgsl)
+    stop: vec2<u32>,    // stop time, ticks
+    tau: f32,
+    scale: f32,         // leap scale: halved by each rejection, 1 after an accepted attempt
+    a0: f32,
+    a0c: f32,
+    tau1: f32,
+    extinct: u32,       // 1 once a0 = 0: nothing can fire any more
+    reached: u32,       // 1 when the attempt ends exactly at the stop time
+    stopped: u32,       // 1 once the stop time is reached (the host's loop waits for it)
+    _pad: vec2<u32>,
+}
 
 const MODE_LEAP: u32 = 0u;
 const MODE_SSA: u32 = 1u;
@@ -78,30 +82,26 @@ const MODE_IDLE: u32 = 2u;
 const NONE: u32 = 0xFFFFFFFFu;
 const BIG: f32 = 3.4028235e38;
 
-@group(0) @binding(0) var<uniform> p: LeapParams;
+// Group 0 is the scheduler's step info (common/step.wgsl); the random numbers are keyed by
+// `control.attempt` instead of the step, since attempts stop counting once the stop time is
+// reached.
+@group(1) @binding(0) var<uniform> p: LeapParams;
 // rx[4j..4j+4] = (s0, nu0, s1, nu1); cons, rates, species CSR and kinds at offsets.
-@group(0) @binding(1) var<storage, read> net: array<u32>;
+@group(1) @binding(1) var<storage, read> net: array<u32>;
 // x (counts), x_new, k (firing counts)
-@group(0) @binding(2) var<storage, read_write> state: array<u32>;
+@group(1) @binding(2) var<storage, read_write> state: array<u32>;
 // a, a_crit, block sums of both, block minima of tau
-@group(0) @binding(3) var<storage, read_write> fl: array<f32>;
-@group(0) @binding(4) var<storage, read_write> control: array<u32>;
-@group(0) @binding(5) var<storage, read_write> flag: array<atomic<u32>>;
+@group(1) @binding(3) var<storage, read_write> fl: array<f32>;
+@group(1) @binding(4) var<storage, read_write> control: LeapControl;
+// Raised by leap_apply when a count would go negative; cleared by leap_finish.
+@group(1) @binding(5) var<storage, read_write> negative: atomic<u32>;
 
 var<workgroup> wa: array<f32, WG>;
 var<workgroup> wb: array<f32, WG>;
 var<workgroup> wpick: u32;
 
-fn f(w: u32) -> f32 {
-    return bitcast<f32>(control[w]);
-}
-
-fn set_f(w: u32, v: f32) {
-    control[w] = bitcast<u32>(v);
-}
-
 fn idle() -> bool {
-    return control[C_MODE] == MODE_IDLE;
+    return control.mode == MODE_IDLE;
 }
 
 fn propensity(j: u32) -> f32 {
@@ -287,7 +287,7 @@ fn pick(off_a: u32, off_blk: u32, goal: f32, lid: u32) -> u32 {
 }
 
 fn draw(j: u32, stream: u32) -> vec4<u32> {
-    return philox4x32_10(vec4<u32>(j, control[C_ATTEMPT], stream, 0u), vec2<u32>(p.seed_lo, p.seed_hi));
+    return philox4x32_10(vec4<u32>(j, control.attempt, stream, 0u), vec2<u32>(p.seed_lo, p.seed_hi));
 }
 
 var<workgroup> wmode: u32;
@@ -297,7 +297,7 @@ var<workgroup> wgoal: f32;
 @compute @workgroup_size(WG)
 fn leap_decide(@builtin(local_invocation_index) lid: u32) {
     if lid == 0u {
-        wmode = control[C_MODE];
+        wmode = control.mode;
     }
     // Barriers follow: branch only on workgroup-uniform values.
     if workgroupUniformLoad(&wmode) == MODE_IDLE {
@@ -305,10 +305,10 @@ fn leap_decide(@builtin(local_invocation_index) lid: u32) {
     }
     let a0 = reduce_blocks(p.off_blk_a, p.n_blocks_rx, 0u, lid);
     let a0c = reduce_blocks(p.off_blk_ac, p.n_blocks_rx, 0u, lid);
-    let tau1 = reduce_blocks(p.off_blk_tau, p.n_blocks_sp, 1u, lid) * f(C_SCALE);
+    let tau1 = reduce_blocks(p.off_blk_tau, p.n_blocks_sp, 1u, lid) * control.scale;
     if lid == 0u {
-        let t = vec2<u32>(control[C_T_HI], control[C_T_LO]);
-        let stop = vec2<u32>(control[C_STOP_HI], control[C_STOP_LO]);
+        let t = control.t;
+        let stop = control.stop;
         var gap = 0.0;
         if ticks_less(t, stop) {
             gap = ticks_diff(stop, t);
@@ -322,7 +322,7 @@ fn leap_decide(@builtin(local_invocation_index) lid: u32) {
         var sel = 0u;
         var goal = 0.0;
         if !(a0 > 0.0) {
-            control[C_EXTINCT] = 1u;
+            control.extinct = 1u;
         } else if gap > 0.0 {
             if tau1 < p.ssa_factor / a0 {
                 // Leaping would gain little: one exact step. Memoryless, so stopping at the
@@ -350,12 +350,12 @@ fn leap_decide(@builtin(local_invocation_index) lid: u32) {
                 }
             }
         }
-        control[C_MODE] = mode;
-        control[C_REACHED] = reached;
-        set_f(C_TAU, tau);
-        set_f(C_A0, a0);
-        set_f(C_A0C, a0c);
-        set_f(C_TAU1, tau1);
+        control.mode = mode;
+        control.reached = reached;
+        control.tau = tau;
+        control.a0 = a0;
+        control.a0c = a0c;
+        control.tau1 = tau1;
         wsel = sel;
         wgoal = goal;
     }
@@ -367,7 +367,7 @@ fn leap_decide(@builtin(local_invocation_index) lid: u32) {
         picked = pick(p.off_ac, p.off_blk_ac, wgoal, lid);
     }
     if lid == 0u {
-        control[C_PICK] = picked;
+        control.pick = picked;
     }
 }
 
@@ -378,10 +378,10 @@ fn leap_fire(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     var k = 0u;
-    if control[C_MODE] == MODE_LEAP && fl[p.off_ac + j] == 0.0 {
-        k = poisson_sample(fl[j] * f(C_TAU), p.normal_above, draw(j, 1u));
+    if control.mode == MODE_LEAP && fl[p.off_ac + j] == 0.0 {
+        k = poisson_sample(fl[j] * control.tau, p.normal_above, draw(j, 1u));
     }
-    if j == control[C_PICK] {
+    if j == control.pick {
         k = k + 1u;
     }
     state[p.off_k + j] = k;
@@ -402,7 +402,7 @@ fn leap_apply(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
     }
     if x < 0 {
-        atomicOr(&flag[0], 1u);
+        atomicOr(&negative, 1u);
     }
     state[p.off_xnew + i] = u32(x);
 }
@@ -410,7 +410,7 @@ fn leap_apply(@builtin(global_invocation_id) gid: vec3<u32>) {
 @compute @workgroup_size(WG)
 fn leap_commit(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
-    if idle() || i >= p.n_species || atomicLoad(&flag[0]) != 0u {
+    if idle() || i >= p.n_species || atomicLoad(&negative) != 0u {
         return;
     }
     state[i] = state[p.off_xnew + i];
@@ -421,29 +421,27 @@ fn leap_finish() {
     if idle() {
         return;
     }
-    let negative = atomicLoad(&flag[0]) != 0u;
-    atomicStore(&flag[0], 0u);
-    control[C_ATTEMPT] = control[C_ATTEMPT] + 1u;
-    if negative {
+    let rejected = atomicLoad(&negative) != 0u;
+    atomicStore(&negative, 0u);
+    control.attempt = control.attempt + 1u;
+    if rejected {
         // Never clamp: reject and retry with half the leap (CGP 2006).
-        control[C_REJECTED] = control[C_REJECTED] + 1u;
-        set_f(C_SCALE, f(C_SCALE) * 0.5);
+        control.rejected = control.rejected + 1u;
+        control.scale = control.scale * 0.5;
         return;
     }
-    set_f(C_SCALE, 1.0);
-    if control[C_MODE] == MODE_LEAP {
-        control[C_LEAPS] = control[C_LEAPS] + 1u;
-    } else if control[C_PICK] != NONE {
-        control[C_SSA] = control[C_SSA] + 1u;
+    control.scale = 1.0;
+    if control.mode == MODE_LEAP {
+        control.leaps = control.leaps + 1u;
+    } else if control.pick != NONE {
+        control.ssa_steps = control.ssa_steps + 1u;
     }
-    if control[C_REACHED] == 1u {
-        control[C_T_HI] = control[C_STOP_HI];
-        control[C_T_LO] = control[C_STOP_LO];
-        control[C_MODE] = MODE_IDLE;
+    if control.reached == 1u {
+        control.t = control.stop;
+        control.mode = MODE_IDLE;
+        control.stopped = 1u;
     } else {
-        let t = ticks_add(vec2<u32>(control[C_T_HI], control[C_T_LO]), ticks_from(f(C_TAU)));
-        control[C_T_HI] = t.x;
-        control[C_T_LO] = t.y;
-        control[C_MODE] = MODE_LEAP;
+        control.t = ticks_add(control.t, ticks_from(control.tau));
+        control.mode = MODE_LEAP;
     }
 }

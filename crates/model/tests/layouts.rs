@@ -4,7 +4,10 @@
 use petri_engine::{host_layout, layout, shaders};
 use petri_model::angiogenesis::{bench::Grid, state::Tip, uniforms::AngioUniforms};
 use petri_model::rdme::{config::SiteReaction, slab::LatticeUniforms};
-use petri_model::ssa::{gpu_ensemble::EnsembleParams, gpu_leap::LeapParams};
+use petri_model::ssa::{
+    gpu_ensemble::EnsembleParams,
+    gpu_leap::{LeapControl, LeapParams},
+};
 
 #[test]
 fn host_structs_match_their_wgsl_structs() {
@@ -27,6 +30,9 @@ fn host_structs_match_their_wgsl_structs() {
         n_species, n_reactions, n_blocks_rx, n_blocks_sp, seed_lo, seed_hi, n_critical, epsilon,
         normal_above, ssa_factor, off_cons, off_rate, off_sp_start, off_sp_entries, off_kinds,
         off_xnew, off_k, off_ac, off_blk_a, off_blk_ac, off_blk_tau);
+    let leap_control = host_layout!(LeapControl:
+        mode, attempt, leaps, rejected, ssa_steps, pick, t, stop, tau, scale, a0, a0c, tau1,
+        extinct, reached, stopped);
     layout::all([
         layout::check(shaders::angiogenesis::common::SHADER, "AngioParams", &angio),
         layout::check(shaders::angiogenesis::common::SHADER, "Tip", &tip),
@@ -36,6 +42,7 @@ fn host_structs_match_their_wgsl_structs() {
         layout::check(shaders::rdme::diffuse::SHADER, "Reaction", &reaction),
         layout::check(shaders::ssa::ensemble::SHADER, "EnsembleParams", &ensemble),
         layout::check(shaders::ssa::leap::SHADER, "LeapParams", &leap),
+        layout::check(shaders::ssa::leap::SHADER, "LeapControl", &leap_control),
     ])
     .unwrap_or_else(|e| panic!("{e}"));
 }

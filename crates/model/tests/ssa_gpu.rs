@@ -508,4 +508,35 @@ fn leaper_keeps_a_synthetic_network_total_and_refuses_bad_options() {
     assert!(e.contains("n_critical"), "{e}");
     let e = leaper.advance_to(-1.0, 10).unwrap_err().to_string();
     assert!(e.contains("t = -1"), "{e}");
+    // A stop time out of reach: exactly max_attempts attempts run, then the error says so.
+    let e = leaper.advance_to(1e6, 5).unwrap_err().to_string();
+    assert!(e.contains("within 5 attempts"), "{e}");
+    assert_eq!(leaper.stats().unwrap().attempts, stats.attempts + 5);
+}
+
+/// `advance_to` runs the leaper until the GPU says the stop time is reached, several attempts
+/// per submission: the trajectory does not depend on how many (the random numbers are keyed by
+/// the attempt), and every stop time is met exactly.
+#[test]
+fn leaper_stops_at_each_time_whatever_the_attempts_per_submission() {
+    let ctx = test_context();
+    let net = birth_death_copies(40);
+    let run = |attempts_per_submit| {
+        let options = LeapOptions {
+            attempts_per_submit,
+            ..LeapOptions::default()
+        };
+        let mut leaper = GpuLeaper::new(&ctx, &net, 17, &options).unwrap();
+        let mut out = Vec::new();
+        for t in [0.5, 2.0, 2.0, 6.0] {
+            let stats = leaper.advance_to(t, 10_000).unwrap();
+            assert_eq!(stats.t, t);
+            out.push((stats, leaper.counts().unwrap()));
+        }
+        out
+    };
+    let (a, b) = (run(64), run(3));
+    println!("{:?}", a.last().unwrap().0);
+    assert!(a.last().unwrap().0.attempts > 6, "{:?}", a.last());
+    assert_eq!(a, b);
 }

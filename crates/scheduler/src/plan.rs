@@ -24,6 +24,8 @@
 //! (`record_on_demand`) at the plan's current step and parity: an observation, or the count a
 //! halo exchange needs after a batch. It sees the step info of that step (a slot of the step
 //! buffer past the batch's entries), so it may follow a batch in the same encoder.
+//! Passes that bind the same buffers the same way share their bind groups, and a batch binds a
+//! group only when it changes (`Bound`).
 //!
 //! `run_until` runs the steps until a GPU flag rises or a bound is reached (`plan/until.rs`):
 //! the host cannot branch on GPU data inside a batch, so every pass of such a loop is dispatched
@@ -52,7 +54,7 @@ pub struct StepInfo {
 }
 
 /// Which buffer a binding refers to.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Slot {
     Fixed(String),
     Current(String),
@@ -60,7 +62,7 @@ enum Slot {
 }
 
 /// One binding of a pass, numbered in order from 0 in the shader's `@group(1)`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Binding {
     slot: Slot,
     access: Access,
@@ -225,6 +227,15 @@ struct Pass {
 /// A pass kept outside the steps (`StepPlan::add_on_demand`), recorded by `record_on_demand`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OnDemandPass(usize);
+/// What a compute pass has bound so far at group 0 (the step info's offset) and group 1. A
+/// group stays bound across pipelines whose layouts agree there, so a run of passes with the
+/// same bindings binds them once per step: on the host, binding costs about what a dispatch
+/// does, which counts when a step is many small dispatches.
+#[derive(Default)]
+struct Bound<'a> {
+    step_offset: Option<u32>,
+    group: Option<&'a wgpu::BindGroup>,
+}
 
 /// A pass of a step: one of the plan's own (`add_pass`, by order) or a variant kept aside
 /// (`add_variant`) to stand in for one in a step recorded on its own terms (`encode_head`,
@@ -241,6 +252,9 @@ pub struct StepPlan {
     passes: Vec<Pass>,
     variants: Vec<Pass>,
     on_demand: Vec<Pass>,
+    /// The bind groups made so far, by binding list: passes that bind the same buffers the same
+    /// way share them, so that a run of such passes binds its group once (`Bound`).
+    groups: Vec<(Vec<Binding>, [wgpu::BindGroup; 2])>,
     step_layout: wgpu::BindGroupLayout,
     step_group: wgpu::BindGroup,
     step_buffer: wgpu::Buffer,
@@ -287,6 +301,7 @@ impl StepPlan {
             passes: Vec::new(),
             variants: Vec::new(),
             on_demand: Vec::new(),
+            groups: Vec::new(),
             step_layout,
             step_group,
             step_buffer,
@@ -401,7 +416,13 @@ impl StepPlan {
             label: Some(&pass.label),
             timestamp_writes: None,
         });
-        self.record_work(&mut cpass, pass, self.parity(), slot as u32);
+        self.record_work(
+            &mut cpass,
+            pass,
+            self.parity(),
+            slot as u32,
+            &mut Bound::default(),
+        );
     }
 
     /// Appends work that records itself (`RecordPass`) as a pass of the steps `every` picks, in
@@ -471,7 +492,12 @@ impl StepPlan {
         })
     }
 
-    fn build_pass(&self, ctx: &GpuContext, desc: PassDesc, schedule: PassSchedule) -> Result<Pass> {
+    fn build_pass(
+        &mut self,
+        ctx: &GpuContext,
+        desc: PassDesc,
+        schedule: PassSchedule,
+    ) -> Result<Pass> {
         schedule.every.check(desc.label)?;
         let dispatch = match &schedule.indirect {
             None => {
@@ -509,15 +535,7 @@ impl StepPlan {
             &[&self.step_layout, &layout],
             &desc.constants,
         )?;
-        let group = |parity: usize| -> Result<wgpu::BindGroup> {
-            let bufs = desc
-                .bindings
-                .iter()
-                .map(|b| self.resolve(&b.slot, parity))
-                .collect::<Result<Vec<_>>>()?;
-            Ok(kernel::bind_group(ctx, desc.label, &layout, &bufs))
-        };
-        let groups = [group(0)?, group(1)?];
+        let groups = self.bind_groups(ctx, desc.label, &layout, &desc.bindings)?;
         Ok(Pass {
             label: desc.label.to_string(),
             every: schedule.every,
@@ -529,6 +547,33 @@ impl StepPlan {
         })
     }
 
+    /// The bind groups of even and odd steps for `bindings`: those of an earlier pass with the
+    /// same bindings (layouts with equal entries are interchangeable in WebGPU), or new ones;
+    /// one group for both parities when no binding is half of a pair.
+    fn bind_groups(
+        &mut self,
+        ctx: &GpuContext,
+        label: &str,
+        layout: &wgpu::BindGroupLayout,
+        bindings: &[Binding],
+    ) -> Result<[wgpu::BindGroup; 2]> {
+        if let Some((_, groups)) = self.groups.iter().find(|(b, _)| b == bindings) {
+            return Ok(groups.clone());
+        }
+        let group = |parity: usize| -> Result<wgpu::BindGroup> {
+            let bufs = bindings
+                .iter()
+                .map(|b| self.resolve(&b.slot, parity))
+                .collect::<Result<Vec<_>>>()?;
+            Ok(kernel::bind_group(ctx, label, layout, &bufs))
+        };
+        let even = group(0)?;
+        let paired = bindings.iter().any(|b| !matches!(b.slot, Slot::Fixed(_)));
+        let odd = if paired { group(1)? } else { even.clone() };
+        self.groups.push((bindings.to_vec(), [even, odd]));
+        Ok(self.groups.last().expect("just pushed").1.clone())
+    }
+
     fn pass(&self, r: PassRef) -> &Pass {
         match r {
             PassRef::Step(i) => &self.passes[i],
@@ -538,23 +583,41 @@ impl StepPlan {
 
     /// Records pass `r` of step `step`, whose info sits at `offset` in the step buffer, if the
     /// pass runs at that step.
-    fn dispatch(&self, cpass: &mut wgpu::ComputePass, r: PassRef, step: u64, offset: u32) {
+    fn dispatch<'a>(
+        &'a self,
+        cpass: &mut wgpu::ComputePass,
+        r: PassRef,
+        step: u64,
+        offset: u32,
+        bound: &mut Bound<'a>,
+    ) {
         let pass = self.pass(r);
         if pass.every.runs_at(step) {
-            self.record_work(cpass, pass, (step % 2) as usize, offset);
+            self.record_work(cpass, pass, (step % 2) as usize, offset, bound);
         }
     }
 
     /// Records `pass` with the bind groups of `parity` and the step info at `offset`.
-    fn record_work(&self, cpass: &mut wgpu::ComputePass, pass: &Pass, parity: usize, offset: u32) {
+    fn record_work<'a>(
+        &'a self,
+        cpass: &mut wgpu::ComputePass,
+        pass: &'a Pass,
+        parity: usize,
+        offset: u32,
+        bound: &mut Bound<'a>,
+    ) {
         match &pass.work {
-            Work::Recorded(recorder) => recorder.record_pass(cpass),
+            Work::Recorded(recorder) => {
+                recorder.record_pass(cpass);
+                // It binds its own groups.
+                *bound = Bound::default();
+            }
             Work::Kernel {
                 pipeline,
                 groups,
                 dispatch,
             } => {
-                self.bind(cpass, pipeline, &groups[parity], offset);
+                self.bind(cpass, pipeline, &groups[parity], offset, bound);
                 match dispatch {
                     Dispatch::Fixed([x, y, z]) => cpass.dispatch_workgroups(*x, *y, *z),
                     Dispatch::Indirect { buffer, offset } => {
@@ -565,17 +628,25 @@ impl StepPlan {
         }
     }
 
-    /// Sets a kernel's pipeline, the step info at `offset` and the kernel's own bind group.
-    fn bind(
-        &self,
+    /// Sets a kernel's pipeline, the step info at `offset` and the kernel's own bind group,
+    /// each group unless `bound` says the compute pass has it already.
+    fn bind<'a>(
+        &'a self,
         cpass: &mut wgpu::ComputePass,
         pipeline: &wgpu::ComputePipeline,
-        group: &wgpu::BindGroup,
+        group: &'a wgpu::BindGroup,
         offset: u32,
+        bound: &mut Bound<'a>,
     ) {
         cpass.set_pipeline(pipeline);
-        cpass.set_bind_group(0, &self.step_group, &[offset]);
-        cpass.set_bind_group(1, group, &[]);
+        if bound.step_offset != Some(offset) {
+            cpass.set_bind_group(0, &self.step_group, &[offset]);
+            bound.step_offset = Some(offset);
+        }
+        if bound.group != Some(group) {
+            cpass.set_bind_group(1, group, &[]);
+            bound.group = Some(group);
+        }
     }
 
     /// The step info of steps `first..first + steps`, one entry per stride.
@@ -608,8 +679,9 @@ impl StepPlan {
                 label: Some("step head"),
             });
         self.timed_pass(&mut encoder, "step head", |plan, cpass| {
+            let mut bound = Bound::default();
             for &r in passes {
-                plan.dispatch(cpass, r, plan.step, 0);
+                plan.dispatch(cpass, r, plan.step, 0, &mut bound);
             }
         });
         encoder
@@ -681,10 +753,11 @@ impl StepPlan {
             // its own usage scope, with barriers between), and recording costs far less than a
             // pass per dispatch, which matters when a step takes microseconds.
             self.timed_pass(&mut encoder, "steps", |plan, cpass| {
+                let mut bound = Bound::default();
                 for i in 0..steps as u64 {
                     let offset = (i * plan.stride) as u32;
                     for &r in step_passes(i) {
-                        plan.dispatch(cpass, r, plan.step + i, offset);
+                        plan.dispatch(cpass, r, plan.step + i, offset, &mut bound);
                     }
                 }
             });
@@ -706,7 +779,7 @@ impl StepPlan {
                     label: Some(label),
                     timestamp_writes,
                 });
-                self.dispatch(&mut cpass, r, step, offset);
+                self.dispatch(&mut cpass, r, step, offset, &mut Bound::default());
             }
         }
         self.step += steps as u64;

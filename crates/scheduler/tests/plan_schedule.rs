@@ -308,6 +308,61 @@ fn every_k_passes_run_at_their_steps_whatever_the_batch_length() {
     }
 }
 
+// ---- passes that share their bindings ----
+
+/// Passes bind their group once while the next pass binds the same buffers (`Bound` in
+/// plan.rs): a pass that binds another buffer in between, and every new step (new step info),
+/// must still get its own. Two tapes, passes (id, tape): each tape lists its passes, per step.
+#[test]
+fn passes_with_the_same_bindings_and_passes_between_them_write_where_they_should() {
+    let ctx = test_context();
+    let passes = [
+        (1, "tape"),
+        (2, "other"),
+        (3, "tape"),
+        (4, "tape"),
+        (5, "other"),
+    ];
+    let steps = 7u32;
+    let expected = |name: &str| -> Vec<u32> {
+        (0..steps)
+            .flat_map(|s| {
+                passes
+                    .iter()
+                    .filter(move |(_, t)| *t == name)
+                    .map(move |(id, _)| 8 * s + id)
+            })
+            .collect()
+    };
+    for batch in [1u32, 3, 16] {
+        for profiled in [false, true] {
+            let mut plan = tape_plan(&ctx, batch, 64);
+            let other = buffers::storage_zeroed(&ctx, "other", 4 * 64).unwrap();
+            plan.add_buffer("other", other);
+            for (id, name) in passes {
+                let pass = PassDesc {
+                    bindings: vec![Binding::read_write(name)],
+                    ..tape_pass(id)
+                };
+                plan.add_pass(&ctx, pass).unwrap();
+            }
+            let mut profiler = Profiler::new(&ctx, 5 * steps);
+            let mut left = steps;
+            while left > 0 {
+                let n = left.min(batch);
+                let encoder = plan.encode(&ctx, n, profiled.then_some(&mut profiler));
+                ctx.queue.submit([encoder.finish()]);
+                left -= n;
+            }
+            let other_tape = read_u32(&ctx, plan.buffer("other"));
+            let other_tape = other_tape[1..1 + other_tape[0] as usize].to_vec();
+            let what = format!("batch {batch} profiled {profiled}");
+            assert_eq!(tape(&ctx, &plan), expected("tape"), "{what}");
+            assert_eq!(other_tape, expected("other"), "{what}");
+        }
+    }
+}
+
 // ---- passes that record themselves ----
 
 /// A recorder with its own pipeline and bind group, as a GPU primitive has.

@@ -119,7 +119,7 @@ pub fn bench_leap(
     let wall = t0.elapsed().as_secs_f64();
     let done = after.attempts - before.attempts;
 
-    // GPU time per attempt: one profiled submission (the query set holds 2048 passes).
+    // GPU time per attempt: one profiled run (the query set holds 2048 passes).
     let mut gpu_us = None;
     if ctx.has_timestamps() {
         let n = (2048 / leaper.passes_per_attempt()).min(attempts.max(1) as u32);

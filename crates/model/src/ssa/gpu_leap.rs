@@ -1,7 +1,9 @@
 //! Tau-leaping of one large network on the GPU (`shaders/ssa/leap.wgsl`): one thread per
 //! reaction and per species, fixed-order reductions, and the step decision, the negative-count
-//! check and the reject/halve retry all on the GPU, so `advance_leaps(n)` records n attempts
-//! (seven dispatches each) per submission with no readback in between.
+//! check and the reject/halve retry all on the GPU. A leap attempt is one step of a
+//! `StepPlan` (seven passes), so `advance_leaps(n)` records `attempts_per_submit` attempts per
+//! submission with no readback in between, and `advance_to(t)` runs the plan until the GPU
+//! raises `LeapControl::stopped` (`StepPlan::run_until`, which keeps batches in flight).
 //!
 //! Same step selection as `tau.rs` (Cao, Gillespie & Petzold 2006: epsilon, critical reactions
 //! L_j < n_c fired one at a time, exact steps when tau' < 10 / a0, Poisson counts with a normal
@@ -9,31 +11,20 @@
 //! exact step (not 100) each time leaping is not worth it. Propensities and time are f32 (the
 //! WebGPU baseline has no f64); time is 64-bit fixed point (`shaders/ssa/time.wgsl`).
 
-use super::gpu_tables::gpu_rate;
+use super::gpu_tables::{gpu_initial_counts, gpu_rate};
 use super::gpu_time::{ticks_to_time, time_to_ticks, TIME_LIMIT};
+use super::tau::check_leap_condition;
 use crate::error::{invalid, ModelError, Result};
 use crate::reactions::Network;
-use petri_engine::kernel::{self, Access};
 use petri_engine::shaders::ssa::leap;
 use petri_engine::{buffers, GpuContext, Profiler};
+use petri_scheduler::{Binding, BufferAt, LoopEnd, PassDesc, StepPlan};
+use std::mem::offset_of;
 
 /// Counts must stay below 2^31 (the species update is i32).
 pub const COUNT_LIMIT: u64 = 1 << 31;
 
 const WG: u32 = 256;
-const CONTROL_WORDS: usize = 20;
-const C_MODE: usize = 0;
-const C_ATTEMPT: usize = 1;
-const C_LEAPS: usize = 2;
-const C_REJECTED: usize = 3;
-const C_SSA: usize = 4;
-const C_T_HI: usize = 6;
-const C_T_LO: usize = 7;
-const C_STOP_HI: usize = 8;
-const C_SCALE: usize = 11;
-const C_EXTINCT: usize = 15;
-const MODE_LEAP: u32 = 0;
-const MODE_IDLE: u32 = 2;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct LeapOptions {
@@ -43,7 +34,8 @@ pub struct LeapOptions {
     pub normal_above: f64,
     /// An exact step instead of a leap when tau' < ssa_factor / a0.
     pub ssa_factor: f64,
-    /// Attempts recorded per submission by `advance_to` between checks of the time reached.
+    /// Attempts (plan steps) recorded per submission; `advance_to` checks the time reached
+    /// after each.
     pub attempts_per_submit: u32,
 }
 
@@ -61,19 +53,7 @@ impl Default for LeapOptions {
 
 impl LeapOptions {
     pub fn validate(&self) -> Result<()> {
-        if !(self.epsilon > 0.0 && self.epsilon < 1.0) {
-            return Err(invalid(
-                "epsilon",
-                self.epsilon,
-                "0 < epsilon < 1 (CGP: 0.03)",
-            ));
-        }
-        if self.n_critical == 0 {
-            return Err(invalid("n_critical", self.n_critical, ">= 1 (CGP: 10)"));
-        }
-        if !(self.normal_above >= 1.0 && self.normal_above <= 1000.0) {
-            return Err(invalid("normal_above", self.normal_above, "1..=1000"));
-        }
+        check_leap_condition(self.epsilon, self.n_critical, self.normal_above)?;
         if !(self.ssa_factor >= 0.0 && self.ssa_factor.is_finite()) {
             return Err(invalid(
                 "ssa_factor",
@@ -118,6 +98,39 @@ pub struct LeapParams {
     pub _pad2: u32,
 }
 
+/// `LeapControl` of `shaders/ssa/leap.wgsl` (checked by tests/layouts.rs): what the attempts
+/// decide and count. The host writes `mode`, `stop` and `stopped` between runs.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct LeapControl {
+    pub mode: u32,
+    pub attempt: u32,
+    pub leaps: u32,
+    pub rejected: u32,
+    pub ssa_steps: u32,
+    pub pick: u32,
+    /// Time reached and stop time in ticks, (hi, lo) (`gpu_time`).
+    pub t: [u32; 2],
+    pub stop: [u32; 2],
+    pub tau: f32,
+    pub scale: f32,
+    pub a0: f32,
+    pub a0c: f32,
+    pub tau1: f32,
+    pub extinct: u32,
+    pub reached: u32,
+    /// Raised by the attempt that reaches the stop time: the flag `advance_to` runs until.
+    pub stopped: u32,
+    pub _pad: [u32; 2],
+}
+
+impl LeapControl {
+    /// `mode` values (`MODE_*` in the shader): leap (or decide anew), and idle once the stop
+    /// time is reached.
+    const LEAP: u32 = 0;
+    const IDLE: u32 = 2;
+}
+
 /// What the leaper has done so far.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LeapStats {
@@ -135,15 +148,9 @@ pub struct GpuLeaper {
     ctx: GpuContext,
     n_species: u32,
     n_reactions: u32,
-    options: LeapOptions,
-    group: wgpu::BindGroup,
-    /// props, species, decide, fire, apply, commit, finish
-    pipelines: Vec<(&'static str, wgpu::ComputePipeline, u32)>,
-    state: wgpu::Buffer,
-    control: wgpu::Buffer,
-    control_stage: wgpu::Buffer,
-    /// Attempts recorded so far (the control buffer has the GPU's own count).
-    recorded: u64,
+    /// One step per leap attempt; buffers params, network, state, propensities, control and
+    /// negative (the negative-count flag).
+    plan: StepPlan,
 }
 
 impl GpuLeaper {
@@ -162,16 +169,7 @@ impl GpuLeaper {
                 allowed,
             ));
         }
-        for s in &net.species {
-            if s.initial_count >= COUNT_LIMIT {
-                let field = format!("species.{}.initial_count", s.id);
-                return Err(invalid(
-                    &field,
-                    s.initial_count,
-                    format!("< 2^31 = {COUNT_LIMIT} on the GPU"),
-                ));
-            }
-        }
+        let mut state_words = gpu_initial_counts(net, COUNT_LIMIT)?;
         let changes = net.state_changes();
 
         // Network words: (s0, nu0, s1, nu1) per reaction, then consumed (s, v) pairs, rates,
@@ -224,16 +222,17 @@ impl GpuLeaper {
         let blocks_sp = (ns as u32).div_ceil(WG);
         // state: x, x_new, k; fl: a, a_crit, block sums, block minima.
         let (off_xnew, off_k) = (ns as u32, 2 * ns as u32);
-        let mut state_words: Vec<u32> = net.initial_counts().iter().map(|&c| c as u32).collect();
         state_words.resize(2 * ns + nr.max(1), 0);
         let off_ac = nr.max(1) as u32;
         let off_blk_a = 2 * off_ac;
         let off_blk_ac = off_blk_a + blocks_rx;
         let off_blk_tau = off_blk_ac + blocks_rx;
         let fl_words = off_blk_tau + blocks_sp;
-        let mut control = vec![0u32; CONTROL_WORDS];
-        control[C_MODE] = MODE_IDLE;
-        control[C_SCALE] = 1.0f32.to_bits();
+        let control = LeapControl {
+            mode: LeapControl::IDLE,
+            scale: 1.0,
+            ..LeapControl::default()
+        };
         let params = LeapParams {
             n_species: ns as u32,
             n_reactions: nr as u32,
@@ -258,32 +257,26 @@ impl GpuLeaper {
             off_blk_tau,
             ..LeapParams::default()
         };
-        let params_buf = buffers::uniform_from(ctx, "leap params", &params);
-        let net_buf = buffers::storage_from(ctx, "leap network", &words)?;
-        let state = buffers::storage_from(ctx, "leap state", &state_words)?;
+        let mut plan = StepPlan::new(ctx, seed, options.attempts_per_submit);
+        plan.add_buffer("params", buffers::uniform_from(ctx, "leap params", &params));
+        plan.add_buffer(
+            "network",
+            buffers::storage_from(ctx, "leap network", &words)?,
+        );
+        plan.add_buffer(
+            "state",
+            buffers::storage_from(ctx, "leap state", &state_words)?,
+        );
         let fl = buffers::storage_zeroed(ctx, "leap propensities", 4 * fl_words as u64)?;
-        let control_buf = buffers::storage_from(ctx, "leap control", &control)?;
-        let flag = buffers::storage_zeroed(ctx, "leap flag", 4)?;
-        let layout = kernel::bind_group_layout(
-            ctx,
-            "leap",
-            &[
-                Access::Uniform,
-                Access::ReadOnly,
-                Access::ReadWrite,
-                Access::ReadWrite,
-                Access::ReadWrite,
-                Access::ReadWrite,
-            ],
+        plan.add_buffer("propensities", fl);
+        let control = buffers::storage_from(ctx, "leap control", &[control])?;
+        plan.add_buffer("control", control);
+        plan.add_buffer(
+            "negative",
+            buffers::storage_zeroed(ctx, "leap negative", 4)?,
         );
-        let group = kernel::bind_group(
-            ctx,
-            "leap",
-            &layout,
-            &[&params_buf, &net_buf, &state, &fl, &control_buf, &flag],
-        );
-        let wg = [("WG", WG as f64)];
-        let mut pipelines = Vec::new();
+        // Every pass binds the same buffers: the shader declares them once for all entry points.
+        let written = ["state", "propensities", "control", "negative"];
         for (entry, groups) in [
             (leap::LEAP_PROPS, blocks_rx),
             (leap::LEAP_SPECIES, blocks_sp),
@@ -293,23 +286,27 @@ impl GpuLeaper {
             (leap::LEAP_COMMIT, blocks_sp),
             (leap::LEAP_FINISH, 1),
         ] {
-            ctx.check_workgroups(entry.name(), groups)?;
-            let constants: &[(&str, f64)] = if entry == leap::LEAP_FINISH { &[] } else { &wg };
-            let pipeline = kernel::compute_pipeline(ctx, entry, &[&layout], constants)?;
-            let entry = entry.name();
-            pipelines.push((entry, pipeline, groups));
+            let constants = match entry == leap::LEAP_FINISH {
+                true => vec![],
+                false => vec![("WG", WG as f64)],
+            };
+            let desc = PassDesc {
+                label: entry.name(),
+                entry,
+                bindings: [Binding::uniform("params"), Binding::read("network")]
+                    .into_iter()
+                    .chain(written.map(Binding::read_write))
+                    .collect(),
+                workgroups: [groups, 1, 1],
+                constants,
+            };
+            plan.add_pass(ctx, desc)?;
         }
         Ok(Self {
             ctx: ctx.clone(),
             n_species: ns as u32,
             n_reactions: nr as u32,
-            options: options.clone(),
-            group,
-            pipelines,
-            state,
-            control_stage: buffers::staging(ctx, "leap control", 4 * CONTROL_WORDS as u64),
-            control: control_buf,
-            recorded: 0,
+            plan,
         })
     }
 
@@ -320,63 +317,24 @@ impl GpuLeaper {
     /// Sets the stop time and wakes the leaper (the words the GPU does not own at this point).
     fn set_stop(&self, t_stop: f64) {
         let ticks = time_to_ticks(t_stop);
-        let words = [(ticks >> 32) as u32, ticks as u32];
-        let q = &self.ctx.queue;
-        q.write_buffer(
-            &self.control,
-            4 * C_STOP_HI as u64,
-            bytemuck::cast_slice(&words),
+        let control = self.plan.buffer("control");
+        let write = |offset: usize, words: &[u32]| {
+            let bytes = bytemuck::cast_slice(words);
+            self.ctx.queue.write_buffer(control, offset as u64, bytes);
+        };
+        write(
+            offset_of!(LeapControl, stop),
+            &[(ticks >> 32) as u32, ticks as u32],
         );
-        q.write_buffer(
-            &self.control,
-            4 * C_MODE as u64,
-            bytemuck::bytes_of(&MODE_LEAP),
-        );
-    }
-
-    /// Records `attempts` leap attempts into one submission (timestamps per pass if `profiler`).
-    fn submit(&mut self, attempts: u32, mut profiler: Option<&mut Profiler>) {
-        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-        let single = profiler.as_ref().is_none_or(|p| !p.enabled());
-        if single {
-            // One pass: wgpu orders the dispatches inside it.
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_bind_group(0, &self.group, &[]);
-            for _ in 0..attempts {
-                for (_, pipeline, groups) in &self.pipelines {
-                    pass.set_pipeline(pipeline);
-                    pass.dispatch_workgroups(*groups, 1, 1);
-                }
-            }
-        } else {
-            let p = profiler.as_mut().expect("profiled");
-            for _ in 0..attempts {
-                for (entry, pipeline, groups) in &self.pipelines {
-                    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                        label: Some(entry),
-                        timestamp_writes: p.timestamp_writes(entry),
-                    });
-                    pass.set_bind_group(0, &self.group, &[]);
-                    pass.set_pipeline(pipeline);
-                    pass.dispatch_workgroups(*groups, 1, 1);
-                }
-            }
-            p.resolve(&mut enc);
-        }
-        self.ctx.queue.submit([enc.finish()]);
-        self.recorded += attempts as u64;
+        write(offset_of!(LeapControl, stopped), &[0]);
+        write(offset_of!(LeapControl, mode), &[LeapControl::LEAP]);
     }
 
     /// Records `n` leap attempts (accepted, rejected or exact steps) with no time limit, in
     /// submissions of `attempts_per_submit`, and waits for them.
     pub fn advance_leaps(&mut self, n: u64) -> Result<LeapStats> {
         self.set_stop(TIME_LIMIT - 1.0);
-        let mut left = n;
-        while left > 0 {
-            let k = left.min(self.options.attempts_per_submit as u64) as u32;
-            self.submit(k, None);
-            left -= k as u64;
-        }
+        self.plan.run(&self.ctx, n);
         self.stats()
     }
 
@@ -384,68 +342,73 @@ impl GpuLeaper {
     /// for 7 n passes).
     pub fn advance_leaps_profiled(&mut self, n: u32, profiler: &mut Profiler) -> Result<LeapStats> {
         self.set_stop(TIME_LIMIT - 1.0);
-        self.submit(n, Some(profiler));
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(self.plan.max_steps_per_batch);
+            let mut encoder = self.plan.encode(&self.ctx, k, Some(&mut *profiler));
+            left -= k;
+            if left == 0 {
+                profiler.resolve(&mut encoder);
+            }
+            self.ctx.queue.submit([encoder.finish()]);
+        }
         self.stats()
     }
 
-    /// Runs until time `t` (leaps end exactly there), checking after every submission; fails
-    /// after `max_attempts` attempts rather than running on unbounded.
+    /// Runs until time `t` (leaps end exactly there), keeping a few submissions of
+    /// `attempts_per_submit` in flight; fails after `max_attempts` attempts rather than running
+    /// on unbounded.
     pub fn advance_to(&mut self, t: f64, max_attempts: u64) -> Result<LeapStats> {
         if !(0.0..TIME_LIMIT - 1.0).contains(&t) {
             return Err(invalid("t", t, "0 <= t < 2^31 - 1 time units"));
         }
         self.set_stop(t);
-        let start = self.recorded;
-        loop {
-            self.submit(self.options.attempts_per_submit, None);
-            let stats = self.stats()?;
-            if self.read_control()?[C_MODE] == MODE_IDLE {
-                return Ok(stats);
-            }
-            if self.recorded - start >= max_attempts {
-                return Err(ModelError::Overflow {
+        let stopped = BufferAt::new("control", offset_of!(LeapControl, stopped) as u64);
+        match self.plan.run_until(&self.ctx, &stopped, max_attempts)? {
+            LoopEnd::Flagged { .. } => self.stats(),
+            LoopEnd::Bound => {
+                let stats = self.stats()?;
+                Err(ModelError::Overflow {
                     message: format!(
                         "tau-leaping did not reach t = {t} within {max_attempts} attempts (at t = {})",
                         stats.t
                     ),
-                });
+                })
             }
         }
     }
 
-    fn read_control(&self) -> Result<Vec<u32>> {
-        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-        let bytes = 4 * CONTROL_WORDS as u64;
-        enc.copy_buffer_to_buffer(&self.control, 0, &self.control_stage, 0, bytes);
-        self.ctx.queue.submit([enc.finish()]);
-        Ok(buffers::map_and_read(&self.ctx, &self.control_stage)?)
+    /// The control words now (waits for the GPU).
+    pub fn control(&self) -> Result<LeapControl> {
+        let words: Vec<LeapControl> = buffers::read_vec(&self.ctx, self.plan.buffer("control"))?;
+        Ok(words[0])
     }
 
     /// Counters and time (waits for the GPU).
     pub fn stats(&self) -> Result<LeapStats> {
-        let c = self.read_control()?;
-        let t = ticks_to_time(((c[C_T_HI] as u64) << 32) | c[C_T_LO] as u64);
+        let c = self.control()?;
+        let t = ticks_to_time(((c.t[0] as u64) << 32) | c.t[1] as u64);
         Ok(LeapStats {
             t,
-            attempts: c[C_ATTEMPT] as u64,
-            leaps: c[C_LEAPS] as u64,
-            rejected: c[C_REJECTED] as u64,
-            ssa_steps: c[C_SSA] as u64,
-            extinct: c[C_EXTINCT] != 0,
+            attempts: c.attempt as u64,
+            leaps: c.leaps as u64,
+            rejected: c.rejected as u64,
+            ssa_steps: c.ssa_steps as u64,
+            extinct: c.extinct != 0,
         })
     }
 
     /// The species counts now (waits for the GPU).
     pub fn counts(&self) -> Result<Vec<u64>> {
-        let words: Vec<u32> = buffers::read_vec(&self.ctx, &self.state)?;
+        let words: Vec<u32> = buffers::read_vec(&self.ctx, self.plan.buffer("state"))?;
         Ok(words[..self.n_species as usize]
             .iter()
             .map(|&x| x as u64)
             .collect())
     }
 
-    /// Dispatches per attempt (for profiler sizing).
+    /// Passes per attempt (for profiler sizing).
     pub fn passes_per_attempt(&self) -> u32 {
-        self.pipelines.len() as u32
+        self.plan.pass_count() as u32
     }
 }

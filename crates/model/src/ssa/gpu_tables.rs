@@ -1,7 +1,8 @@
 //! A network in the form the GPU ensemble and its CPU mirror use (`shaders/ssa/ensemble.wgsl`):
 //! f32 rates, per-reaction reactants, net changes, dependencies and consumed species, and the
 //! limits of one thread per trajectory. `gpu_ensemble` packs them into the shader's words,
-//! `gpu_compiled` writes them as WGSL, `gpu_mirror` runs them on the CPU.
+//! `gpu_compiled` writes them as WGSL, `gpu_mirror` runs them on the CPU. The checks of rates
+//! and counts against what the GPU holds serve the large-network leaper (`gpu_leap`) too.
 
 use crate::error::{invalid, Result};
 use crate::reactions::{Network, Reaction};
@@ -51,6 +52,22 @@ pub(crate) fn gpu_rate(r: &Reaction) -> Result<f32> {
     Ok(rate)
 }
 
+/// The species' initial counts as the u32 the GPU kernels hold; refused at or above `limit`
+/// (a power of two: each kernel's headroom), with the species named.
+pub(crate) fn gpu_initial_counts(net: &Network, limit: u64) -> Result<Vec<u32>> {
+    net.species
+        .iter()
+        .map(|s| match s.initial_count < limit {
+            true => Ok(s.initial_count as u32),
+            false => {
+                let field = format!("species.{}.initial_count", s.id);
+                let allowed = format!("< 2^{} = {limit} on the GPU", limit.trailing_zeros());
+                Err(invalid(&field, s.initial_count, allowed))
+            }
+        })
+        .collect()
+}
+
 impl NetTables {
     /// Refuses networks beyond the limits with the limit named.
     pub fn new(net: &Network) -> Result<Self> {
@@ -64,18 +81,7 @@ impl NetTables {
             let allowed = format!("at most {MAX_REACTIONS} reactions for the GPU ensemble (one thread per trajectory); use gpu_leap for large networks");
             return Err(invalid("network.reactions", nr, allowed));
         }
-        let mut initial = Vec::with_capacity(ns);
-        for s in &net.species {
-            if s.initial_count >= COUNT_LIMIT {
-                let field = format!("species.{}.initial_count", s.id);
-                return Err(invalid(
-                    &field,
-                    s.initial_count,
-                    format!("< 2^30 = {COUNT_LIMIT} on the GPU"),
-                ));
-            }
-            initial.push(s.initial_count as u32);
-        }
+        let initial = gpu_initial_counts(net, COUNT_LIMIT)?;
         let kinds = net.reactant_kinds();
         let state_changes = net.state_changes();
         let mut reactions = Vec::with_capacity(nr);
@@ -120,5 +126,36 @@ impl NetTables {
             initial,
             order: (0..nr as u32).collect(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reactions::Species;
+
+    #[test]
+    fn counts_at_the_gpu_limit_are_refused_with_the_species_named() {
+        let species = |id: &str, initial_count| Species {
+            id: id.into(),
+            name: None,
+            initial_count,
+            boundary: false,
+        };
+        let net = Network {
+            id: "n".into(),
+            species: vec![species("A", (1 << 30) - 1), species("B", 1 << 30)],
+            reactions: Vec::new(),
+            compartment_volume: None,
+        };
+        assert_eq!(
+            gpu_initial_counts(&net, 1 << 31).unwrap(),
+            [(1 << 30) - 1, 1 << 30]
+        );
+        let e = gpu_initial_counts(&net, 1 << 30).unwrap_err().to_string();
+        assert!(
+            e.contains("species.B.initial_count") && e.contains("< 2^30 = 1073741824"),
+            "{e}"
+        );
     }
 }

@@ -23,6 +23,7 @@
 //! state at exactly its time.
 
 use super::stream::Stream;
+use crate::error::{invalid, Result};
 use crate::reactions::Network;
 
 /// Error control parameter epsilon.
@@ -38,6 +39,21 @@ pub const SSA_STEPS: u32 = 100;
 /// inversion. At 30 the normal's skewness error (1/sqrt(30) = 0.18) is within what a leap with
 /// eps = 0.03 already approximates, and f32 GPU code can still evaluate exp(-30).
 pub const POISSON_NORMAL_MEAN: f64 = 30.0;
+
+/// Refuses a leap condition the step selection cannot use, naming the field (the options of
+/// the GPU leapers: 0 < epsilon < 1, n_critical >= 1, normal_above in 1..=1000).
+pub(crate) fn check_leap_condition(epsilon: f64, n_critical: u32, normal_above: f64) -> Result<()> {
+    if !(epsilon > 0.0 && epsilon < 1.0) {
+        return Err(invalid("epsilon", epsilon, "0 < epsilon < 1 (CGP: 0.03)"));
+    }
+    if n_critical == 0 {
+        return Err(invalid("n_critical", n_critical, ">= 1 (CGP: 10)"));
+    }
+    if !(1.0..=1000.0).contains(&normal_above) {
+        return Err(invalid("normal_above", normal_above, "1..=1000"));
+    }
+    Ok(())
+}
 
 /// What a tau-leaping run did, for diagnostics and benchmarks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

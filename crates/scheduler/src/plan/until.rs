@@ -10,7 +10,7 @@
 //! two words into a readback ring and polls the ring without blocking, so a few batches stay in
 //! flight; the ones recorded after the stop cost the GPU only the guard's tiny passes.
 
-use super::{BufferAt, Dispatch, StepPlan, Work};
+use super::{Bound, BufferAt, Dispatch, StepPlan, Work};
 use crate::ReadbackRing;
 use petri_engine::kernel::{self, Access};
 use petri_engine::shaders::{common::loop_guard, EntryPoint};
@@ -202,10 +202,11 @@ impl StepPlan {
                 label: Some("guarded steps"),
             });
         self.timed_pass(&mut encoder, "guarded steps", |plan, cpass| {
+            let mut bound = Bound::default();
             for i in 0..steps as u64 {
                 let step = plan.step + i;
                 let offset = (i * plan.stride) as u32;
-                plan.bind(cpass, &guard.guard_step, &guard.group, offset);
+                plan.bind(cpass, &guard.guard_step, &guard.group, offset, &mut bound);
                 cpass.dispatch_workgroups(1, 1, 1);
                 for (p, pass) in plan.passes.iter().enumerate() {
                     let Work::Kernel {
@@ -218,15 +219,16 @@ impl StepPlan {
                         continue;
                     }
                     if let Some((gate, group)) = &guard.gates[p] {
-                        plan.bind(cpass, gate, group, offset);
+                        plan.bind(cpass, gate, group, offset, &mut bound);
                         cpass.dispatch_workgroups(1, 1, 1);
                     }
-                    plan.bind(cpass, pipeline, &groups[(step % 2) as usize], offset);
+                    let group = &groups[(step % 2) as usize];
+                    plan.bind(cpass, pipeline, group, offset, &mut bound);
                     cpass.dispatch_workgroups_indirect(&guard.buffer, Guard::slot(p));
                 }
             }
             let last = (steps.saturating_sub(1) as u64 * plan.stride) as u32;
-            plan.bind(cpass, &guard.latch, &guard.group, last);
+            plan.bind(cpass, &guard.latch, &guard.group, last, &mut bound);
             cpass.dispatch_workgroups(1, 1, 1);
         });
         self.step += steps as u64;
