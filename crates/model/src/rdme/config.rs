@@ -11,8 +11,8 @@
 //!
 //! The reaction step fires at most one reaction per site with probability 1 - exp(-a tau), so
 //! a tau must be small. `RdmeModel::warnings` lists every reaction whose single-pair c tau
-//! exceeds 0.5 (a firing probability of 0.39 per step); above 5 (0.993 per step, so the reaction
-//! fires at nearly every step whatever its rate) the config is refused.
+//! exceeds 0.5 (a firing probability of 0.39 per step); above 10^6 the config is refused: a
+//! rate a million times faster than a step can show is taken for a unit mistake.
 
 use super::shape::Shape;
 use crate::error::{invalid, ModelError, Result};
@@ -29,9 +29,10 @@ pub const MAX_SPECIES: usize = 255;
 pub const MAX_SITE_TYPES: usize = 32;
 /// A c tau above this draws a warning: one reaction per site per step undercounts.
 pub const WARN_C_TAU: f64 = 0.5;
-/// A c tau above this is refused: the reaction fires at nearly every step, so the rate given
-/// no longer matters (and an infinite one turns 0 x c tau into NaN).
-pub const MAX_C_TAU: f64 = 5.0;
+/// A c tau above this is refused: a rate a million times faster than a step can show is taken
+/// for a unit mistake (and an infinite one turns 0 x c tau into NaN). Between `WARN_C_TAU` and
+/// this, the reaction fires at nearly every step and draws a warning.
+pub const MAX_C_TAU: f64 = 1e6;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -424,8 +425,9 @@ impl RdmeConfig {
                     &format!("reaction {name:?}: c tau"),
                     format!("{:.3e}", r.c_tau),
                     format!(
-                        "at most {MAX_C_TAU} for a single reactant pair (above, the reaction \
-                         fires at nearly every step whatever its rate): lower tau_s or the rate"
+                        "at most {MAX_C_TAU:e} for a single reactant pair (a rate that much \
+                         faster than a step is taken for a unit mistake): check the rate's \
+                         units, or lower tau_s"
                     ),
                 ));
             }
