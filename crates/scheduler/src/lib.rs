@@ -1,8 +1,10 @@
 //! Petri's scheduler: step plans of compute passes over named buffers with ping-pong pairs,
 //! many steps per submission, indirect and every-k passes, loops until a GPU flag, deterministic
 //! reductions, readback that does not stall, and the GPU primitives of particle models (scan,
-//! radix sort, binning, segmented reduction).
+//! radix sort, binning, segmented reduction), and the bench harness every model and the
+//! primitives are timed with.
 
+pub mod bench;
 pub mod dispatch;
 #[cfg(test)]
 mod layouts;
