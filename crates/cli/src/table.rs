@@ -1,7 +1,9 @@
 //! What the benchmarks print and write: Markdown table cells of optional figures, and the rows
-//! as JSON for `--json`.
+//! (`petri_scheduler::bench::Row`) as JSON for `--json`, whose path is checked before the
+//! benchmark runs.
 
-use anyhow::Result;
+use anyhow::{anyhow, Result};
+use petri_scheduler::bench::{check_json_path, Row};
 use std::path::Path;
 
 /// `v` with `decimals` decimals and `suffix` ("2.5", "120x"), or "-" where there is no figure.
@@ -9,10 +11,18 @@ pub(crate) fn cell(v: Option<f64>, decimals: usize, suffix: &str) -> String {
     v.map_or("-".into(), |x| format!("{x:.decimals$}{suffix}"))
 }
 
-/// Writes `doc` (the rows) to `path` when `--json` gave one.
-pub(crate) fn write_json(path: Option<&Path>, doc: &serde_json::Value) -> Result<()> {
+/// Refuses a `--json` path that could not be written, before the benchmark runs.
+pub(crate) fn check_json(path: Option<&Path>) -> Result<()> {
+    match path {
+        Some(p) => check_json_path(p).map_err(|e| anyhow!(e)),
+        None => Ok(()),
+    }
+}
+
+/// Writes `{"rows": [...]}` to `path` when `--json` gave one.
+pub(crate) fn write_rows(path: Option<&Path>, rows: &[Row]) -> Result<()> {
     if let Some(path) = path {
-        petri_output::write_json_pretty(path, doc)?;
+        petri_output::write_json_pretty(path, &serde_json::json!({ "rows": rows }))?;
     }
     Ok(())
 }

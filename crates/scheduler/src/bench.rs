@@ -115,7 +115,10 @@ pub fn measure<C: Case>(case: &mut C, runs: Runs) -> Result<Timing, C::Error> {
     for _ in 0..runs.repeats.max(1) {
         let s = case.timed()?;
         // A case reads one clock: timestamps do not come and go within a run.
-        debug_assert!(clock.is_none_or(|c| c == s.clock), "clocks mixed in one case");
+        debug_assert!(
+            clock.is_none_or(|c| c == s.clock),
+            "clocks mixed in one case"
+        );
         clock = Some(s.clock);
         samples_ns.push(s.ns);
     }
@@ -236,14 +239,7 @@ pub struct Row {
 
 impl Row {
     /// The row of `timing`, without case fields.
-    pub fn new(
-        meta: &Meta,
-        model: &str,
-        case: &str,
-        size: u64,
-        per: &str,
-        timing: &Timing,
-    ) -> Row {
+    pub fn new(meta: &Meta, model: &str, case: &str, size: u64, per: &str, timing: &Timing) -> Row {
         let s = timing.stats();
         let median = Some(s.median * 1e-6);
         Row {
@@ -379,7 +375,14 @@ mod tests {
         }
         // At least one timed iteration.
         let mut c = Counter::default();
-        measure(&mut c, Runs { warmup: 1, repeats: 0 }).unwrap();
+        measure(
+            &mut c,
+            Runs {
+                warmup: 1,
+                repeats: 0,
+            },
+        )
+        .unwrap();
         assert_eq!(c.timed, 1);
     }
 
@@ -395,7 +398,14 @@ mod tests {
                 unreachable!("never timed after a failed warm-up")
             }
         }
-        let e = measure(&mut Fails, Runs { warmup: 1, repeats: 3 }).unwrap_err();
+        let e = measure(
+            &mut Fails,
+            Runs {
+                warmup: 1,
+                repeats: 3,
+            },
+        )
+        .unwrap_err();
         assert_eq!(e, "no device");
     }
 
