@@ -1,4 +1,5 @@
-//! What the benchmarks print and write: Markdown table cells of optional figures, and the rows
+//! What the benchmarks read and print and write: grid sizes, Markdown table cells of optional
+//! figures, and the rows
 //! (`petri_scheduler::bench::Row`) as JSON for `--json`, whose path is checked before the
 //! benchmark runs.
 
@@ -25,4 +26,22 @@ pub(crate) fn write_rows(path: Option<&Path>, rows: &[Row]) -> Result<()> {
         petri_output::write_json_pretty(path, &serde_json::json!({ "rows": rows }))?;
     }
     Ok(())
+}
+
+/// Parses a bench size, "128" (a cube) or "400x400x140".
+pub(crate) fn parse_grid(s: &str) -> Option<[u32; 3]> {
+    let parts: Vec<u32> = s
+        .split('x')
+        .map(|p| p.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    match parts.as_slice() {
+        [n] => Some([*n; 3]),
+        [x, y, z] => Some([*x, *y, *z]),
+        _ => None,
+    }
+}
+
+/// "400x400x140".
+pub(crate) fn grid_name([x, y, z]: [u32; 3]) -> String {
+    format!("{x}x{y}x{z}")
 }

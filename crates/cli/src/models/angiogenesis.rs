@@ -4,7 +4,7 @@
 use crate::config::read_for;
 use crate::models::{Model, TimedSteps};
 use crate::run::RunArgs;
-use crate::table::{cell, check_json, write_rows};
+use crate::table::{cell, check_json, grid_name, parse_grid, write_rows};
 use crate::{progress, GpuArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -133,9 +133,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
     let sizes = args
         .sizes
         .iter()
-        .map(|s| {
-            bench::parse_size(s).with_context(|| format!("size {s:?}: expected N or NXxNYxNZ"))
-        })
+        .map(|s| parse_grid(s).with_context(|| format!("size {s:?}: expected N or NXxNYxNZ")))
         .collect::<Result<Vec<_>>>()?;
     let ctx = args.gpu.context()?;
     let meta = Meta::of(&ctx);
@@ -240,11 +238,6 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         );
     }
     write_rows(args.json.as_deref(), &rows)
-}
-
-/// "400x400x140".
-fn grid_name([x, y, z]: [u32; 3]) -> String {
-    format!("{x}x{y}x{z}")
 }
 
 fn rayon_threads() -> usize {

@@ -3,11 +3,10 @@
 
 use crate::models::TimedSteps;
 use crate::run::RunArgs;
-use crate::table::{cell, check_json, write_rows};
+use crate::table::{cell, check_json, grid_name, parse_grid, write_rows};
 use crate::{progress, GpuArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use petri_model::angiogenesis::bench::parse_size;
 use petri_model::rdme::analysis::OscillationReport;
 use petri_model::rdme::bench::{bench_devices, bench_model, uniform_model, BenchRow, DeviceRow};
 use petri_model::rdme::run::{reanalyze, RunOptions, ANALYSIS_SKIP_FRACTION};
@@ -282,9 +281,9 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
     let sizes: Vec<[u32; 3]> = args
         .sizes
         .iter()
-        .map(|s| parse_size(s).with_context(|| format!("size {s:?}: expected N or NXxNYxNZ")))
+        .map(|s| parse_grid(s).with_context(|| format!("size {s:?}: expected N or NXxNYxNZ")))
         .collect::<Result<_>>()?;
-    let large = parse_size(&args.large).context("--large: expected N or NXxNYxNZ")?;
+    let large = parse_grid(&args.large).context("--large: expected N or NXxNYxNZ")?;
     let steps = args.timed.steps as u64;
     let cpu_steps = args.timed.cpu_steps as u64;
     let warmup = args.timed.warmup;
@@ -433,11 +432,6 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         }
     }
     write_rows(args.json.as_deref(), &rows)
-}
-
-/// "256x256x1024".
-fn grid_name([x, y, z]: [u32; 3]) -> String {
-    format!("{x}x{y}x{z}")
 }
 
 /// "(16) a, b": each device's GPU time for the simulation's first batch of 16 steps, to set

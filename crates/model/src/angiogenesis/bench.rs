@@ -76,19 +76,6 @@ pub struct BenchRow {
     pub pass_ms: std::collections::BTreeMap<String, f64>,
 }
 
-/// Parses "128" (a cube) or "400x400x140".
-pub fn parse_size(s: &str) -> Option<[u32; 3]> {
-    let parts: Vec<u32> = s
-        .split('x')
-        .map(|p| p.trim().parse().ok())
-        .collect::<Option<_>>()?;
-    match parts.as_slice() {
-        [n] => Some([*n; 3]),
-        [x, y, z] => Some([*x, *y, *z]),
-        _ => None,
-    }
-}
-
 /// The model's steps: warm-up batches, then `steps` timed steps, profiled by pass where the
 /// adapter has timestamps. The figure is the field update's GPU time per step (wall time of
 /// all passes without timestamps).
