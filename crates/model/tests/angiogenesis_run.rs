@@ -23,6 +23,7 @@ fn run_writes_every_output() {
         out_dir: dir.clone(),
         sim: SimOptions::default(),
         checkpoint_every: Some(10),
+        resume: None,
     };
     let mut seen = Vec::new();
     let manifest = run(&ctx, &cfg, &opts, |o| seen.push(o.step)).unwrap();

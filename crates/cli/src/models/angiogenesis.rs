@@ -74,6 +74,7 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         out_dir: args.out.clone(),
         sim: sim_options(args.workgroup),
         checkpoint_every: args.checkpoint_every,
+        resume: args.resume.clone(),
     };
     let t = std::time::Instant::now();
     let sim = match (&args.resume, &args.config) {
@@ -97,8 +98,7 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
     );
     let first = sim.step();
     let bar = progress::bar(total, "steps");
-    let resumed = args.resume.is_some();
-    let (_, report) = angiogenesis::run::run_sim(&ctx, sim, &opts, resumed, setup, |o| {
+    let (_, report) = angiogenesis::run::run_sim(&ctx, sim, &opts, setup, |o| {
         bar.set_position(o.step - first);
         bar.set_message(format!(
             "tips {} sprouts {} length {:.3}",
