@@ -1,7 +1,7 @@
 //! `petri bench primitives`: GPU time of the scheduler's primitives (scan, radix sort of 32 and
 //! 20 key bits, binning) at given sizes, as a Markdown table and optionally JSON rows.
 
-use crate::table::{check_json, write_rows};
+use crate::table::{check_json, json_row, write_rows};
 use crate::GpuArgs;
 use anyhow::Result;
 use clap::Args;
@@ -52,7 +52,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
             "run",
             &t.timing,
         )
-        .with(&serde_json::json!({ "key_bits": t.key_bits }));
+        .with(serde_json::json!({ "key_bits": t.key_bits }));
         let s = t.timing.stats();
         table.row(&[
             t.primitive.to_string(),
@@ -69,7 +69,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
             format!("{:.1}", s.median * 1e-3),
             format!("{:.0}%", s.spread * 100.0),
         ]);
-        rows.push(row);
+        rows.push(json_row(row)?);
     }
     write_rows(args.json.as_deref(), &rows)
 }

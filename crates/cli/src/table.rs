@@ -5,6 +5,8 @@
 
 use anyhow::{anyhow, Result};
 use petri_scheduler::bench::{check_json_path, Row};
+use serde::Serialize;
+use serde_json::Value;
 use std::path::Path;
 
 /// `v` with `decimals` decimals and `suffix` ("2.5", "120x"), or "-" where there is no figure.
@@ -20,8 +22,13 @@ pub(crate) fn check_json(path: Option<&Path>) -> Result<()> {
     }
 }
 
+/// A row with its case's fields, as JSON (rows of several cases go in one list).
+pub(crate) fn json_row<F: Serialize>(row: Row<F>) -> Result<Value> {
+    Ok(serde_json::to_value(row)?)
+}
+
 /// Writes `{"rows": [...]}` to `path` when `--json` gave one.
-pub(crate) fn write_rows(path: Option<&Path>, rows: &[Row]) -> Result<()> {
+pub(crate) fn write_rows(path: Option<&Path>, rows: &[Value]) -> Result<()> {
     if let Some(path) = path {
         petri_output::write_json_pretty(path, &serde_json::json!({ "rows": rows }))?;
     }

@@ -207,9 +207,11 @@ fn commit() -> Option<String> {
     (out.status.success() && !c.is_empty()).then_some(c)
 }
 
-/// One JSON row: every benchmark writes these, a list of them under "rows".
+/// One JSON row: every benchmark writes these, a list of them under "rows". `F` holds the
+/// case's own figures (throughput, CPU reference, per-pass times, ...), a struct or map whose
+/// fields join the row's.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Row {
+pub struct Row<F: Serialize = ()> {
     /// "angiogenesis", "rdme", "ssa", "primitives".
     pub model: String,
     /// What was timed, e.g. "field update", "Min system", "sort".
@@ -232,9 +234,8 @@ pub struct Row {
     pub spread: f64,
     pub warmup: u32,
     pub repeats: u32,
-    /// The case's own figures (throughput, CPU reference, per-pass times, ...).
     #[serde(flatten)]
-    pub fields: serde_json::Map<String, serde_json::Value>,
+    pub fields: F,
 }
 
 impl Row {
@@ -256,19 +257,32 @@ impl Row {
             spread: s.spread,
             warmup: timing.warmup,
             repeats: timing.samples_ns.len() as u32,
-            fields: Default::default(),
+            fields: (),
         }
     }
 
-    /// The row with the fields of `extra` (a struct or map serialising to a JSON object) added.
-    pub fn with(mut self, extra: &impl Serialize) -> Row {
-        match serde_json::to_value(extra) {
-            Ok(serde_json::Value::Object(map)) => self.fields.extend(map),
-            other => panic!("case fields must serialise to an object, got {other:?}"),
+    /// The row with the case's own figures `fields` (a struct or map) added.
+    pub fn with<F: Serialize>(self, fields: F) -> Row<F> {
+        Row {
+            model: self.model,
+            case: self.case,
+            size: self.size,
+            meta: self.meta,
+            per: self.per,
+            clock: self.clock,
+            gpu_ms: self.gpu_ms,
+            wall_ms: self.wall_ms,
+            min_ms: self.min_ms,
+            mean_ms: self.mean_ms,
+            spread: self.spread,
+            warmup: self.warmup,
+            repeats: self.repeats,
+            fields,
         }
-        self
     }
+}
 
+impl<F: Serialize> Row<F> {
     /// The median in ms by the row's clock.
     pub fn median_ms(&self) -> f64 {
         self.gpu_ms.or(self.wall_ms).unwrap_or(0.0)
@@ -448,7 +462,7 @@ mod tests {
             key_bits: u32,
         }
         let row = Row::new(&meta, "primitives", "sort", 1000, "run", &timing)
-            .with(&Extra { key_bits: 20 });
+            .with(Extra { key_bits: 20 });
         assert_eq!(row.median_ms(), 2.0);
         let v = serde_json::to_value(&row).unwrap();
         let want = serde_json::json!({

@@ -534,7 +534,7 @@ fn cpu_segmented_reduce_sums_in_order_and_checks_offsets() {
     assert_eq!(r, vec![f32::MAX, 5.0]);
     assert_eq!(
         cpu_segmented_reduce(ReduceOp::Max, &[0], &[]).unwrap(),
-        Vec::<f32>::new()
+        vec![]
     );
     assert!(cpu_segmented_reduce(ReduceOp::Sum, &[0, 2, 1], &[1.0, 2.0]).is_err());
     assert!(cpu_segmented_reduce(ReduceOp::Sum, &[0, 3], &[1.0]).is_err());

@@ -4,7 +4,7 @@
 use crate::config::read_for;
 use crate::models::{Model, TimedSteps};
 use crate::run::RunArgs;
-use crate::table::{cell, check_json, grid_name, parse_grid, write_rows};
+use crate::table::{cell, check_json, grid_name, json_row, parse_grid, write_rows};
 use crate::{progress, GpuArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -192,7 +192,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         if !passes.is_empty() {
             by_pass.push(format!("{name} ms/step by pass: {}", passes.join(", ")));
         }
-        rows.push(
+        rows.push(json_row(
             Row::new(
                 &meta,
                 "angiogenesis",
@@ -202,7 +202,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
                 &timing,
             )
             .with(&r),
-        );
+        )?);
     }
     for line in by_pass {
         println!("{line}");
@@ -225,7 +225,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
             format!("{:.0}", r.bandwidth_gbs),
         ]);
         let cells = grid.iter().map(|&n| n as u64).product();
-        rows.push(
+        rows.push(json_row(
             Row::new(
                 &meta,
                 "angiogenesis",
@@ -235,7 +235,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
                 &timing,
             )
             .with(&r),
-        );
+        )?);
     }
     write_rows(args.json.as_deref(), &rows)
 }

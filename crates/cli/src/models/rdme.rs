@@ -3,7 +3,7 @@
 
 use crate::models::TimedSteps;
 use crate::run::RunArgs;
-use crate::table::{cell, check_json, grid_name, parse_grid, write_rows};
+use crate::table::{cell, check_json, grid_name, json_row, parse_grid, write_rows};
 use crate::{progress, GpuArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -336,7 +336,9 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
                 cell(r.cpu_us_per_step, 0, ""),
                 cell(r.speedup_vs_cpu, 0, "x"),
             ]);
-            rows.push(Row::new(&meta, "rdme", &r.label, r.sites, "step", &timing).with(&r));
+            rows.push(json_row(
+                Row::new(&meta, "rdme", &r.label, r.sites, "step", &timing).with(&r),
+            )?);
             Ok(r)
         };
         let r = one("Min system", &min, cpu_steps)?;
@@ -427,7 +429,9 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
                 ]);
                 let case = format!("{label}, {} devices", r.devices);
                 let sites = model.config.sites();
-                rows.push(Row::new(&meta, "rdme", &case, sites, "step", &timing).with(&r));
+                rows.push(json_row(
+                    Row::new(&meta, "rdme", &case, sites, "step", &timing).with(&r),
+                )?);
             }
         }
     }

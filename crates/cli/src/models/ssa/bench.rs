@@ -2,7 +2,7 @@
 //! networks, each against the CPU reference timed in the same run (model side:
 //! petri_model::ssa::bench). Prints markdown tables.
 
-use crate::table::{cell, check_json, write_rows};
+use crate::table::{cell, check_json, json_row, write_rows};
 use crate::GpuArgs;
 use anyhow::Result;
 use clap::Args;
@@ -118,7 +118,9 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
                     ratio(r.speedup_vs_one_core),
                 ]);
                 let case = format!("ensemble, {method}");
-                rows.push(Row::new(&meta, "ssa", &case, r.trajectories, "run", timing).with(r));
+                rows.push(json_row(
+                    Row::new(&meta, "ssa", &case, r.trajectories, "run", timing).with(r),
+                )?);
             }
         }
     }
@@ -156,7 +158,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
                 ratio(r.speedup),
             ]);
             let size = r.reactions as u64;
-            rows.push(
+            rows.push(json_row(
                 Row::new(
                     &meta,
                     "ssa",
@@ -166,7 +168,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
                     &timing,
                 )
                 .with(&r),
-            );
+            )?);
         }
     }
     write_rows(args.json.as_deref(), &rows)
