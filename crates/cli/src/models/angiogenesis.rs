@@ -216,6 +216,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
             *grid,
             opts.sim.workgroup,
             args.timed.steps.min(500),
+            args.timed.warmup,
         )?;
         table.row(&[
             grid_name(*grid),

@@ -263,12 +263,14 @@ pub struct Grid {
     pub r: f32,
 }
 
-/// GPU time per step of the plain 7-point stencil at `grid` (timestamps, else wall clock).
+/// GPU time per step of the plain 7-point stencil at `grid` (timestamps, else wall clock),
+/// after `warmup` batches of 50 steps (None: [`warmup_batches`] of the grid).
 pub fn bench_reference_stencil(
     ctx: &GpuContext,
     grid: [u32; 3],
     workgroup: [u32; 3],
     steps: u32,
+    warmup: Option<u32>,
 ) -> Result<(Timing, ReferenceRow)> {
     use petri_engine::buffers;
     use petri_scheduler::{Binding, PassDesc, StepPlan};
@@ -311,7 +313,7 @@ pub fn bench_reference_stencil(
     )?;
     let mut case = StencilCase { ctx, plan, steps };
     let runs = Runs {
-        warmup: warmup_batches(cells),
+        warmup: warmup.unwrap_or_else(|| warmup_batches(cells)),
         repeats: 1,
     };
     let timing = measure(&mut case, runs)?;
