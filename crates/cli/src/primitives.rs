@@ -1,11 +1,11 @@
 //! `petri bench primitives`: GPU time of the scheduler's primitives (scan, radix sort of 32 and
 //! 20 key bits, binning) at given sizes, as a Markdown table and optionally JSON rows.
 
-use crate::table::{check_json, json_row, write_rows};
+use crate::table::{check_json, Rows};
 use crate::GpuArgs;
 use anyhow::Result;
 use clap::Args;
-use petri_scheduler::bench::{Clock, Meta, Row, Table};
+use petri_scheduler::bench::{Meta, Table};
 use petri_scheduler::primitives::bench as bench_primitives;
 use std::path::PathBuf;
 
@@ -28,7 +28,6 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
     if !ctx.has_timestamps() {
         eprintln!("note: this adapter has no timestamp queries; times are wall clock");
     }
-    let meta = Meta::of(&ctx);
     let timings = bench_primitives(&ctx, &args.sizes)?;
     let table = Table::print(&[
         "primitive",
@@ -42,17 +41,8 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         "median us",
         "spread",
     ]);
-    let mut rows = Vec::new();
+    let mut rows = Rows::new(Meta::of(&ctx), "primitives");
     for t in &timings {
-        let row = Row::new(
-            &meta,
-            "primitives",
-            t.primitive,
-            t.size as u64,
-            "run",
-            &t.timing,
-        )
-        .with(serde_json::json!({ "key_bits": t.key_bits }));
         let s = t.timing.stats();
         table.row(&[
             t.primitive.to_string(),
@@ -61,17 +51,18 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
                 bits => bits.to_string(),
             },
             t.size.to_string(),
-            row.repeats.to_string(),
+            t.timing.samples_ns.len().to_string(),
             format!("{:.1}", s.mean * 1e-3),
             format!("{:.1}", s.min * 1e-3),
             format!("{:.1}", elements_per_us(t.size, s.mean)),
-            Clock::label(row.clock).to_string(),
+            t.timing.clock.label().to_string(),
             format!("{:.1}", s.median * 1e-3),
             format!("{:.0}%", s.spread * 100.0),
         ]);
-        rows.push(json_row(row)?);
+        let key_bits = serde_json::json!({ "key_bits": t.key_bits });
+        rows.push((t.primitive, t.size as u64, "run"), &t.timing, key_bits)?;
     }
-    write_rows(args.json.as_deref(), &rows)
+    rows.write(args.json.as_deref())
 }
 
 /// Millions of elements per second at the mean time (elements per microsecond).

@@ -4,7 +4,7 @@
 //! benchmark runs.
 
 use anyhow::{anyhow, Result};
-use petri_scheduler::bench::{check_json_path, Row};
+use petri_scheduler::bench::{check_json_path, Meta, Row, Timing};
 use serde::Serialize;
 use serde_json::Value;
 use std::path::Path;
@@ -22,17 +22,41 @@ pub(crate) fn check_json(path: Option<&Path>) -> Result<()> {
     }
 }
 
-/// A row with its case's fields, as JSON (rows of several cases go in one list).
-pub(crate) fn json_row<F: Serialize>(row: Row<F>) -> Result<Value> {
-    Ok(serde_json::to_value(row)?)
+/// The rows of one benchmark, as JSON (rows of several kinds of case go in one list).
+pub(crate) struct Rows {
+    meta: Meta,
+    model: &'static str,
+    rows: Vec<Value>,
 }
 
-/// Writes `{"rows": [...]}` to `path` when `--json` gave one.
-pub(crate) fn write_rows(path: Option<&Path>, rows: &[Value]) -> Result<()> {
-    if let Some(path) = path {
-        petri_output::write_json_pretty(path, &serde_json::json!({ "rows": rows }))?;
+impl Rows {
+    pub(crate) fn new(meta: Meta, model: &'static str) -> Rows {
+        Rows {
+            meta,
+            model,
+            rows: Vec::new(),
+        }
     }
-    Ok(())
+
+    /// Adds the row of `case` (`size` in its own unit, times `per` unit) with its own `fields`.
+    pub(crate) fn push(
+        &mut self,
+        (case, size, per): (&str, u64, &str),
+        timing: &Timing,
+        fields: impl Serialize,
+    ) -> Result<()> {
+        let row = Row::new(&self.meta, self.model, case, size, per, timing).with(fields);
+        self.rows.push(serde_json::to_value(row)?);
+        Ok(())
+    }
+
+    /// Writes `{"rows": [...]}` to `path` when `--json` gave one.
+    pub(crate) fn write(&self, path: Option<&Path>) -> Result<()> {
+        if let Some(path) = path {
+            petri_output::write_json_pretty(path, &serde_json::json!({ "rows": self.rows }))?;
+        }
+        Ok(())
+    }
 }
 
 /// Parses a bench size, "128" (a cube) or "400x400x140".

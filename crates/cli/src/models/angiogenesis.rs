@@ -4,14 +4,14 @@
 use crate::config::read_for;
 use crate::models::{Model, TimedSteps};
 use crate::run::RunArgs;
-use crate::table::{cell, check_json, grid_name, json_row, parse_grid, write_rows};
+use crate::table::{cell, check_json, grid_name, parse_grid, Rows};
 use crate::{progress, GpuArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use petri_model::angiogenesis::{
     self, bench, checkpoint::Checkpoint, run::RunOptions, AngioConfig, SimOptions,
 };
-use petri_scheduler::bench::{Meta, Row, Table};
+use petri_scheduler::bench::{Meta, Table};
 use std::path::{Path, PathBuf};
 
 /// The shared `petri run` flags angiogenesis takes.
@@ -136,7 +136,6 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         .map(|s| parse_grid(s).with_context(|| format!("size {s:?}: expected N or NXxNYxNZ")))
         .collect::<Result<Vec<_>>>()?;
     let ctx = args.gpu.context()?;
-    let meta = Meta::of(&ctx);
     let opts = bench::BenchOptions {
         sizes: sizes.clone(),
         steps: args.timed.steps,
@@ -165,7 +164,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         &cpu_column,
         "GPU/CPU speedup",
     ]);
-    let mut rows = Vec::new();
+    let mut rows = Rows::new(Meta::of(&ctx), "angiogenesis");
     let mut by_pass = Vec::new();
     for grid in sizes {
         let (timing, r) = bench::bench_size(&ctx, &base, grid, &opts)?;
@@ -192,17 +191,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         if !passes.is_empty() {
             by_pass.push(format!("{name} ms/step by pass: {}", passes.join(", ")));
         }
-        rows.push(json_row(
-            Row::new(
-                &meta,
-                "angiogenesis",
-                "field update",
-                r.cells,
-                "step",
-                &timing,
-            )
-            .with(&r),
-        )?);
+        rows.push(("field update", r.cells, "step"), &timing, &r)?;
     }
     for line in by_pass {
         println!("{line}");
@@ -226,19 +215,9 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
             format!("{:.0}", r.bandwidth_gbs),
         ]);
         let cells = grid.iter().map(|&n| n as u64).product();
-        rows.push(json_row(
-            Row::new(
-                &meta,
-                "angiogenesis",
-                "reference stencil",
-                cells,
-                "step",
-                &timing,
-            )
-            .with(&r),
-        )?);
+        rows.push(("reference stencil", cells, "step"), &timing, &r)?;
     }
-    write_rows(args.json.as_deref(), &rows)
+    rows.write(args.json.as_deref())
 }
 
 fn rayon_threads() -> usize {

@@ -3,7 +3,7 @@
 
 use crate::models::TimedSteps;
 use crate::run::RunArgs;
-use crate::table::{cell, check_json, grid_name, json_row, parse_grid, write_rows};
+use crate::table::{cell, check_json, grid_name, parse_grid, Rows};
 use crate::{progress, GpuArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -11,7 +11,7 @@ use petri_model::rdme::analysis::OscillationReport;
 use petri_model::rdme::bench::{bench_devices, bench_model, uniform_model, BenchRow, DeviceRow};
 use petri_model::rdme::run::{reanalyze, RunOptions, ANALYSIS_SKIP_FRACTION};
 use petri_model::rdme::{checkpoint, RdmeConfig, RdmeModel, SimOptions, Sweeps};
-use petri_scheduler::bench::{Meta, Row, Table};
+use petri_scheduler::bench::{Meta, Table};
 use std::path::{Path, PathBuf};
 
 /// The model name an rdme checkpoint carries.
@@ -289,12 +289,11 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
     let warmup = args.timed.warmup;
     let workgroup = workgroup(args.workgroup)?;
     let ctx = args.gpu.context()?;
-    let meta = Meta::of(&ctx);
     if !ctx.has_timestamps() {
         eprintln!("note: this adapter has no timestamp queries; only wall-clock times are shown");
     }
     let cpu_max = args.timed.cpu_max_cells as u64;
-    let mut rows = Vec::new();
+    let mut rows = Rows::new(Meta::of(&ctx), "rdme");
     if !args.scaling_only {
         let table = Table::print(&[
             "case",
@@ -336,9 +335,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
                 cell(r.cpu_us_per_step, 0, ""),
                 cell(r.speedup_vs_cpu, 0, "x"),
             ]);
-            rows.push(json_row(
-                Row::new(&meta, "rdme", &r.label, r.sites, "step", &timing).with(&r),
-            )?);
+            rows.push((&r.label, r.sites, "step"), &timing, &r)?;
             Ok(r)
         };
         let r = one("Min system", &min, cpu_steps)?;
@@ -429,13 +426,11 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
                 ]);
                 let case = format!("{label}, {} devices", r.devices);
                 let sites = model.config.sites();
-                rows.push(json_row(
-                    Row::new(&meta, "rdme", &case, sites, "step", &timing).with(&r),
-                )?);
+                rows.push((&case, sites, "step"), &timing, &r)?;
             }
         }
     }
-    write_rows(args.json.as_deref(), &rows)
+    rows.write(args.json.as_deref())
 }
 
 /// "(16) a, b": each device's GPU time for the simulation's first batch of 16 steps, to set

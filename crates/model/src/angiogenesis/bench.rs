@@ -337,6 +337,25 @@ struct StencilCase<'a> {
     steps: u32,
 }
 
+impl StencilCase<'_> {
+    /// GPU nanoseconds of `steps` steps, summed over the passes.
+    fn profiled_ns(&mut self) -> Result<f64> {
+        let ctx = self.ctx;
+        let mut busy_ns = 0.0;
+        let mut profiler = Profiler::new(ctx, 256);
+        let mut left = self.steps;
+        while left > 0 {
+            let n = left.min(256);
+            let mut enc = self.plan.encode(ctx, n, Some(&mut profiler));
+            profiler.resolve(&mut enc);
+            ctx.queue.submit([enc.finish()]);
+            busy_ns += profiler.collect(ctx)?.busy_ns();
+            left -= n;
+        }
+        Ok(busy_ns)
+    }
+}
+
 impl Case for StencilCase<'_> {
     type Error = crate::error::ModelError;
 
@@ -346,24 +365,13 @@ impl Case for StencilCase<'_> {
     }
 
     fn timed(&mut self) -> Result<Sample> {
-        let (ctx, steps) = (self.ctx, self.steps);
+        let steps = self.steps as f64;
+        if self.ctx.has_timestamps() {
+            return Ok(Sample::gpu(self.profiled_ns()? / steps));
+        }
         let t = Instant::now();
-        if !ctx.has_timestamps() {
-            self.plan.run(ctx, steps as u64);
-            ctx.wait()?;
-            return Ok(Sample::wall_since(t, steps as f64));
-        }
-        let mut busy_ns = 0.0;
-        let mut profiler = Profiler::new(ctx, 256);
-        let mut left = steps;
-        while left > 0 {
-            let n = left.min(256);
-            let mut enc = self.plan.encode(ctx, n, Some(&mut profiler));
-            profiler.resolve(&mut enc);
-            ctx.queue.submit([enc.finish()]);
-            busy_ns += profiler.collect(ctx)?.busy_ns();
-            left -= n;
-        }
-        Ok(Sample::gpu(busy_ns / steps as f64))
+        self.plan.run(self.ctx, self.steps as u64);
+        self.ctx.wait()?;
+        Ok(Sample::wall_since(t, steps))
     }
 }

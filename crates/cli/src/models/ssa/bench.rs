@@ -2,7 +2,7 @@
 //! networks, each against the CPU reference timed in the same run (model side:
 //! petri_model::ssa::bench). Prints markdown tables.
 
-use crate::table::{cell, check_json, json_row, write_rows};
+use crate::table::{cell, check_json, Rows};
 use crate::GpuArgs;
 use anyhow::Result;
 use clap::Args;
@@ -11,7 +11,7 @@ use petri_model::ssa::bench::{bench_ensemble, bench_leap};
 use petri_model::ssa::ensemble::Method;
 use petri_model::ssa::gpu_ensemble::EnsembleOptions;
 use petri_model::ssa::synthetic::square_network;
-use petri_scheduler::bench::{Meta, Row, Table};
+use petri_scheduler::bench::{Meta, Table};
 use std::path::PathBuf;
 
 /// `petri bench ssa`.
@@ -69,11 +69,10 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
     let config = &args.config;
     let net = read_network(config)?;
     let ctx = args.gpu.context()?;
-    let meta = Meta::of(&ctx);
     if !ctx.has_timestamps() {
         eprintln!("note: this adapter has no timestamp queries; only wall-clock times are shown");
     }
-    let mut rows = Vec::new();
+    let mut rows = Rows::new(Meta::of(&ctx), "ssa");
     if !trajectories.is_empty() && args.t_end > 0.0 {
         println!(
             "\n### Ensembles: {} ({} species, {} reactions), t = 0..{}, {} outputs\n",
@@ -118,9 +117,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
                     ratio(r.speedup_vs_one_core),
                 ]);
                 let case = format!("ensemble, {method}");
-                rows.push(json_row(
-                    Row::new(&meta, "ssa", &case, r.trajectories, "run", timing).with(r),
-                )?);
+                rows.push((&case, r.trajectories, "run"), timing, r)?;
             }
         }
     }
@@ -158,20 +155,10 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
                 ratio(r.speedup),
             ]);
             let size = r.reactions as u64;
-            rows.push(json_row(
-                Row::new(
-                    &meta,
-                    "ssa",
-                    "tau-leaping, one network",
-                    size,
-                    "run",
-                    &timing,
-                )
-                .with(&r),
-            )?);
+            rows.push(("tau-leaping, one network", size, "run"), &timing, &r)?;
         }
     }
-    write_rows(args.json.as_deref(), &rows)
+    rows.write(args.json.as_deref())
 }
 
 /// A speed ratio with two significant digits ("0.31x", "4.2x", "120x").
