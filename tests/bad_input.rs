@@ -36,6 +36,9 @@ const BAD_CONFIGS_AND_FLAGS: &[Case] = &[
     ("network: negative end time", "run {net} --t-end=-1 --out {out}", &["t_end = -1"]),
     ("network: unknown method", "run {net} --t-end 1 --method fast --out {out}", &["--method", "fast"]),
     ("network option to another model", "run {angio} --t-end 5 --out {out}", &["--t-end", "ssa (reaction network) runs only"]),
+    ("angiogenesis bench: --json where no file can be made", "bench angiogenesis --json /proc/x.json", &["--json /proc/x.json", "cannot write in /proc"]),
+    ("rdme bench: --json in a missing folder", "bench rdme --json {out}/no/such/rows.json", &["--json", "does not exist"]),
+    ("ssa bench: --json where no file can be made", "bench ssa --json /proc/x.json", &["--json /proc/x.json", "cannot write in /proc"]),
 ];
 
 #[rustfmt::skip]

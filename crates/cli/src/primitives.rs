@@ -1,11 +1,12 @@
 //! `petri bench primitives`: GPU time of the scheduler's primitives (scan, radix sort of 32 and
-//! 20 key bits, binning) at given sizes, as a Markdown table and optionally JSON.
+//! 20 key bits, binning) at given sizes, as a Markdown table and optionally JSON rows.
 
-use crate::table::write_json;
+use crate::table::{check_json, Rows};
 use crate::GpuArgs;
 use anyhow::Result;
 use clap::Args;
-use petri_scheduler::primitives::{bench as bench_primitives, PrimitiveTiming};
+use petri_scheduler::bench::{Meta, Table};
+use petri_scheduler::primitives::bench as bench_primitives;
 use std::path::PathBuf;
 
 /// `petri bench primitives`.
@@ -22,62 +23,53 @@ pub(crate) struct BenchArgs {
 }
 
 pub(crate) fn bench(args: BenchArgs) -> Result<()> {
+    check_json(args.json.as_deref())?;
     let ctx = args.gpu.context()?;
     if !ctx.has_timestamps() {
         eprintln!("note: this adapter has no timestamp queries; times are wall clock");
     }
-    let rows = bench_primitives(&ctx, &args.sizes)?;
-    println!("| primitive | key bits | size | runs | mean us | min us | Melements/s | timing |");
-    println!("|---|---|---|---|---|---|---|---|");
-    for r in &rows {
-        println!(
-            "| {} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {} |",
-            r.primitive,
-            match r.key_bits {
+    let timings = bench_primitives(&ctx, &args.sizes)?;
+    let table = Table::print(&[
+        "primitive",
+        "key bits",
+        "size",
+        "runs",
+        "mean us",
+        "min us",
+        "Melements/s",
+        "timing",
+        "median us",
+        "spread",
+    ]);
+    let mut rows = Rows::new(Meta::of(&ctx), "primitives");
+    for t in &timings {
+        let s = t.timing.stats();
+        table.row(&[
+            t.primitive.to_string(),
+            match t.key_bits {
                 0 => "-".to_string(),
                 bits => bits.to_string(),
             },
-            r.size,
-            r.runs,
-            r.mean_ns * 1e-3,
-            r.min_ns * 1e-3,
-            elements_per_us(r),
-            timing(r)
-        );
+            t.size.to_string(),
+            t.timing.samples_ns.len().to_string(),
+            format!("{:.1}", s.mean * 1e-3),
+            format!("{:.1}", s.min * 1e-3),
+            format!("{:.1}", elements_per_us(t.size, s.mean)),
+            t.timing.clock.label().to_string(),
+            format!("{:.1}", s.median * 1e-3),
+            format!("{:.0}%", s.spread * 100.0),
+        ]);
+        let key_bits = serde_json::json!({ "key_bits": t.key_bits });
+        rows.push((t.primitive, t.size as u64, "run"), &t.timing, key_bits)?;
     }
-    let rows: Vec<_> = rows
-        .iter()
-        .map(|r| {
-            serde_json::json!({
-                "primitive": r.primitive,
-                "key_bits": r.key_bits,
-                "size": r.size,
-                "runs": r.runs,
-                "mean_ns": r.mean_ns,
-                "min_ns": r.min_ns,
-                "gpu_timestamps": r.gpu_timestamps,
-            })
-        })
-        .collect();
-    write_json(
-        args.json.as_deref(),
-        &serde_json::json!({ "adapter": ctx.adapter.name, "rows": rows }),
-    )
+    rows.write(args.json.as_deref())
 }
 
 /// Millions of elements per second at the mean time (elements per microsecond).
-fn elements_per_us(r: &PrimitiveTiming) -> f64 {
-    if r.mean_ns > 0.0 {
-        r.size as f64 / (r.mean_ns * 1e-3)
+fn elements_per_us(size: u32, mean_ns: f64) -> f64 {
+    if mean_ns > 0.0 {
+        size as f64 / (mean_ns * 1e-3)
     } else {
         0.0
-    }
-}
-
-fn timing(r: &PrimitiveTiming) -> &'static str {
-    if r.gpu_timestamps {
-        "GPU timestamps"
-    } else {
-        "wall clock"
     }
 }

@@ -579,14 +579,41 @@ fn primitives_bench_prints_its_four_rows() {
         serde_json::from_slice(&std::fs::read(dir.join("p.json")).unwrap()).unwrap();
     let rows = doc["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 4, "{doc}");
-    for r in rows {
-        assert_eq!(r["size"], 1000, "{r}");
+    for (r, case) in rows.iter().zip(["scan", "sort", "sort", "binning"]) {
+        assert_eq!(
+            (&r["model"], &r["case"]),
+            (&"primitives".into(), &case.into()),
+            "{r}"
+        );
+        assert_eq!(
+            (&r["size"], &r["repeats"], &r["warmup"]),
+            (&1000.into(), &10.into(), &2.into()),
+            "{r}"
+        );
         let (mean, min) = (
-            r["mean_ns"].as_f64().unwrap(),
-            r["min_ns"].as_f64().unwrap(),
+            r["mean_ms"].as_f64().unwrap(),
+            r["min_ms"].as_f64().unwrap(),
         );
         assert!(min > 0.0 && min <= mean, "{r}");
+        // The median by the clock the row names.
+        let median = match r["clock"].as_str().unwrap() {
+            "gpu" => r["gpu_ms"].as_f64(),
+            _ => r["wall_ms"].as_f64(),
+        };
+        assert!(median.is_some_and(|m| min <= m), "{r}");
     }
+    // A --json file that cannot be written is refused before the benchmark opens a device.
+    assert_refused(
+        &petri(&[
+            "bench",
+            "primitives",
+            "--json",
+            &dir.join("no/such/folder/p.json").display().to_string(),
+            "--adapter",
+            "no-such-gpu",
+        ]),
+        &["--json", "does not exist"],
+    );
     assert_refused(
         &petri(&[
             "bench",

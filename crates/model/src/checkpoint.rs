@@ -1,8 +1,12 @@
 //! What every model's checkpoint shares on top of the container of `petri_output::checkpoint`:
-//! the steps a run may resume from, and the container's errors as model errors.
+//! the steps a run may resume from, and reading a container with its errors as model errors
+//! (`load`, `header`, `take`, `refuse`).
 
-use crate::error::ModelError;
+use crate::error::{ModelError, Result};
+use petri_output::checkpoint::{CheckpointFile, Element};
 use petri_output::OutputError;
+use serde::de::DeserializeOwned;
+use std::path::Path;
 
 /// Largest step a checkpoint may hold. The shaders see the step as a 32-bit number (the random
 /// numbers are keyed by it, angiogenesis stamps vessel segments with it), so a run past
@@ -10,7 +14,7 @@ use petri_output::OutputError;
 pub const MAX_STEP: u64 = u32::MAX as u64;
 
 /// Refuses a step outside 0..=[`MAX_STEP`], saying why.
-pub fn check_step(step: u64) -> Result<(), String> {
+pub fn check_step(step: u64) -> std::result::Result<(), String> {
     if step > MAX_STEP {
         return Err(format!(
             "step {step} is past {MAX_STEP}, the last step a run can reach (the GPU keys its \
@@ -34,6 +38,27 @@ pub fn model_error(e: OutputError) -> ModelError {
         },
         other => ModelError::Output(other),
     }
+}
+
+/// The checkpoint at `path`, refused unless it is a container of `model` in format `version`.
+pub fn load(path: &Path, model: &str, version: u32) -> Result<CheckpointFile> {
+    CheckpointFile::load(path, model, version).map_err(model_error)
+}
+
+/// The metadata of `file` as the model's header type.
+pub fn header<H: DeserializeOwned>(file: &CheckpointFile) -> Result<H> {
+    serde_json::from_value(file.meta().clone())
+        .map_err(|e| refuse(file, format!("the metadata does not parse: {e}")))
+}
+
+/// The array `name` of `file`, taken out of it; refused if missing or of another element type.
+pub fn take<T: Element>(file: &mut CheckpointFile, name: &str) -> Result<Vec<T>> {
+    file.take(name).map_err(model_error)
+}
+
+/// A refusal of `file` that says `message` (a checkpoint error naming the file).
+pub fn refuse(file: &CheckpointFile, message: String) -> ModelError {
+    model_error(file.error(message))
 }
 
 /// Test helpers for the models' checkpoint tests: files read from memory.

@@ -24,6 +24,7 @@ fn run_writes_every_output() {
         overwrite: false,
         sim: SimOptions::default(),
         checkpoint_every: Some(10),
+        resume: None,
     };
     let mut seen = Vec::new();
     let manifest = run(&ctx, &cfg, &opts, |o| seen.push(o.step)).unwrap();

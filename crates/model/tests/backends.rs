@@ -8,6 +8,7 @@ use common::config;
 use petri_engine::{DeviceRequest, GpuContext};
 use petri_model::angiogenesis::bench::{bench_size, BenchOptions};
 use petri_model::angiogenesis::{AngioSim, AngioState, AngioUniforms, SimOptions};
+use petri_scheduler::bench::Clock;
 
 fn context(backend: &str, tweak: impl FnOnce(&mut DeviceRequest)) -> GpuContext {
     let mut request = DeviceRequest {
@@ -69,8 +70,17 @@ fn tiny_bench(ctx: &GpuContext) -> petri_model::angiogenesis::bench::BenchRow {
         cpu_steps: 0,
         sim: SimOptions::default(),
         tips: true,
+        warmup: Some(1),
+        repeats: 1,
     };
-    bench_size(ctx, &config(16), [16, 16, 16], &opts).unwrap()
+    let (timing, row) = bench_size(ctx, &config(16), [16, 16, 16], &opts).unwrap();
+    // The harness's clock is the row's: GPU timestamps where the device has them.
+    let clock = match ctx.has_timestamps() {
+        true => Clock::Gpu,
+        false => Clock::Wall,
+    };
+    assert_eq!((timing.clock, timing.warmup), (clock, 1));
+    row
 }
 
 /// Without timestamp queries the benchmark times with the wall clock and says so; with them it

@@ -1,9 +1,11 @@
 //! Petri's scheduler: step plans of compute passes over named buffers with ping-pong pairs,
 //! many steps per submission, indirect and every-k passes, loops until a GPU flag, deterministic
 //! reductions, readback that does not stall, and the GPU primitives of particle models (scan,
-//! radix sort, binning, segmented reduction), and the multi-device z-slab decomposition of lattice
-//! models (slabs, halo exchange, load balancing).
+//! radix sort, binning, segmented reduction), the multi-device z-slab decomposition of lattice
+//! models (slabs, halo exchange, load balancing) and the bench harness every model and the
+//! primitives are timed with.
 
+pub mod bench;
 pub mod dispatch;
 #[cfg(test)]
 mod layouts;

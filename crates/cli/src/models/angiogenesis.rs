@@ -4,13 +4,14 @@
 use crate::config::read_for;
 use crate::models::{Model, TimedSteps};
 use crate::run::RunArgs;
-use crate::table::{cell, write_json};
+use crate::table::{cell, check_json, grid_name, parse_grid, Rows};
 use crate::{progress, GpuArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use petri_model::angiogenesis::{
     self, bench, checkpoint::Checkpoint, run::RunOptions, AngioConfig, SimOptions,
 };
+use petri_scheduler::bench::{Meta, Table};
 use std::path::{Path, PathBuf};
 
 /// The shared `petri run` flags angiogenesis takes.
@@ -85,6 +86,7 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         overwrite: args.overwrite,
         sim: sim_options(args.workgroup),
         checkpoint_every: args.checkpoint_every,
+        resume: args.resume.clone(),
     };
     let t = std::time::Instant::now();
     let sim = match start {
@@ -106,8 +108,7 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
     );
     let first = sim.step();
     let bar = progress::bar(total, "steps");
-    let resumed = args.resume.is_some();
-    let (_, report) = angiogenesis::run::run_sim(&ctx, sim, &opts, resumed, setup, |o| {
+    let (_, report) = angiogenesis::run::run_sim(&ctx, sim, &opts, setup, |o| {
         bar.set_position(o.step - first);
         bar.set_message(format!(
             "tips {} sprouts {} length {:.3}",
@@ -137,13 +138,12 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
 }
 
 pub(crate) fn bench(args: BenchArgs) -> Result<()> {
+    check_json(args.json.as_deref())?;
     let base = load_config(&args.config)?;
     let sizes = args
         .sizes
         .iter()
-        .map(|s| {
-            bench::parse_size(s).with_context(|| format!("size {s:?}: expected N or NXxNYxNZ"))
-        })
+        .map(|s| parse_grid(s).with_context(|| format!("size {s:?}: expected N or NXxNYxNZ")))
         .collect::<Result<Vec<_>>>()?;
     let ctx = args.gpu.context()?;
     let opts = bench::BenchOptions {
@@ -153,83 +153,81 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         cpu_steps: args.timed.cpu_steps,
         sim: sim_options(args.workgroup),
         tips: !args.no_tips,
+        warmup: args.timed.warmup,
+        repeats: 1,
     };
     if !ctx.has_timestamps() {
         eprintln!("note: this adapter has no timestamp queries; GPU times are wall clock");
     }
-    println!(
-        "| grid | cells | steps | field update ms/step | all passes ms/step | GPU s total | Gcell/s | GB/s @8B | GB/s @44B | tips | CPU ms/step ({} thr) | GPU/CPU speedup |",
-        rayon_threads()
-    );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
-    let mut rows = Vec::new();
+    let cpu_column = format!("CPU ms/step ({} thr)", rayon_threads());
+    let table = Table::print(&[
+        "grid",
+        "cells",
+        "steps",
+        "field update ms/step",
+        "all passes ms/step",
+        "GPU s total",
+        "Gcell/s",
+        "GB/s @8B",
+        "GB/s @44B",
+        "tips",
+        &cpu_column,
+        "GPU/CPU speedup",
+    ]);
+    let mut rows = Rows::new(Meta::of(&ctx), "angiogenesis");
+    let mut by_pass = Vec::new();
     for grid in sizes {
-        let r = bench::bench_size(&ctx, &base, grid, &opts)?;
-        println!(
-            "| {}x{}x{} | {} | {} | {:.4} | {:.4} | {:.3} | {:.1} | {:.0} | {:.0} | {} | {} | {} |",
-            grid[0],
-            grid[1],
-            grid[2],
-            r.cells,
-            r.steps,
-            r.fields_ms,
-            r.step_ms,
-            r.total_gpu_s,
-            r.cell_updates_per_s * 1e-9,
-            r.bandwidth_counted_gbs,
-            r.bandwidth_actual_gbs,
-            r.tips,
+        let (timing, r) = bench::bench_size(&ctx, &base, grid, &opts)?;
+        let name = grid_name(grid);
+        table.row(&[
+            name.clone(),
+            r.cells.to_string(),
+            r.steps.to_string(),
+            format!("{:.4}", r.fields_ms),
+            format!("{:.4}", r.step_ms),
+            format!("{:.3}", r.total_gpu_s),
+            format!("{:.1}", r.cell_updates_per_s * 1e-9),
+            format!("{:.0}", r.bandwidth_counted_gbs),
+            format!("{:.0}", r.bandwidth_actual_gbs),
+            r.tips.to_string(),
             cell(r.cpu_ms, 2, ""),
             cell(r.speedup_vs_cpu, 0, "x"),
-        );
-        rows.push(r);
-    }
-    for r in &rows {
+        ]);
         let passes: Vec<String> = r
             .pass_ms
             .iter()
             .map(|(k, ms)| format!("{k} {ms:.4}"))
             .collect();
         if !passes.is_empty() {
-            println!(
-                "{}x{}x{} ms/step by pass: {}",
-                r.grid[0],
-                r.grid[1],
-                r.grid[2],
-                passes.join(", ")
-            );
+            by_pass.push(format!("{name} ms/step by pass: {}", passes.join(", ")));
         }
+        rows.push(("field update", r.cells, "step"), &timing, &r)?;
+    }
+    for line in by_pass {
+        println!("{line}");
     }
     println!();
     println!("Reference kernel (plain 7-point diffusion of one field, 8 B/cell; same as benches/reference/stencil7.cu):");
-    println!("| grid | workgroup | ms/step | Gcell/s | GB/s @8B |");
-    println!("|---|---|---|---|---|");
-    let mut refs = Vec::new();
+    let table = Table::print(&["grid", "workgroup", "ms/step", "Gcell/s", "GB/s @8B"]);
     for grid in &opts.sizes {
-        let r = bench::bench_reference_stencil(
+        let (timing, r) = bench::bench_reference_stencil(
             &ctx,
             *grid,
             opts.sim.workgroup,
             args.timed.steps.min(500),
+            args.timed.warmup,
         )?;
-        println!(
-            "| {}x{}x{} | {}x{}x{} | {:.4} | {:.1} | {:.0} |",
-            grid[0],
-            grid[1],
-            grid[2],
-            r.workgroup[0],
-            r.workgroup[1],
-            r.workgroup[2],
-            r.ms_per_step,
-            r.cell_updates_per_s * 1e-9,
-            r.bandwidth_gbs
-        );
-        refs.push(r);
+        table.row(&[
+            grid_name(*grid),
+            grid_name(r.workgroup),
+            format!("{:.4}", r.ms_per_step),
+            format!("{:.1}", r.cell_updates_per_s * 1e-9),
+            format!("{:.0}", r.bandwidth_gbs),
+        ]);
+        let cells = grid.iter().map(|&n| n as u64).product();
+        rows.push(("reference stencil", cells, "step"), &timing, &r)?;
     }
-    write_json(
-        args.json.as_deref(),
-        &serde_json::json!({ "model": rows, "reference_stencil": refs }),
-    )
+    rows.write(args.json.as_deref())
 }
 
 fn rayon_threads() -> usize {

@@ -65,6 +65,10 @@ pub(crate) struct TimedSteps {
     /// CPU reference steps timed per case
     #[arg(long, default_value_t = 5)]
     pub(crate) cpu_steps: u32,
+    /// Untimed warm-up batches per case (angiogenesis 50 steps each, rdme 64) [default: about
+    /// half a second of an H200's work, by the case's size]
+    #[arg(long)]
+    pub(crate) warmup: Option<u32>,
 }
 
 /// The long flags of the options struct `A`, as typed ("--devices").

@@ -3,15 +3,15 @@
 
 use crate::models::{Model, TimedSteps};
 use crate::run::RunArgs;
-use crate::table::{cell, write_json};
+use crate::table::{cell, check_json, grid_name, parse_grid, Rows};
 use crate::{progress, GpuArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use petri_model::angiogenesis::bench::parse_size;
 use petri_model::rdme::analysis::OscillationReport;
-use petri_model::rdme::bench::{bench_devices, bench_model, uniform_model, DeviceRow};
+use petri_model::rdme::bench::{bench_devices, bench_model, uniform_model, BenchRow, DeviceRow};
 use petri_model::rdme::run::{reanalyze, RunOptions, ANALYSIS_SKIP_FRACTION};
-use petri_model::rdme::{checkpoint, RdmeConfig, SimOptions, Sweeps};
+use petri_model::rdme::{checkpoint, RdmeConfig, RdmeModel, SimOptions, Sweeps};
+use petri_scheduler::bench::{Meta, Table};
 use std::path::{Path, PathBuf};
 
 /// The model name an rdme checkpoint carries.
@@ -280,6 +280,7 @@ fn print_analysis(name: &str, a: &OscillationReport) {
 }
 
 pub(crate) fn bench(args: BenchArgs) -> Result<()> {
+    check_json(args.json.as_deref())?;
     let cfg = RdmeConfig::load(&args.config)?;
     let base = args
         .config
@@ -290,52 +291,64 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
     let sizes: Vec<[u32; 3]> = args
         .sizes
         .iter()
-        .map(|s| parse_size(s).with_context(|| format!("size {s:?}: expected N or NXxNYxNZ")))
+        .map(|s| parse_grid(s).with_context(|| format!("size {s:?}: expected N or NXxNYxNZ")))
         .collect::<Result<_>>()?;
-    let large = parse_size(&args.large).context("--large: expected N or NXxNYxNZ")?;
+    let large = parse_grid(&args.large).context("--large: expected N or NXxNYxNZ")?;
     let steps = args.timed.steps as u64;
     let cpu_steps = args.timed.cpu_steps as u64;
+    let warmup = args.timed.warmup;
     let workgroup = workgroup(args.workgroup)?;
     let ctx = args.gpu.context()?;
     if !ctx.has_timestamps() {
         eprintln!("note: this adapter has no timestamp queries; only wall-clock times are shown");
     }
     let cpu_max = args.timed.cpu_max_cells as u64;
-    let mut rows = Vec::new();
-    let print = |r: &petri_model::rdme::bench::BenchRow| {
-        println!(
-            "| {} | {}x{}x{} | {} | {} | {} | {} | {:.1} | {:.3e} | {:.0} | {} | {} |",
-            r.label,
-            r.shape[0],
-            r.shape[1],
-            r.shape[2],
-            r.sites,
-            r.particles,
-            r.steps,
-            match (r.gpu_us_per_step, r.gpu_idle_us_per_step) {
-                (Some(busy), Some(idle)) => format!("{busy:.1} / {idle:.1}"),
-                _ => "-".into(),
-            },
-            r.wall_us_per_step,
-            r.site_updates_per_s,
-            r.simulated_s_per_wall_hour,
-            cell(r.cpu_us_per_step, 0, ""),
-            cell(r.speedup_vs_cpu, 0, "x"),
-        )
-    };
+    let mut rows = Rows::new(Meta::of(&ctx), "rdme");
     if !args.scaling_only {
-        println!("| case | lattice | sites | particles | steps | GPU busy / idle us/step | wall us/step | site updates/s | simulated s per wall hour | CPU us/step | GPU/CPU |");
-        println!("|---|---|---|---|---|---|---|---|---|---|---|");
-        let r = bench_model(
-            &ctx,
-            "Min system",
-            &min,
-            workgroup,
-            args.sweeps,
-            steps,
-            cpu_steps,
-        )?;
-        print(&r);
+        let table = Table::print(&[
+            "case",
+            "lattice",
+            "sites",
+            "particles",
+            "steps",
+            "GPU busy / idle us/step",
+            "wall us/step",
+            "site updates/s",
+            "simulated s per wall hour",
+            "CPU us/step",
+            "GPU/CPU",
+        ]);
+        let mut one = |label: &str, model: &RdmeModel, cpu| -> Result<BenchRow> {
+            let (timing, r) = bench_model(
+                &ctx,
+                label,
+                model,
+                workgroup,
+                args.sweeps,
+                steps,
+                cpu,
+                warmup,
+            )?;
+            table.row(&[
+                r.label.clone(),
+                grid_name(r.shape),
+                r.sites.to_string(),
+                r.particles.to_string(),
+                r.steps.to_string(),
+                match (r.gpu_us_per_step, r.gpu_idle_us_per_step) {
+                    (Some(busy), Some(idle)) => format!("{busy:.1} / {idle:.1}"),
+                    _ => "-".into(),
+                },
+                format!("{:.1}", r.wall_us_per_step),
+                format!("{:.3e}", r.site_updates_per_s),
+                format!("{:.0}", r.simulated_s_per_wall_hour),
+                cell(r.cpu_us_per_step, 0, ""),
+                cell(r.speedup_vs_cpu, 0, "x"),
+            ]);
+            rows.push((&r.label, r.sites, "step"), &timing, &r)?;
+            Ok(r)
+        };
+        let r = one("Min system", &min, cpu_steps)?;
         let passes: Vec<String> = r
             .pass_us
             .iter()
@@ -349,40 +362,18 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
             "Min system, CPU us/step recording and submitting: {:.1}",
             r.record_us_per_step
         );
-        rows.push(r);
         for &shape in &sizes {
             let sites: u64 = shape.iter().map(|&n| n as u64).product();
             let model = uniform_model(shape, 0.5, 1)?;
             let cpu = if sites <= cpu_max { cpu_steps } else { 0 };
-            let r = bench_model(
-                &ctx,
-                "uniform, 0.5 per site",
-                &model,
-                workgroup,
-                args.sweeps,
-                steps,
-                cpu,
-            )?;
-            print(&r);
-            rows.push(r);
+            one("uniform, 0.5 per site", &model, cpu)?;
         }
         let shape = sizes[sizes.len().min(2) - 1];
         for &d in &args.densities {
             let model = uniform_model(shape, d, 1)?;
-            let r = bench_model(
-                &ctx,
-                &format!("uniform, {d} per site"),
-                &model,
-                workgroup,
-                args.sweeps,
-                steps,
-                0,
-            )?;
-            print(&r);
-            rows.push(r);
+            one(&format!("uniform, {d} per site"), &model, 0)?;
         }
     }
-    let mut device_rows = Vec::new();
     if args.devices > 1 {
         let contexts = args.gpu.contexts(args.devices)?;
         for (k, c) in contexts.iter().enumerate() {
@@ -397,46 +388,59 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         };
         let large_model = uniform_model(large, 0.5, 1)?;
         println!();
-        println!("| case | devices | lattice | steps | wall ms/step | of which stepping / halo writes / balancing | speedup | parallel efficiency | planes per device | halo depth | rebalances | sweeps | identical to 1 device | GPU busy / idle ms/step per device | first batch (steps): GPU ms per device |");
-        println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        let table = Table::print(&[
+            "case",
+            "devices",
+            "lattice",
+            "steps",
+            "wall ms/step",
+            "of which stepping / halo writes / balancing",
+            "speedup",
+            "parallel efficiency",
+            "planes per device",
+            "halo depth",
+            "rebalances",
+            "sweeps",
+            "identical to 1 device",
+            "GPU busy / idle ms/step per device",
+            "first batch (steps): GPU ms per device",
+        ]);
         for (label, model, n) in [
             ("uniform, 0.5 per site", &large_model, steps.min(500)),
             ("Min system", &min, steps),
         ] {
-            for r in bench_devices(&contexts, model, n, &options)? {
-                println!(
-                    "| {label} | {} | {}x{}x{} | {} | {:.3} | {:.3} / {:.3} / {:.3} | {:.2}x | {:.0}% | {:?} | {} | {} | {} | {} | {} | {} |",
-                    r.devices,
-                    r.shape[0],
-                    r.shape[1],
-                    r.shape[2],
-                    r.steps,
-                    r.wall_ms_per_step,
-                    r.stepping_ms_per_step,
-                    r.exchange_ms_per_step,
-                    r.balancing_ms_per_step,
-                    r.speedup,
-                    100.0 * r.parallel_efficiency,
-                    r.final_split,
-                    r.halo_depth,
-                    r.rebalances,
-                    r.sweeps,
-                    if r.identical_to_one_device {
-                        "yes"
-                    } else {
-                        "NO"
-                    },
+            for (timing, r) in bench_devices(&contexts, model, n, &options, warmup)? {
+                table.row(&[
+                    label.to_string(),
+                    r.devices.to_string(),
+                    grid_name(r.shape),
+                    r.steps.to_string(),
+                    format!("{:.3}", r.wall_ms_per_step),
+                    format!(
+                        "{:.3} / {:.3} / {:.3}",
+                        r.stepping_ms_per_step, r.exchange_ms_per_step, r.balancing_ms_per_step
+                    ),
+                    format!("{:.2}x", r.speedup),
+                    format!("{:.0}%", 100.0 * r.parallel_efficiency),
+                    format!("{:?}", r.final_split),
+                    r.halo_depth.to_string(),
+                    r.rebalances.to_string(),
+                    r.sweeps.to_string(),
+                    match r.identical_to_one_device {
+                        true => "yes",
+                        false => "NO",
+                    }
+                    .to_string(),
                     gpu_columns(&r),
-                    first_batch_column(&r)
-                );
-                device_rows.push(r);
+                    first_batch_column(&r),
+                ]);
+                let case = format!("{label}, {} devices", r.devices);
+                let sites = model.config.sites();
+                rows.push((&case, sites, "step"), &timing, &r)?;
             }
         }
     }
-    write_json(
-        args.json.as_deref(),
-        &serde_json::json!({ "rows": rows, "devices": device_rows }),
-    )
+    rows.write(args.json.as_deref())
 }
 
 /// "(16) a, b": each device's GPU time for the simulation's first batch of 16 steps, to set

@@ -1,5 +1,7 @@
 //! The angiogenesis benchmark: GPU time per step from timestamp queries, effective memory
 //! bandwidth of the field update, and the multithreaded CPU reference at the sizes it can do.
+//! Cases run through the bench harness (`petri_scheduler::bench`): a fixed count of warm-up
+//! batches of 50 steps, then the timed steps.
 
 use super::cpu;
 use super::params::AngioConfig;
@@ -8,8 +10,18 @@ use super::state::AngioState;
 use super::uniforms::AngioUniforms;
 use crate::error::Result;
 use petri_engine::{shaders, GpuContext, PassTimes, Profiler};
+use petri_scheduler::bench::{measure, warmup_iterations, Case, Runs, Sample, Timing};
 use serde::Serialize;
 use std::time::Instant;
+
+/// Steps of one warm-up iteration.
+const WARM_UP_BATCH: u32 = 50;
+
+/// Warm-up batches of `WARM_UP_BATCH` steps for a grid of `cells`: about 2e10 cell updates
+/// (half a second of an H200's work, the GPU's clocks up), 2 to 200 batches.
+pub fn warmup_batches(cells: u64) -> u32 {
+    warmup_iterations(2e10, cells as f64 * WARM_UP_BATCH as f64, 2, 200)
+}
 
 /// Bytes per cell as the reference CUDA 7-point kernel is counted (read n, write n).
 pub const COUNTED_BYTES_PER_CELL: f64 = 8.0;
@@ -28,6 +40,10 @@ pub struct BenchOptions {
     pub cpu_steps: u32,
     pub sim: SimOptions,
     pub tips: bool,
+    /// Warm-up batches of 50 steps (None: [`warmup_batches`] of the grid).
+    pub warmup: Option<u32>,
+    /// Timed repeats of `steps` steps (the row's figures are of the last one).
+    pub repeats: u32,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -60,64 +76,110 @@ pub struct BenchRow {
     pub pass_ms: std::collections::BTreeMap<String, f64>,
 }
 
-/// Parses "128" (a cube) or "400x400x140".
-pub fn parse_size(s: &str) -> Option<[u32; 3]> {
-    let parts: Vec<u32> = s
-        .split('x')
-        .map(|p| p.trim().parse().ok())
-        .collect::<Option<_>>()?;
-    match parts.as_slice() {
-        [n] => Some([*n; 3]),
-        [x, y, z] => Some([*x, *y, *z]),
-        _ => None,
+/// The model's steps: warm-up batches, then `steps` timed steps, profiled by pass where the
+/// adapter has timestamps. The figure is the field update's GPU time per step (wall time of
+/// all passes without timestamps).
+struct StepCase<'a> {
+    ctx: &'a GpuContext,
+    sim: AngioSim,
+    steps: u32,
+    max_steps_per_batch: u32,
+    /// Pass times and wall seconds of the last timed repeat.
+    times: PassTimes,
+    wall_s: f64,
+}
+
+impl Case for StepCase<'_> {
+    type Error = crate::error::ModelError;
+
+    fn warm_up(&mut self) -> Result<()> {
+        self.sim.advance(self.ctx, WARM_UP_BATCH as u64);
+        Ok(self.ctx.wait()?)
+    }
+
+    fn timed(&mut self) -> Result<Sample> {
+        let (ctx, steps) = (self.ctx, self.steps);
+        let passes = self.sim.passes_per_step() as u32;
+        let mut times = PassTimes::default();
+        let wall = Instant::now();
+        if ctx.has_timestamps() {
+            let mut profiler = Profiler::new(ctx, 4096 / 2);
+            let per_batch = (profiler.room() / passes)
+                .min(self.max_steps_per_batch)
+                .max(1);
+            let mut left = steps;
+            while left > 0 {
+                let n = left.min(per_batch);
+                self.sim.advance_profiled(ctx, n, &mut profiler);
+                times.add(&profiler.collect(ctx)?);
+                left -= n;
+            }
+        } else {
+            self.sim.advance(ctx, steps as u64);
+            ctx.wait()?;
+        }
+        self.wall_s = wall.elapsed().as_secs_f64();
+        self.times = times;
+        Ok(match ctx.has_timestamps() {
+            true => Sample::gpu(self.fields_s() * 1e9 / steps as f64),
+            false => Sample::wall(self.wall_s * 1e9 / steps as f64),
+        })
     }
 }
 
+impl StepCase<'_> {
+    /// Seconds of the field update (weights pass + update pass) in the last repeat.
+    fn fields_s(&self) -> f64 {
+        match self.ctx.has_timestamps() {
+            true => {
+                let pass =
+                    |name: &str| self.times.by_label.get(name).map(|x| x.1).unwrap_or(0.0) * 1e-9;
+                pass("fields") + pass("fields_weights")
+            }
+            false => self.wall_s,
+        }
+    }
+
+    /// Seconds of all passes in the last repeat.
+    fn total_s(&self) -> f64 {
+        match self.ctx.has_timestamps() {
+            true => self.times.busy_ns() * 1e-9,
+            false => self.wall_s,
+        }
+    }
+}
+
+/// Times the model at `grid`: the harness's timing (field update per step) and the row's own
+/// figures.
 pub fn bench_size(
     ctx: &GpuContext,
     base: &AngioConfig,
     grid: [u32; 3],
     opts: &BenchOptions,
-) -> Result<BenchRow> {
+) -> Result<(Timing, BenchRow)> {
     let mut cfg = base.clone();
     cfg.grid = grid;
     cfg.tips.enabled = opts.tips;
     cfg.validate()?;
-    let mut sim = AngioSim::new(ctx, &cfg, &opts.sim)?;
-    // Warm-up: pipelines compiled, caches filled and GPU clocks up (an idle GPU takes a fraction
-    // of a second to reach full clock).
-    warm_up(ctx, |ctx| sim.advance(ctx, 50))?;
-    let passes = sim.passes_per_step() as u32;
-    let mut times = PassTimes::default();
-    let timestamps = ctx.has_timestamps();
-    let wall = Instant::now();
-    if timestamps {
-        let mut profiler = Profiler::new(ctx, 4096 / 2);
-        let per_batch = (profiler.room() / passes)
-            .min(opts.sim.max_steps_per_batch)
-            .max(1);
-        let mut left = opts.steps;
-        while left > 0 {
-            let n = left.min(per_batch);
-            sim.advance_profiled(ctx, n, &mut profiler);
-            times.add(&profiler.collect(ctx)?);
-            left -= n;
-        }
-    } else {
-        sim.advance(ctx, opts.steps as u64);
-        ctx.wait()?;
-    }
-    let wall_s = wall.elapsed().as_secs_f64();
-    let steps = opts.steps as f64;
-    let (fields_s, total_s) = if timestamps {
-        let pass = |name: &str| times.by_label.get(name).map(|x| x.1).unwrap_or(0.0) * 1e-9;
-        let f = pass("fields") + pass("fields_weights");
-        (f, times.busy_ns() * 1e-9)
-    } else {
-        (wall_s, wall_s)
-    };
-    let obs = sim.observe(ctx)?;
     let cells = cfg.cells() as u64;
+    let mut case = StepCase {
+        ctx,
+        sim: AngioSim::new(ctx, &cfg, &opts.sim)?,
+        steps: opts.steps,
+        max_steps_per_batch: opts.sim.max_steps_per_batch,
+        times: PassTimes::default(),
+        wall_s: 0.0,
+    };
+    let runs = Runs {
+        warmup: opts.warmup.unwrap_or_else(|| warmup_batches(cells)),
+        repeats: opts.repeats,
+    };
+    let timing = measure(&mut case, runs)?;
+    let timestamps = ctx.has_timestamps();
+    let steps = opts.steps as f64;
+    let (fields_s, total_s) = (case.fields_s(), case.total_s());
+    let sim = &mut case.sim;
+    let obs = sim.observe(ctx)?;
     let per_s = cells as f64 * steps / fields_s;
     // The CPU reference times the same state; read it back only when it runs.
     let cpu_ms = if cfg.cells() <= opts.cpu_max_cells && opts.cpu_steps > 0 {
@@ -132,7 +194,7 @@ pub fn bench_size(
     };
     let cpu_threads = rayon::current_num_threads();
     let fields_ms = fields_s * 1e3 / steps;
-    Ok(BenchRow {
+    let row = BenchRow {
         grid,
         cells,
         steps: opts.steps,
@@ -148,22 +210,14 @@ pub fn bench_size(
         cpu_ms,
         cpu_threads,
         speedup_vs_cpu: cpu_ms.map(|c| c / fields_ms),
-        pass_ms: times
+        pass_ms: case
+            .times
             .by_label
             .iter()
             .map(|(k, (_, ns))| (k.clone(), ns * 1e-6 / steps))
             .collect(),
-    })
-}
-
-/// Runs `work` until the GPU has been busy for at least half a second of wall time.
-fn warm_up(ctx: &GpuContext, mut work: impl FnMut(&GpuContext)) -> Result<()> {
-    let t = Instant::now();
-    while t.elapsed().as_secs_f64() < 0.5 {
-        work(ctx);
-        ctx.wait()?;
-    }
-    Ok(())
+    };
+    Ok((timing, row))
 }
 
 /// Milliseconds per field update of the multithreaded CPU reference, on the given state.
@@ -209,13 +263,15 @@ pub struct Grid {
     pub r: f32,
 }
 
-/// GPU time per step of the plain 7-point stencil at `grid` (timestamps, else wall clock).
+/// GPU time per step of the plain 7-point stencil at `grid` (timestamps, else wall clock),
+/// after `warmup` batches of 50 steps (None: [`warmup_batches`] of the grid).
 pub fn bench_reference_stencil(
     ctx: &GpuContext,
     grid: [u32; 3],
     workgroup: [u32; 3],
     steps: u32,
-) -> Result<ReferenceRow> {
+    warmup: Option<u32>,
+) -> Result<(Timing, ReferenceRow)> {
     use petri_engine::buffers;
     use petri_scheduler::{Binding, PassDesc, StepPlan};
     ctx.check_workgroup_size("the reference stencil (--workgroup)", workgroup)?;
@@ -255,32 +311,67 @@ pub fn bench_reference_stencil(
             constants: vec![("WX", wx as f64), ("WY", wy as f64), ("WZ", wz as f64)],
         } as PassDesc,
     )?;
-    warm_up(ctx, |ctx| plan.run(ctx, 50))?;
-    let t = Instant::now();
-    let mut busy_ns = 0.0;
-    if ctx.has_timestamps() {
-        let mut profiler = Profiler::new(ctx, 256);
-        let mut left = steps;
-        while left > 0 {
-            let n = left.min(256);
-            let mut enc = plan.encode(ctx, n, Some(&mut profiler));
-            profiler.resolve(&mut enc);
-            ctx.queue.submit([enc.finish()]);
-            busy_ns += profiler.collect(ctx)?.busy_ns();
-            left -= n;
-        }
-    } else {
-        plan.run(ctx, steps as u64);
-        ctx.wait()?;
-        busy_ns = t.elapsed().as_secs_f64() * 1e9;
-    }
-    let s = busy_ns * 1e-9 / steps as f64;
+    let mut case = StencilCase { ctx, plan, steps };
+    let runs = Runs {
+        warmup: warmup.unwrap_or_else(|| warmup_batches(cells)),
+        repeats: 1,
+    };
+    let timing = measure(&mut case, runs)?;
+    let s = timing.samples_ns[0] * 1e-9;
     let per_s = cells as f64 / s;
-    Ok(ReferenceRow {
+    let row = ReferenceRow {
         grid,
         workgroup,
         ms_per_step: s * 1e3,
         cell_updates_per_s: per_s,
         bandwidth_gbs: per_s * COUNTED_BYTES_PER_CELL * 1e-9,
-    })
+    };
+    Ok((timing, row))
+}
+
+/// The plain stencil's steps: warm-up batches of 50 steps, then `steps` timed steps in
+/// batches of 256, GPU time summed over the passes (wall time without timestamps).
+struct StencilCase<'a> {
+    ctx: &'a GpuContext,
+    plan: petri_scheduler::StepPlan,
+    steps: u32,
+}
+
+impl StencilCase<'_> {
+    /// GPU nanoseconds of `steps` steps, summed over the passes.
+    fn profiled_ns(&mut self) -> Result<f64> {
+        let ctx = self.ctx;
+        let mut busy_ns = 0.0;
+        let mut profiler = Profiler::new(ctx, 256);
+        let mut left = self.steps;
+        while left > 0 {
+            let n = left.min(256);
+            let mut enc = self.plan.encode(ctx, n, Some(&mut profiler));
+            profiler.resolve(&mut enc);
+            ctx.queue.submit([enc.finish()]);
+            busy_ns += profiler.collect(ctx)?.busy_ns();
+            left -= n;
+        }
+        Ok(busy_ns)
+    }
+}
+
+impl Case for StencilCase<'_> {
+    type Error = crate::error::ModelError;
+
+    fn warm_up(&mut self) -> Result<()> {
+        self.plan.run(self.ctx, WARM_UP_BATCH as u64);
+        Ok(self.ctx.wait()?)
+    }
+
+    fn timed(&mut self) -> Result<Sample> {
+        let steps = self.steps as f64;
+        if self.ctx.has_timestamps() {
+            return Ok(Sample::gpu(self.profiled_ns()? / steps));
+        }
+        let t = Instant::now();
+        self.plan.run(self.ctx, self.steps as u64);
+        self.ctx.wait()?;
+        Ok(Sample::wall_since(t, steps))
+    }
 }

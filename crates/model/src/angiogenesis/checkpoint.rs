@@ -37,7 +37,7 @@ use super::params::AngioConfig;
 use super::sim::{AngioSim, SimOptions};
 use super::state::{AngioState, Counter, Tip, COUNTERS};
 use super::AngioUniforms;
-use crate::checkpoint::{check_step, model_error};
+use crate::checkpoint::{self as container, check_step, model_error, refuse, take};
 use crate::error::{ModelError, Result};
 use petri_engine::GpuContext;
 use petri_output::checkpoint::{CheckpointFile, CheckpointWriter};
@@ -79,6 +79,57 @@ struct TipColumns {
     parent: Vec<u32>,
 }
 
+impl TipColumns {
+    fn of(tips: &[Tip]) -> TipColumns {
+        let mut columns = TipColumns::default();
+        for t in tips {
+            columns.site.push(t.site);
+            columns.age.push(t.age);
+            columns.alive.push(t.alive);
+            columns.parent.push(t.parent);
+        }
+        columns
+    }
+
+    /// `writer` with the columns added as `tips.site`, `tips.age`, ...
+    fn write<'a>(&'a self, writer: CheckpointWriter<'a>) -> CheckpointWriter<'a> {
+        writer
+            .array("tips.site", &self.site)
+            .array("tips.age", &self.age)
+            .array("tips.alive", &self.alive)
+            .array("tips.parent", &self.parent)
+    }
+
+    /// The columns taken out of `file`, refused unless they have one length.
+    fn take(file: &mut CheckpointFile) -> Result<Vec<Tip>> {
+        let (site, age) = (
+            take::<u32>(file, "tips.site")?,
+            take::<f32>(file, "tips.age")?,
+        );
+        let (alive, parent) = (take::<u32>(file, "tips.alive")?, take(file, "tips.parent")?);
+        if [age.len(), alive.len(), parent.len()] != [site.len(); 3] {
+            return Err(refuse(
+                file,
+                format!(
+                    "the tip columns differ in length: {} sites, {} ages, {} alive flags, {} parents",
+                    site.len(),
+                    age.len(),
+                    alive.len(),
+                    parent.len()
+                ),
+            ));
+        }
+        Ok((0..site.len())
+            .map(|i| Tip {
+                site: site[i],
+                age: age[i],
+                alive: alive[i],
+                parent: parent[i],
+            })
+            .collect())
+    }
+}
+
 impl Checkpoint {
     /// The state of a running simulation (reads it back from the GPU, waiting for queued work).
     pub fn from_sim(ctx: &GpuContext, sim: &AngioSim) -> Result<Checkpoint> {
@@ -109,8 +160,7 @@ impl Checkpoint {
 
     /// Reads and checks a checkpoint written by [`Checkpoint::save`].
     pub fn load(path: &Path) -> Result<Checkpoint> {
-        let file = CheckpointFile::load(path, MODEL, VERSION).map_err(model_error)?;
-        Self::from_file(file)
+        Self::from_file(container::load(path, MODEL, VERSION)?)
     }
 
     /// The container of this checkpoint, handed to `use_it` (the tip columns live only as long
@@ -120,71 +170,42 @@ impl Checkpoint {
         use_it: impl FnOnce(CheckpointWriter<'_>) -> R,
     ) -> std::result::Result<R, String> {
         let s = &self.state;
-        let mut tips = TipColumns::default();
-        for t in &s.tips {
-            tips.site.push(t.site);
-            tips.age.push(t.age);
-            tips.alive.push(t.alive);
-            tips.parent.push(t.parent);
-        }
+        let tips = TipColumns::of(&s.tips);
         let writer = CheckpointWriter::new(MODEL, VERSION)
             .meta(self.header()?)
             .array("n", &s.n)
             .array("f", &s.f)
             .array("c", &s.c)
-            .array("occ", &s.occ)
-            .array("tips.site", &tips.site)
-            .array("tips.age", &tips.age)
-            .array("tips.alive", &tips.alive)
-            .array("tips.parent", &tips.parent)
+            .array("occ", &s.occ);
+        let writer = tips
+            .write(writer)
             .array::<u32>("segments", bytemuck::cast_slice(&s.segments));
         Ok(use_it(writer))
     }
 
     /// The checkpoint in a container read back; checked as a config is (see the module doc).
     fn from_file(mut file: CheckpointFile) -> Result<Checkpoint> {
-        let error = |file: &CheckpointFile, m: String| model_error(file.error(m));
         let mut value = file.meta().clone();
         let exact: BTreeMap<String, u64> =
             match value.as_object_mut().and_then(|m| m.remove("exact_f64")) {
                 Some(v) => serde_json::from_value(v)
-                    .map_err(|e| error(&file, format!("metadata field exact_f64: {e}")))?,
+                    .map_err(|e| refuse(&file, format!("metadata field exact_f64: {e}")))?,
                 None => BTreeMap::new(),
             };
-        apply_exact_floats(&mut value, &exact).map_err(|m| error(&file, m))?;
+        apply_exact_floats(&mut value, &exact).map_err(|m| refuse(&file, m))?;
         let header: Header = serde_json::from_value(value)
-            .map_err(|e| error(&file, format!("the metadata does not parse: {e}")))?;
+            .map_err(|e| refuse(&file, format!("the metadata does not parse: {e}")))?;
         let config: AngioConfig = serde_json::from_value(header.config)
-            .map_err(|e| error(&file, format!("the metadata's config does not parse: {e}")))?;
-        let mut take_u32 = |name: &str| file.take::<u32>(name).map_err(model_error);
-        let (occ, site, alive, parent, segments) = (
-            take_u32("occ")?,
-            take_u32("tips.site")?,
-            take_u32("tips.alive")?,
-            take_u32("tips.parent")?,
-            take_u32("segments")?,
+            .map_err(|e| refuse(&file, format!("the metadata's config does not parse: {e}")))?;
+        let (occ, segments) = (take::<u32>(&mut file, "occ")?, take(&mut file, "segments")?);
+        let tips = TipColumns::take(&mut file)?;
+        let (n, f, c) = (
+            take::<f32>(&mut file, "n")?,
+            take(&mut file, "f")?,
+            take(&mut file, "c")?,
         );
-        let mut take_f32 = |name: &str| file.take::<f32>(name).map_err(model_error);
-        let (n, f, c, age) = (
-            take_f32("n")?,
-            take_f32("f")?,
-            take_f32("c")?,
-            take_f32("tips.age")?,
-        );
-        if [age.len(), alive.len(), parent.len()] != [site.len(); 3] {
-            return Err(error(
-                &file,
-                format!(
-                    "the tip columns differ in length: {} sites, {} ages, {} alive flags, {} parents",
-                    site.len(),
-                    age.len(),
-                    alive.len(),
-                    parent.len()
-                ),
-            ));
-        }
         if segments.len() % 4 != 0 {
-            return Err(error(
+            return Err(refuse(
                 &file,
                 format!(
                     "segments holds {} numbers, not four per segment",
@@ -192,14 +213,6 @@ impl Checkpoint {
                 ),
             ));
         }
-        let tips = (0..site.len())
-            .map(|i| Tip {
-                site: site[i],
-                age: age[i],
-                alive: alive[i],
-                parent: parent[i],
-            })
-            .collect();
         let checkpoint = Checkpoint {
             config,
             k: header.k,
@@ -217,7 +230,7 @@ impl Checkpoint {
                 step: header.step,
             },
         };
-        checkpoint.check().map_err(|m| error(&file, m))?;
+        checkpoint.check().map_err(|m| refuse(&file, m))?;
         Ok(checkpoint)
     }
 

@@ -11,20 +11,12 @@ use crate::error::Result;
 use crate::runtime::{self, run_loop::file_name, Observation, RunReport, Schedule, Simulation};
 use petri_engine::{AdapterSummary, GpuContext};
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
-#[derive(Clone, Debug)]
-pub struct RunOptions {
-    /// Steps to run; None: the config's `steps`.
-    pub steps: Option<u64>,
-    pub out_dir: PathBuf,
-    /// Replace the earlier run in `out_dir` (see `runtime::RunOptions::overwrite`).
-    pub overwrite: bool,
-    pub sim: SimOptions,
-    /// Write `checkpoint.petri` into the output folder every this many steps and at the end.
-    pub checkpoint_every: Option<u64>,
-}
+/// An angiogenesis run's options (`resume`: the checkpoint the simulation was built from; it
+/// holds the config).
+pub type RunOptions = runtime::ModelRunOptions<SimOptions>;
 
 impl Observation for Observables {
     fn step(&self) -> u64 {
@@ -142,33 +134,23 @@ impl Simulation for AngioRun<'_> {
 }
 
 /// Runs the model from `sim`'s current step and writes everything into `opts.out_dir`
-/// (`runtime::run`). `resumed`: `sim` comes from a checkpoint, so the rows an earlier run
-/// wrote into the folder before its step are kept. `progress` sees each observation.
+/// (`runtime::run`). With `opts.resume`, `sim` comes from that checkpoint, so the rows an
+/// earlier run wrote into the folder before its step are kept. `progress` sees each
+/// observation.
 pub fn run_sim(
     ctx: &GpuContext,
     sim: AngioSim,
     opts: &RunOptions,
-    resumed: bool,
     setup_s: f64,
     progress: impl FnMut(&Observables),
 ) -> Result<(AngioSim, RunReport<Observables>)> {
     let mut run = AngioRun { ctx, sim };
-    let report = runtime::run(
-        &mut run,
-        &runtime::RunOptions {
-            steps: opts.steps,
-            out_dir: opts.out_dir.clone(),
-            checkpoint_every: opts.checkpoint_every,
-            resumed,
-            overwrite: opts.overwrite,
-            setup_s,
-        },
-        progress,
-    )?;
+    let report = runtime::run(&mut run, &opts.run_options(setup_s), progress)?;
     Ok((run.sim, report))
 }
 
-/// Builds the model from its config and runs it (see `run_sim`).
+/// Builds the model from its config, or from the checkpoint `opts.resume` (which holds the
+/// config; `cfg` is then not read), and runs it (see `run_sim`).
 pub fn run(
     ctx: &GpuContext,
     cfg: &AngioConfig,
@@ -176,7 +158,10 @@ pub fn run(
     progress: impl FnMut(&Observables),
 ) -> Result<RunReport<Observables>> {
     let t = Instant::now();
-    let sim = AngioSim::new(ctx, cfg, &opts.sim)?;
+    let sim = match &opts.resume {
+        Some(path) => Checkpoint::load(path)?.into_sim(ctx, &opts.sim)?,
+        None => AngioSim::new(ctx, cfg, &opts.sim)?,
+    };
     let setup = t.elapsed().as_secs_f64();
-    Ok(run_sim(ctx, sim, opts, false, setup, progress)?.1)
+    Ok(run_sim(ctx, sim, opts, setup, progress)?.1)
 }

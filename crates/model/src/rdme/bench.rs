@@ -1,18 +1,33 @@
 //! `petri bench rdme`: lattice site updates per second and simulated seconds per wall hour, on
 //! the Min system and on uniform benchmark lattices of growing size and particle count, the CPU
-//! reference in the same run, and one device against several on a large lattice.
+//! reference in the same run, and one device against several on a large lattice. Cases run
+//! through the bench harness (`petri_scheduler::bench`): a fixed count of warm-up batches of
+//! 64 steps, then the timed steps. One device: the GPU's busy time per step from timestamps
+//! (wall time without them), wall-clock figures beside it (the target is simulated seconds per
+//! wall hour); several devices: wall time per step (the devices' GPU times beside it).
 
 use super::config::{RdmeConfig, RdmeModel};
 use super::cpu::CpuReference;
 use super::lattice::initial_lattice;
+use super::lattice::Lattice;
 use super::options::{SimOptions, Sweeps};
 use super::sim::RdmeSim;
 use crate::error::Result;
-use petri_engine::{GpuContext, PassTimes, Profiler};
+use petri_engine::{BatchTimes, GpuContext, PassTimes, Profiler};
+use petri_scheduler::bench::{measure, warmup_iterations, Case, Runs, Sample, Timing};
 use petri_scheduler::slabs::FIRST_BATCH;
 use serde::Serialize;
 use std::path::Path;
 use std::time::{Duration, Instant};
+
+/// Steps of one warm-up iteration.
+const WARM_UP_BATCH: u64 = 64;
+
+/// Warm-up batches of 64 steps for a lattice of `sites`: about 1e10 site updates (a fraction
+/// of a second on an H200 for the Min system, the GPU's clocks up), 4 to 300 batches.
+pub fn warmup_batches(sites: u64) -> u32 {
+    warmup_iterations(1e10, sites as f64 * WARM_UP_BATCH as f64, 4, 300)
+}
 
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchRow {
@@ -100,20 +115,48 @@ pub fn uniform_model(shape: [u32; 3], per_site: f64, seed: u64) -> Result<RdmeMo
     cfg.resolve(Path::new("."))
 }
 
-/// Runs until `warm_up` of wall time has passed (clocks ramp up), returns steps done.
-fn warm_up(sim: &mut RdmeSim, warm_up: Duration) -> Result<u64> {
-    let t0 = Instant::now();
-    let mut n = 0;
-    while t0.elapsed() < warm_up {
-        sim.advance(64)?;
-        sim.wait()?;
-        n += 64;
+/// One device: warm-up batches, then `steps` steps with many steps per submission, timed by
+/// the GPU from two timestamps per batch (the wall clock without timestamps; the row's
+/// throughput figures are by the wall clock either way).
+struct OneDevice {
+    sim: RdmeSim,
+    steps: u64,
+    /// Wall seconds per step, CPU seconds recording and submitting, and the GPU's batch
+    /// times, of the last repeat.
+    wall_s: f64,
+    record_s: f64,
+    batches: Vec<BatchTimes>,
+}
+
+impl Case for OneDevice {
+    type Error = crate::error::ModelError;
+
+    fn warm_up(&mut self) -> Result<()> {
+        self.sim.advance(WARM_UP_BATCH)?;
+        self.sim.wait()
     }
-    Ok(n)
+
+    fn timed(&mut self) -> Result<Sample> {
+        let sim = &mut self.sim;
+        sim.time_batches();
+        let t0 = Instant::now();
+        sim.slabs.recording = Duration::ZERO;
+        sim.advance(self.steps)?;
+        sim.wait()?;
+        let wall = Sample::wall_since(t0, self.steps as f64);
+        self.wall_s = wall.ns * 1e-9;
+        self.record_s = sim.slabs.recording.as_secs_f64();
+        self.batches = sim.batch_times()?;
+        Ok(match self.batches.first() {
+            Some(t) => Sample::gpu(t.busy_ns / self.steps as f64),
+            None => wall,
+        })
+    }
 }
 
 /// Times `steps` steps of `model` on one device with the given lattice-pass workgroup size and
-/// kind of sweep, and `cpu_steps` of the CPU reference.
+/// kind of sweep, and `cpu_steps` of the CPU reference; `warmup` batches of 64 steps first
+/// (None: [`warmup_batches`] of the lattice).
 #[allow(clippy::too_many_arguments)]
 pub fn bench_model(
     ctx: &GpuContext,
@@ -123,7 +166,8 @@ pub fn bench_model(
     sweeps: Sweeps,
     steps: u64,
     cpu_steps: u64,
-) -> Result<BenchRow> {
+    warmup: Option<u32>,
+) -> Result<(Timing, BenchRow)> {
     let lattice = initial_lattice(model)?;
     let particles = lattice.species_totals(model.n_species_ids()).iter().sum();
     let options = SimOptions {
@@ -132,22 +176,28 @@ pub fn bench_model(
         sweeps,
         ..SimOptions::default()
     };
-    let mut sim = RdmeSim::new(vec![ctx.clone()], model, &lattice, 0, &options)?;
+    let sim = RdmeSim::new(vec![ctx.clone()], model, &lattice, 0, &options)?;
     let label = format!("{label}, {} sweeps", sim.slabs[0].sweep_kind());
-    warm_up(&mut sim, Duration::from_millis(500))?;
-
+    let sites = model.config.sites();
+    let mut case = OneDevice {
+        sim,
+        steps,
+        wall_s: 0.0,
+        record_s: 0.0,
+        batches: Vec::new(),
+    };
+    let runs = Runs {
+        warmup: warmup.unwrap_or_else(|| warmup_batches(sites)),
+        repeats: 1,
+    };
     // Wall clock over many steps per submission, and the GPU's share from whole batches.
-    sim.time_batches();
-    let t0 = Instant::now();
-    sim.slabs.recording = Duration::ZERO;
-    sim.advance(steps)?;
-    sim.wait()?;
-    let wall = t0.elapsed().as_secs_f64() / steps as f64;
-    let record = sim.slabs.recording.as_secs_f64() / steps as f64;
-    let batches = sim.batch_times()?;
+    let timing = measure(&mut case, runs)?;
+    let wall = case.wall_s;
+    let record = case.record_s / steps as f64;
     let per_step_us = |ns: f64| ns / 1e3 / steps as f64;
-    let gpu = batches.first().map(|t| per_step_us(t.busy_ns));
-    let gpu_idle = batches.first().map(|t| per_step_us(t.idle_ns()));
+    let gpu = case.batches.first().map(|t| per_step_us(t.busy_ns));
+    let gpu_idle = case.batches.first().map(|t| per_step_us(t.idle_ns()));
+    let sim = &mut case.sim;
 
     // Time by pass from per-pass timestamps, in batches that fit the query set.
     let mut pass_us = Vec::new();
@@ -157,7 +207,7 @@ pub fn bench_model(
             .min(options.max_steps_per_batch)
             .min(steps as u32)
             .max(1);
-        let by_pass = profile_one_device(&mut sim, steps, batch)?;
+        let by_pass = profile_one_device(sim, steps, batch)?;
         pass_us = by_pass
             .by_label
             .iter()
@@ -172,9 +222,8 @@ pub fn bench_model(
         cpu.run(cpu_steps);
         cpu_us = Some(t0.elapsed().as_secs_f64() * 1e6 / cpu_steps as f64);
     }
-    let sites = model.config.sites();
     let per_step_s = wall;
-    Ok(BenchRow {
+    let row = BenchRow {
         label,
         shape: model.config.lattice.shape,
         sites,
@@ -189,7 +238,8 @@ pub fn bench_model(
         simulated_s_per_wall_hour: model.config.tau_s / per_step_s * 3600.0,
         speedup_vs_cpu: cpu_us.map(|c| c / (wall * 1e6)),
         cpu_us_per_step: cpu_us,
-    })
+    };
+    Ok((timing, row))
 }
 
 /// Device counts of a scaling run on `n` devices: 1, 2, 4, ... and `n` itself.
@@ -197,6 +247,76 @@ pub fn device_counts(n: usize) -> Vec<usize> {
     let mut counts: Vec<usize> = (0..).map(|p| 1 << p).take_while(|&k| k < n).collect();
     counts.push(n.max(1));
     counts
+}
+
+/// `k` devices: warm-up batches on a copy of the simulation (clocks ramp up, pipelines
+/// compile), then the timed run on a new one from the initial lattice and an equal split.
+struct Devices<'a> {
+    contexts: &'a [GpuContext],
+    model: &'a RdmeModel,
+    lattice: &'a Lattice,
+    options: &'a SimOptions,
+    steps: u64,
+    warm: Option<RdmeSim>,
+    /// The simulation after the last timed run, its GPU times and its first batch's.
+    done: Option<(RdmeSim, Vec<BatchTimes>, Vec<BatchTimes>)>,
+}
+
+impl Case for Devices<'_> {
+    type Error = crate::error::ModelError;
+
+    fn warm_up(&mut self) -> Result<()> {
+        let sim = match &mut self.warm {
+            Some(sim) => sim,
+            None => self.warm.insert(RdmeSim::new(
+                self.contexts.to_vec(),
+                self.model,
+                self.lattice,
+                0,
+                self.options,
+            )?),
+        };
+        sim.advance(WARM_UP_BATCH)?;
+        sim.wait()
+    }
+
+    fn timed(&mut self) -> Result<Sample> {
+        self.warm = None;
+        self.done = None;
+        let mut sim = RdmeSim::new(
+            self.contexts.to_vec(),
+            self.model,
+            self.lattice,
+            0,
+            self.options,
+        )?;
+        // The lattice's upload (queued buffer writes, 1 GB at 256x256x1024) goes with the
+        // first submission, and a new simulation's first batch runs slow after the GPU idled
+        // during the build (once, not per step): finish both before the clock starts, so that
+        // the rows time steps, and time that first batch on its own. Every device count runs
+        // the same steps.
+        sim.wait()?;
+        sim.time_batches();
+        // One batch: a one-device advance starts with FIRST_BATCH steps, several devices
+        // with the halo depth.
+        sim.advance(first_batch_steps(self.options) as u64)?;
+        sim.wait()?;
+        let first = sim.batch_times()?;
+        sim.time_batches();
+        sim.slabs.timing = Default::default();
+        let t0 = Instant::now();
+        sim.advance(self.steps)?;
+        sim.wait()?;
+        let wall = Sample::wall_since(t0, self.steps as f64);
+        let gpu = sim.batch_times()?;
+        self.done = Some((sim, gpu, first));
+        Ok(wall)
+    }
+}
+
+/// Steps of the first batch, timed on its own before the clock starts.
+fn first_batch_steps(options: &SimOptions) -> u32 {
+    options.halo_depth.clamp(1, FIRST_BATCH)
 }
 
 /// Runs `steps` steps of `model` on 1, 2, 4, ... and all of `contexts` with load balancing on,
@@ -208,38 +328,31 @@ pub fn bench_devices(
     model: &RdmeModel,
     steps: u64,
     options: &SimOptions,
-) -> Result<Vec<DeviceRow>> {
+    warmup: Option<u32>,
+) -> Result<Vec<(Timing, DeviceRow)>> {
     let lattice = initial_lattice(model)?;
     let mut rows = Vec::new();
     let mut reference = None;
     let mut one_device_ms = 0.0;
+    let runs = Runs {
+        warmup: warmup.unwrap_or_else(|| warmup_batches(model.config.sites())),
+        repeats: 1,
+    };
     for k in device_counts(contexts.len()) {
-        let mut sim = RdmeSim::new(contexts[..k].to_vec(), model, &lattice, 0, options)?;
-        warm_up(&mut sim, Duration::from_millis(500))?;
-        drop(sim);
-        let mut sim = RdmeSim::new(contexts[..k].to_vec(), model, &lattice, 0, options)?;
-        // The lattice's upload (queued buffer writes, 1 GB at 256x256x1024) goes with the
-        // first submission, and a new simulation's first batch runs slow after the GPU idled
-        // during the build (once, not per step): finish both before the clock starts, so that
-        // the rows time steps, and time that first batch on its own. Every device count runs
-        // the same steps.
-        sim.wait()?;
-        sim.time_batches();
-        // One batch: a one-device advance starts with FIRST_BATCH steps, several devices
-        // with the halo depth.
-        let first_steps = options.halo_depth.clamp(1, FIRST_BATCH);
-        sim.advance(first_steps as u64)?;
-        sim.wait()?;
-        let first = sim.batch_times()?;
-        sim.time_batches();
-        sim.slabs.timing = Default::default();
-        let t0 = Instant::now();
-        sim.advance(steps)?;
-        sim.wait()?;
-        let ms = t0.elapsed().as_secs_f64() * 1e3 / steps as f64;
-        let gpu = sim.batch_times()?;
+        let mut case = Devices {
+            contexts: &contexts[..k],
+            model,
+            lattice: &lattice,
+            options,
+            steps,
+            warm: None,
+            done: None,
+        };
+        let timing = measure(&mut case, runs)?;
+        let (sim, gpu, first) = case.done.expect("a timed run");
+        let ms = timing.samples_ns[0] * 1e-6;
         let lat = sim.read_lattice()?;
-        let timing = sim.slabs.timing.clone();
+        let timing_parts = sim.slabs.timing.clone();
         let rebalances = sim.slabs.rebalances;
         let final_split = sim.split();
         let halo_depth = sim.halo_depth();
@@ -256,14 +369,14 @@ pub fn bench_devices(
             one_device_ms = ms;
             reference = Some(lat.clone());
         }
-        rows.push(DeviceRow {
+        let row = DeviceRow {
             devices: k,
             shape: model.config.lattice.shape,
             steps,
             wall_ms_per_step: ms,
-            stepping_ms_per_step: timing.stepping.as_secs_f64() * 1e3 / steps as f64,
-            exchange_ms_per_step: timing.exchanging.as_secs_f64() * 1e3 / steps as f64,
-            balancing_ms_per_step: timing.balancing.as_secs_f64() * 1e3 / steps as f64,
+            stepping_ms_per_step: timing_parts.stepping.as_secs_f64() * 1e3 / steps as f64,
+            exchange_ms_per_step: timing_parts.exchanging.as_secs_f64() * 1e3 / steps as f64,
+            balancing_ms_per_step: timing_parts.balancing.as_secs_f64() * 1e3 / steps as f64,
             speedup: one_device_ms / ms,
             parallel_efficiency: one_device_ms / ms / k as f64,
             final_split,
@@ -276,9 +389,10 @@ pub fn bench_devices(
                 .iter()
                 .map(|t| t.idle_ns() / 1e6 / steps as f64)
                 .collect(),
-            first_batch_steps: first_steps,
+            first_batch_steps: first_batch_steps(options),
             first_batch_ms: first.iter().map(|t| t.first_ns / 1e6).collect(),
-        });
+        };
+        rows.push((timing, row));
     }
     Ok(rows)
 }

@@ -24,7 +24,7 @@
 use super::config::{RdmeModel, SITE_CAPACITY};
 use super::geometry;
 use super::lattice::{unpack, Lattice};
-use crate::checkpoint::{check_step, model_error};
+use crate::checkpoint::{self as container, check_step, model_error, refuse, take};
 use crate::error::{ModelError, Result};
 use petri_output::checkpoint::{CheckpointFile, CheckpointWriter};
 use serde::{Deserialize, Serialize};
@@ -125,8 +125,7 @@ impl Checkpoint {
     /// Reads a checkpoint written by [`Checkpoint::save`] and checks its step and word count;
     /// [`Checkpoint::restore`] checks it against the config.
     pub fn load(path: &Path) -> Result<Self> {
-        let file = CheckpointFile::load(path, MODEL, VERSION).map_err(model_error)?;
-        Self::from_file(file)
+        Self::from_file(container::load(path, MODEL, VERSION)?)
     }
 
     fn writer(&self) -> CheckpointWriter<'_> {
@@ -145,14 +144,12 @@ impl Checkpoint {
     }
 
     fn from_file(mut file: CheckpointFile) -> Result<Self> {
-        let error = |file: &CheckpointFile, m: String| model_error(file.error(m));
-        let h: Header = serde_json::from_value(file.meta().clone())
-            .map_err(|e| error(&file, format!("the metadata does not parse: {e}")))?;
-        check_step(h.step).map_err(|m| error(&file, m))?;
-        let words = file.take::<u32>("lattice").map_err(model_error)?;
+        let h: Header = container::header(&file)?;
+        check_step(h.step).map_err(|m| refuse(&file, m))?;
+        let words = take::<u32>(&mut file, "lattice")?;
         let sites = h.shape.iter().map(|&n| n as u64).product::<u64>();
         if words.len() as u64 != 4 * sites {
-            return Err(error(
+            return Err(refuse(
                 &file,
                 format!(
                     "{} lattice words, but the {:?} lattice needs {}",

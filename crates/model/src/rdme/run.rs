@@ -19,25 +19,14 @@ use crate::runtime::{self, run_loop::file_name, Observation, Schedule, Simulatio
 use petri_engine::{AdapterSummary, GpuContext};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 /// The oscillation analysis discards this fraction of the run's simulated time as transient.
 pub const ANALYSIS_SKIP_FRACTION: f64 = 0.2;
 
-#[derive(Clone, Debug)]
-pub struct RunOptions {
-    /// Steps to run from the start (or the resumed step); None: the config's `steps`.
-    pub steps: Option<u64>,
-    pub out_dir: PathBuf,
-    /// Replace the earlier run in `out_dir` (see `runtime::RunOptions::overwrite`).
-    pub overwrite: bool,
-    pub sim: SimOptions,
-    /// Write `checkpoint.petri` into the output folder every this many steps and at the end.
-    pub checkpoint_every: Option<u64>,
-    /// Continue from this checkpoint (written for the same config).
-    pub resume: Option<PathBuf>,
-}
+/// An rdme run's options (`resume`: a checkpoint written for the same config).
+pub type RunOptions = runtime::ModelRunOptions<SimOptions>;
 
 /// The model's part of manifest.json (the runtime adds version, steps, timings and files).
 #[derive(Debug, Serialize)]
@@ -256,18 +245,7 @@ pub fn run(
         analysis: None,
     };
     let setup_s = t_setup.elapsed().as_secs_f64();
-    let report = runtime::run(
-        &mut run,
-        &runtime::RunOptions {
-            steps: opts.steps,
-            out_dir: opts.out_dir.clone(),
-            checkpoint_every: opts.checkpoint_every,
-            resumed: opts.resume.is_some(),
-            overwrite: opts.overwrite,
-            setup_s,
-        },
-        progress,
-    )?;
+    let report = runtime::run(&mut run, &opts.run_options(setup_s), progress)?;
     Ok(Manifest {
         first_step: report.first_step,
         last_step: report.last_step,

@@ -13,4 +13,4 @@ pub mod contract;
 pub mod run_loop;
 
 pub use contract::{Observation, Schedule, Simulation};
-pub use run_loop::{run, RunOptions, RunReport, Timings, CHECKPOINT_FILE};
+pub use run_loop::{run, ModelRunOptions, RunOptions, RunReport, Timings, CHECKPOINT_FILE};

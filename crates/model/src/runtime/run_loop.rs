@@ -30,6 +30,36 @@ pub struct RunOptions {
     pub setup_s: f64,
 }
 
+/// What a model's run is asked for: the run loop's options, and `S`, the model's own options
+/// (how the work is laid out on the GPU: they do not change results).
+#[derive(Clone, Debug)]
+pub struct ModelRunOptions<S> {
+    /// Steps to run from the start (or the resumed step); None: the config's `steps`.
+    pub steps: Option<u64>,
+    pub out_dir: PathBuf,
+    /// Replace the earlier run in `out_dir` (see [`RunOptions::overwrite`]).
+    pub overwrite: bool,
+    pub sim: S,
+    /// Write `checkpoint.petri` into the output folder every this many steps and at the end.
+    pub checkpoint_every: Option<u64>,
+    /// Continue from this checkpoint.
+    pub resume: Option<PathBuf>,
+}
+
+impl<S> ModelRunOptions<S> {
+    /// The run loop's options, the simulation having taken `setup_s` seconds to build.
+    pub fn run_options(&self, setup_s: f64) -> RunOptions {
+        RunOptions {
+            steps: self.steps,
+            out_dir: self.out_dir.clone(),
+            checkpoint_every: self.checkpoint_every,
+            resumed: self.resume.is_some(),
+            overwrite: self.overwrite,
+            setup_s,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Timings {
     /// Building the simulation (or reading the checkpoint): buffers, pipelines, initial state.

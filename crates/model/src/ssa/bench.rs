@@ -1,15 +1,17 @@
 //! `petri bench ssa`: (a) ensembles of a small network (the Vilar oscillator) on the GPU,
 //! trajectories per second against the CPU reference timed in the same run; (b) tau-leaping of
 //! one large (synthetic) network on the GPU, leaps per second against the CPU tau-leaping
-//! reference in the same run.
+//! reference in the same run. Both run through the bench harness (`petri_scheduler::bench`):
+//! one warm-up run, then the timed one.
 
 use super::ensemble::Method;
 use super::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
-use super::gpu_leap::{GpuLeaper, LeapOptions};
+use super::gpu_leap::{GpuLeaper, LeapOptions, LeapStats};
 use super::{direct, odm, tau};
 use crate::error::Result;
 use crate::reactions::Network;
 use petri_engine::{GpuContext, Profiler};
+use petri_scheduler::bench::{measure, Case, Runs, Sample, Timing};
 use std::time::Instant;
 
 /// One ensemble size.
@@ -50,7 +52,7 @@ pub fn bench_ensemble(
     points: usize,
     cpu_trajectories: u64,
     options: &EnsembleOptions,
-) -> Result<Vec<EnsembleRow>> {
+) -> Result<Vec<(Timing, EnsembleRow)>> {
     let times: Vec<f64> = (0..points)
         .map(|k| t_end * k as f64 / (points.max(2) - 1) as f64)
         .collect();
@@ -65,25 +67,64 @@ pub fn bench_ensemble(
         profile: true,
         ..options.clone()
     };
-    let mut ens = GpuEnsemble::new(ctx, net, method, &options)?;
-    // Warm-up: pipelines compiled, buffers of this shape allocated once before timing.
-    ens.run(64, 7, &times)?;
+    let mut case = EnsembleCase {
+        ens: GpuEnsemble::new(ctx, net, method, &options)?,
+        trajectories: 0,
+        times,
+        wall_s: 0.0,
+    };
     let mut rows = Vec::new();
-    for &n in sizes {
-        let t0 = Instant::now();
-        ens.run(n, 42, &times)?;
-        let wall = t0.elapsed().as_secs_f64();
-        rows.push(EnsembleRow {
+    for (i, &n) in sizes.iter().enumerate() {
+        case.trajectories = n;
+        // Warm-up once, before the first size: pipelines compiled, buffers of this shape
+        // allocated once before timing.
+        let runs = Runs {
+            warmup: (i == 0) as u32,
+            repeats: 1,
+        };
+        let timing = measure(&mut case, runs)?;
+        let wall = case.wall_s;
+        let row = EnsembleRow {
             method: method.to_string(),
             trajectories: n,
             wall_s: wall,
-            gpu_s: ens.counters.gpu_ns.map(|ns| ns * 1e-9),
+            gpu_s: case.ens.counters.gpu_ns.map(|ns| ns * 1e-9),
             trajectories_per_s: n as f64 / wall,
             cpu_ms_per_trajectory: cpu_ms,
             speedup_vs_one_core: cpu_ms * 1e-3 * n as f64 / wall,
-        });
+        };
+        rows.push((timing, row));
     }
     Ok(rows)
+}
+
+/// One ensemble run of `trajectories`: its GPU time from timestamps (the simulation
+/// dispatches), the wall clock without them.
+struct EnsembleCase {
+    ens: GpuEnsemble,
+    trajectories: u64,
+    times: Vec<f64>,
+    /// Wall seconds of the last timed run.
+    wall_s: f64,
+}
+
+impl Case for EnsembleCase {
+    type Error = crate::error::ModelError;
+
+    fn warm_up(&mut self) -> Result<()> {
+        self.ens.run(64, 7, &self.times).map(|_| ())
+    }
+
+    fn timed(&mut self) -> Result<Sample> {
+        let t0 = Instant::now();
+        self.ens.run(self.trajectories, 42, &self.times)?;
+        let wall = Sample::wall_since(t0, 1.0);
+        self.wall_s = wall.ns * 1e-9;
+        Ok(match self.ens.counters.gpu_ns {
+            Some(ns) => Sample::gpu(ns),
+            None => wall,
+        })
+    }
 }
 
 /// Tau-leaping of one network.
@@ -110,13 +151,23 @@ pub fn bench_leap(
     net: &Network,
     attempts: u64,
     cpu_attempts: u64,
-) -> Result<LeapRow> {
-    let mut leaper = GpuLeaper::new(ctx, net, 11, &LeapOptions::default())?;
-    leaper.advance_leaps(8)?;
-    let before = leaper.stats()?;
-    let t0 = Instant::now();
-    let after = leaper.advance_leaps(attempts)?;
-    let wall = t0.elapsed().as_secs_f64();
+) -> Result<(Timing, LeapRow)> {
+    let mut case = LeapCase {
+        leaper: GpuLeaper::new(ctx, net, 11, &LeapOptions::default())?,
+        attempts,
+        before: None,
+        after: None,
+    };
+    let timing = measure(
+        &mut case,
+        Runs {
+            warmup: 1,
+            repeats: 1,
+        },
+    )?;
+    let (before, after) = (case.before.unwrap(), case.after.unwrap());
+    let mut leaper = case.leaper;
+    let wall = timing.samples_ns[0] * 1e-9;
     let done = after.attempts - before.attempts;
 
     // GPU time per attempt: one profiled run (the query set holds 2048 passes).
@@ -137,7 +188,7 @@ pub fn bench_leap(
     let cpu_done = counters.leaps + counters.rejected + counters.ssa_steps;
     let gpu_rate = done as f64 / wall;
     let cpu_rate = cpu_done as f64 / cpu_wall;
-    Ok(LeapRow {
+    let row = LeapRow {
         reactions: net.reactions.len(),
         species: net.species.len(),
         gpu_attempts: done,
@@ -148,5 +199,34 @@ pub fn bench_leap(
         cpu_attempts: cpu_done,
         cpu_attempts_per_s: cpu_rate,
         speedup: gpu_rate / cpu_rate,
-    })
+    };
+    Ok((timing, row))
+}
+
+/// GPU leap attempts timed by the wall clock, after a warm-up of 8 attempts. (The GPU time per
+/// attempt comes from a separate profiled run: timestamps around every pass would slow the
+/// timed one.)
+struct LeapCase {
+    leaper: GpuLeaper,
+    attempts: u64,
+    /// Counters before and after the last timed run.
+    before: Option<LeapStats>,
+    after: Option<LeapStats>,
+}
+
+impl Case for LeapCase {
+    type Error = crate::error::ModelError;
+
+    fn warm_up(&mut self) -> Result<()> {
+        self.leaper.advance_leaps(8).map(|_| ())
+    }
+
+    fn timed(&mut self) -> Result<Sample> {
+        let before = self.leaper.stats()?;
+        let t0 = Instant::now();
+        let after = self.leaper.advance_leaps(self.attempts)?;
+        let wall = Sample::wall_since(t0, 1.0);
+        (self.before, self.after) = (Some(before), Some(after));
+        Ok(wall)
+    }
 }

@@ -28,7 +28,7 @@ use super::ensemble::{trajectory_seed, Method, Trajectory};
 use super::odm::OdmTrajectory;
 use super::stream::Stream;
 use super::tau::{TauCounters, TauTrajectory};
-use crate::checkpoint::model_error;
+use crate::checkpoint::{self as container, model_error, take};
 use crate::error::{ModelError, Result};
 use crate::reactions::Network;
 use petri_output::checkpoint::{CheckpointFile, CheckpointWriter};
@@ -178,30 +178,28 @@ impl Checkpoint {
     /// Reads a checkpoint written by [`Checkpoint::save`] and checks its sizes;
     /// [`Checkpoint::restore`] checks it against the network and the run's options.
     pub fn load(path: &Path) -> Result<Self> {
-        let file = CheckpointFile::load(path, MODEL, VERSION).map_err(model_error)?;
-        Self::from_file(file)
+        Self::from_file(container::load(path, MODEL, VERSION)?)
     }
 
     fn from_file(mut file: CheckpointFile) -> Result<Self> {
-        let error = |file: &CheckpointFile, m: String| model_error(file.error(m));
-        let h: Header = serde_json::from_value(file.meta().clone())
-            .map_err(|e| error(&file, format!("the metadata does not parse: {e}")))?;
+        let error = |file: &CheckpointFile, m: String| container::refuse(file, m);
+        let h: Header = container::header(&file)?;
         let method = Method::parse("method", &h.method).map_err(|e| error(&file, e.to_string()))?;
         if h.points < 2 || h.step >= h.points as u64 {
             let m = format!("step {} of {} output times", h.step, h.points);
             return Err(error(&file, m));
         }
         let mut ck = Self {
-            counts: file.take("counts").map_err(model_error)?,
-            draws: file.take("draws").map_err(model_error)?,
-            time: file.take("time").map_err(model_error)?,
-            fired: file.take("fired").map_err(model_error)?,
-            events: file.take("events").map_err(model_error)?,
-            a0: file.take("a0").map_err(model_error)?,
-            a: file.take("a").map_err(model_error)?,
-            mean: file.take("mean").map_err(model_error)?,
-            sd: file.take("sd").map_err(model_error)?,
-            kept: file.take("kept").map_err(model_error)?,
+            counts: take(&mut file, "counts")?,
+            draws: take(&mut file, "draws")?,
+            time: take(&mut file, "time")?,
+            fired: take(&mut file, "fired")?,
+            events: take(&mut file, "events")?,
+            a0: take(&mut file, "a0")?,
+            a: take(&mut file, "a")?,
+            mean: take(&mut file, "mean")?,
+            sd: take(&mut file, "sd")?,
+            kept: take(&mut file, "kept")?,
             header: h,
         };
         let h = &ck.header;

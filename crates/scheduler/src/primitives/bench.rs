@@ -1,14 +1,19 @@
 //! GPU time of the primitives at given sizes: scan, radix sort (32 and 20 key bits) and
 //! binning, each run in a compute pass of its own with GPU timestamps (wall clock around
-//! submit and wait when the adapter has none). Inputs are fixed-seed pseudo-random; binning
-//! places points uniformly in a box of about 4 points per cell, periodic in x and y.
+//! submit and wait when the adapter has none), through the bench harness (`crate::bench`).
+//! Inputs are fixed-seed pseudo-random; binning places points uniformly in a box of about 4
+//! points per cell, periodic in x and y.
 
 use super::{Binning, Grid, Length, Primitive, RadixSort, Result, Scan};
+use crate::bench::{measure, Case, Runs, Sample, Timing};
 use petri_engine::{buffers, rng, GpuContext, Profiler};
 use std::time::Instant;
 
-const WARMUP: u32 = 2;
-const RUNS: u32 = 10;
+/// Warm-up and timed runs of each primitive.
+pub const RUNS: Runs = Runs {
+    warmup: 2,
+    repeats: 10,
+};
 
 /// One primitive at one size.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,11 +23,9 @@ pub struct PrimitiveTiming {
     pub size: u32,
     /// The sort's key bits (binning: those of its grid); 0 for the scan.
     pub key_bits: u32,
-    pub runs: u32,
-    pub mean_ns: f64,
-    pub min_ns: f64,
-    /// True: GPU timestamps around the pass; false: wall clock around submit and wait.
-    pub gpu_timestamps: bool,
+    /// Nanoseconds per run: GPU timestamps around the pass, or the wall clock around submit
+    /// and wait.
+    pub timing: Timing,
 }
 
 /// `n` pseudo-random words for `seed` (Philox, the engine's generator): the inputs of the bench
@@ -33,7 +36,45 @@ pub fn random_words(n: usize, seed: u64) -> Vec<u32> {
         .collect()
 }
 
-/// Times `record` over `RUNS` runs after `WARMUP`.
+/// One primitive's pass, recorded in a compute pass of its own with timestamps around it.
+struct PassCase<'a> {
+    ctx: &'a GpuContext,
+    label: &'static str,
+    profiler: Profiler,
+    record: &'a dyn Fn(&mut wgpu::ComputePass<'_>),
+}
+
+impl Case for PassCase<'_> {
+    type Error = super::PrimitiveError;
+
+    fn warm_up(&mut self) -> Result<()> {
+        self.timed().map(|_| ())
+    }
+
+    fn timed(&mut self) -> Result<Sample> {
+        let ctx = self.ctx;
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(self.label),
+                timestamp_writes: self.profiler.timestamp_writes(self.label),
+            });
+            (self.record)(&mut pass);
+        }
+        self.profiler.resolve(&mut encoder);
+        let start = Instant::now();
+        ctx.queue.submit([encoder.finish()]);
+        ctx.wait()?;
+        let wall = Sample::wall_since(start, 1.0);
+        let gpu = self.profiler.collect(ctx)?.busy_ns();
+        Ok(match self.profiler.enabled() {
+            true => Sample::gpu(gpu),
+            false => wall,
+        })
+    }
+}
+
+/// Times `record` over `RUNS`.
 fn time(
     ctx: &GpuContext,
     primitive: &'static str,
@@ -41,35 +82,17 @@ fn time(
     key_bits: u32,
     record: &dyn Fn(&mut wgpu::ComputePass<'_>),
 ) -> Result<PrimitiveTiming> {
-    let mut profiler = Profiler::new(ctx, 1);
-    let mut times = Vec::new();
-    for run in 0..WARMUP + RUNS {
-        let mut encoder = ctx.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(primitive),
-                timestamp_writes: profiler.timestamp_writes(primitive),
-            });
-            record(&mut pass);
-        }
-        profiler.resolve(&mut encoder);
-        let start = Instant::now();
-        ctx.queue.submit([encoder.finish()]);
-        ctx.wait()?;
-        let wall = start.elapsed().as_secs_f64() * 1e9;
-        let gpu = profiler.collect(ctx)?.busy_ns();
-        if run >= WARMUP {
-            times.push(if profiler.enabled() { gpu } else { wall });
-        }
-    }
+    let mut case = PassCase {
+        ctx,
+        label: primitive,
+        profiler: Profiler::new(ctx, 1),
+        record,
+    };
     Ok(PrimitiveTiming {
         primitive,
         size,
         key_bits,
-        runs: RUNS,
-        mean_ns: times.iter().sum::<f64>() / times.len() as f64,
-        min_ns: times.iter().copied().fold(f64::INFINITY, f64::min),
-        gpu_timestamps: profiler.enabled(),
+        timing: measure(&mut case, RUNS)?,
     })
 }
 

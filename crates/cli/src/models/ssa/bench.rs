@@ -2,15 +2,16 @@
 //! networks, each against the CPU reference timed in the same run (model side:
 //! petri_model::ssa::bench). Prints markdown tables.
 
-use crate::table::{cell, write_json};
+use crate::table::{cell, check_json, Rows};
 use crate::GpuArgs;
 use anyhow::Result;
 use clap::Args;
 use petri_model::reactions::json::read_network;
-use petri_model::ssa::bench::{bench_ensemble, bench_leap, EnsembleRow, LeapRow};
+use petri_model::ssa::bench::{bench_ensemble, bench_leap};
 use petri_model::ssa::ensemble::Method;
 use petri_model::ssa::gpu_ensemble::EnsembleOptions;
 use petri_model::ssa::synthetic::square_network;
+use petri_scheduler::bench::{Meta, Table};
 use std::path::PathBuf;
 
 /// `petri bench ssa`.
@@ -58,6 +59,7 @@ pub(crate) struct BenchArgs {
 }
 
 pub(crate) fn bench(args: BenchArgs) -> Result<()> {
+    check_json(args.json.as_deref())?;
     let trajectories = &args.sizes;
     let methods: Vec<Method> = args
         .methods
@@ -70,7 +72,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
     if !ctx.has_timestamps() {
         eprintln!("note: this adapter has no timestamp queries; only wall-clock times are shown");
     }
-    let mut ensemble_rows: Vec<EnsembleRow> = Vec::new();
+    let mut rows = Rows::new(Meta::of(&ctx), "ssa");
     if !trajectories.is_empty() && args.t_end > 0.0 {
         println!(
             "\n### Ensembles: {} ({} species, {} reactions), t = 0..{}, {} outputs\n",
@@ -80,10 +82,17 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
             args.t_end,
             args.points
         );
-        println!("| method | trajectories | wall s | GPU s | trajectories/s | CPU ms/trajectory (1 core) | GPU vs 1 core |");
-        println!("|---|---|---|---|---|---|---|");
+        let table = Table::print(&[
+            "method",
+            "trajectories",
+            "wall s",
+            "GPU s",
+            "trajectories/s",
+            "CPU ms/trajectory (1 core)",
+            "GPU vs 1 core",
+        ]);
         for &method in &methods {
-            let rows = bench_ensemble(
+            let timed = bench_ensemble(
                 &ctx,
                 &net,
                 method,
@@ -97,58 +106,59 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
                     ..EnsembleOptions::default()
                 },
             )?;
-            for r in &rows {
-                println!(
-                    "| {} | {} | {:.3} | {} | {:.0} | {:.2} | {} |",
-                    r.method,
-                    r.trajectories,
-                    r.wall_s,
+            for (timing, r) in &timed {
+                table.row(&[
+                    r.method.clone(),
+                    r.trajectories.to_string(),
+                    format!("{:.3}", r.wall_s),
                     cell(r.gpu_s, 3, ""),
-                    r.trajectories_per_s,
-                    r.cpu_ms_per_trajectory,
-                    ratio(r.speedup_vs_one_core)
-                );
+                    format!("{:.0}", r.trajectories_per_s),
+                    format!("{:.2}", r.cpu_ms_per_trajectory),
+                    ratio(r.speedup_vs_one_core),
+                ]);
+                let case = format!("ensemble, {method}");
+                rows.push((&case, r.trajectories, "run"), timing, r)?;
             }
-            ensemble_rows.extend(rows);
         }
     }
 
-    let mut leap_rows: Vec<LeapRow> = Vec::new();
     if !args.reactions.is_empty() && args.leaps > 0 {
         println!(
             "\n### Tau-leaping of one synthetic square network (N reactions = N species), {} GPU attempts\n",
             args.leaps
         );
-        println!("| reactions | GPU attempts | accepted leaps | GPU wall s | GPU us/attempt | GPU attempts/s | CPU attempts | CPU attempts/s | GPU/CPU |");
-        println!("|---|---|---|---|---|---|---|---|---|");
+        let table = Table::print(&[
+            "reactions",
+            "GPU attempts",
+            "accepted leaps",
+            "GPU wall s",
+            "GPU us/attempt",
+            "GPU attempts/s",
+            "CPU attempts",
+            "CPU attempts/s",
+            "GPU/CPU",
+        ]);
         for &n in &args.reactions {
             let net = square_network(n, 2012)?;
             // The CPU reference on fewer leaps at large sizes (it takes O(N) per leap).
             let cpu = (args.cpu_leaps as f64 * (1e4 / n as f64).min(1.0)).max(3.0) as u64;
-            let r = bench_leap(&ctx, &net, args.leaps, cpu)?;
-            println!(
-                "| {} | {} | {} | {:.3} | {} | {:.0} | {} | {:.0} | {} |",
-                r.reactions,
-                r.gpu_attempts,
-                r.gpu_leaps,
-                r.gpu_wall_s,
+            let (timing, r) = bench_leap(&ctx, &net, args.leaps, cpu)?;
+            table.row(&[
+                r.reactions.to_string(),
+                r.gpu_attempts.to_string(),
+                r.gpu_leaps.to_string(),
+                format!("{:.3}", r.gpu_wall_s),
                 cell(r.gpu_us_per_attempt, 1, ""),
-                r.gpu_attempts_per_s,
-                r.cpu_attempts,
-                r.cpu_attempts_per_s,
-                ratio(r.speedup)
-            );
-            leap_rows.push(r);
+                format!("{:.0}", r.gpu_attempts_per_s),
+                r.cpu_attempts.to_string(),
+                format!("{:.0}", r.cpu_attempts_per_s),
+                ratio(r.speedup),
+            ]);
+            let size = r.reactions as u64;
+            rows.push(("tau-leaping, one network", size, "run"), &timing, &r)?;
         }
     }
-    write_json(
-        args.json.as_deref(),
-        &serde_json::json!({
-            "adapter": ctx.adapter.name,
-            "ensembles": ensemble_rows,
-            "leaping": leap_rows,
-        }),
-    )
+    rows.write(args.json.as_deref())
 }
 
 /// A speed ratio with two significant digits ("0.31x", "4.2x", "120x").
