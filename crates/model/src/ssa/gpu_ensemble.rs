@@ -452,7 +452,11 @@ impl GpuEnsemble {
     ) -> Result<Option<ThreadStates>> {
         let first = from.map_or(0, |s| s.next_out);
         if !(first < stop && stop <= times.len()) {
-            let allowed = format!("{}..={} (outputs left after {first})", first + 1, times.len());
+            let allowed = format!(
+                "{}..={} (outputs left after {first})",
+                first + 1,
+                times.len()
+            );
             return Err(invalid("stop", stop, allowed));
         }
         if let Some(s) = from {
@@ -461,7 +465,9 @@ impl GpuEnsemble {
                 Method::Odm => self.tables.reactions.len(),
                 _ => 0,
             };
-            if s.thread.len() != n * TH_WORDS || s.counts.len() != n * ns || s.props.len() != n * props
+            if s.thread.len() != n * TH_WORDS
+                || s.counts.len() != n * ns
+                || s.props.len() != n * props
             {
                 let allowed = format!("the states of {n} trajectories of {ns} species");
                 return Err(invalid("thread states", s.counts.len(), allowed));
@@ -480,7 +486,9 @@ impl GpuEnsemble {
                 let at = |k: usize, s: usize, i: usize| chunk.samples[(k * (ns + 1) + s) * len + i];
                 for i in 0..len {
                     let samples = &mut kept[chunk.start as usize + i];
-                    samples.extend((first..stop).map(|k| (0..ns).map(|s| at(k, s, i) as u64).collect()));
+                    samples.extend(
+                        (first..stop).map(|k| (0..ns).map(|s| at(k, s, i) as u64).collect()),
+                    );
                 }
             }
         })

@@ -3,21 +3,20 @@
 //! manifest.json (method, seed, n, times, network source, device, timings). The CLI calls
 //! this; an embedding program can too.
 //!
-//! On the CPU the run goes through the runtime (`crate::runtime`): a step is one output time,
-//! the whole ensemble is held in memory and moved from one output time to the next
-//! (`SsaRun`), each observation is a row of mean_sd.csv, and checkpoints (`super::checkpoint`)
-//! hold the ensemble at an output time. The GPU ensemble runs each chunk of trajectories
-//! through all output times in one go (`run_gpu`), without checkpoints.
+//! Both devices go through the runtime (`crate::runtime`): a step is one output time, each
+//! observation is a row of mean_sd.csv, and checkpoints (`super::checkpoint`) hold the
+//! ensemble at an output time. On the CPU the whole ensemble is held in memory and moved from
+//! one output time to the next (`SsaRun`); the GPU ensemble runs in spans of output times
+//! (`super::gpu_run`).
 
 use super::checkpoint::{network_parts, Checkpoint, Header};
 use super::ensemble::{CpuEnsemble, Method};
-use super::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
-use super::output::{plot_mean_sd, write_mean_sd_csv, write_trajectories_csv, PLOT_COLOURS};
+use super::output::{plot_mean_sd, write_trajectories_csv, PLOT_COLOURS};
 use super::stats::EnsembleStats;
-use crate::error::{invalid, ModelError, Result};
+use crate::error::{invalid, Result};
 use crate::reactions::Network;
 use crate::runtime::{self, Observation, RunReport, Schedule, Simulation};
-use petri_engine::{AdapterSummary, GpuContext};
+use petri_engine::AdapterSummary;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -46,24 +45,14 @@ pub struct RunOptions {
     pub out_dir: PathBuf,
     /// Where the network came from (for the manifest).
     pub source: String,
-    /// CPU: output times to run after the first (or the resumed) one; None: to `t_end`.
+    /// Output times to run after the first (or the resumed) one; None: to `t_end`.
     pub steps: Option<u64>,
-    /// CPU: write `checkpoint.petri` into the output folder every this many output times and
-    /// at the end.
+    /// Write `checkpoint.petri` into the output folder every this many output times and at
+    /// the end.
     pub checkpoint_every: Option<u64>,
-    /// CPU: continue from this checkpoint (written for the same network and options).
+    /// Continue from this checkpoint (written for the same network and options, on the same
+    /// device).
     pub resume: Option<PathBuf>,
-}
-
-/// The manifest of a GPU run, written as manifest.json (a CPU run's is the runtime's, with
-/// the same [`Details`]).
-#[derive(Debug, Serialize)]
-pub struct Manifest {
-    pub petri_version: &'static str,
-    pub model: &'static str,
-    #[serde(flatten)]
-    pub details: Details,
-    pub outputs: Vec<String>,
 }
 
 /// `points` evenly spaced times from 0 to `t_end`, both included.
@@ -82,7 +71,7 @@ pub fn output_times(t_end: f64, points: usize) -> Result<Vec<f64>> {
 impl RunOptions {
     /// Checks the options against the network; returns the output times and the plotted
     /// species' indices.
-    fn check(&self, net: &Network) -> Result<(Vec<f64>, Vec<usize>)> {
+    pub(super) fn check(&self, net: &Network) -> Result<(Vec<f64>, Vec<usize>)> {
         net.validate()?;
         if self.trajectories == 0 {
             return Err(invalid("trajectories", 0, "at least 1"));
@@ -125,6 +114,17 @@ pub fn run_cpu(
         Some(path) => SsaRun::resume(net, opts, path)?,
         None => SsaRun::new(net, opts)?,
     };
+    let options = runtime_options(&sim, opts, start)?;
+    runtime::run(&mut sim, &options, progress)
+}
+
+/// The runtime's options of a run of `sim` built since `start`; refuses more steps than output
+/// times are left.
+pub(super) fn runtime_options(
+    sim: &impl Simulation,
+    opts: &RunOptions,
+    start: Instant,
+) -> Result<runtime::RunOptions> {
     let left = sim.schedule().steps;
     if let Some(steps) = opts.steps.filter(|&n| n > left) {
         let allowed = format!(
@@ -133,14 +133,68 @@ pub fn run_cpu(
         );
         return Err(invalid("steps", steps, allowed));
     }
-    let options = runtime::RunOptions {
+    Ok(runtime::RunOptions {
         steps: opts.steps,
         out_dir: opts.out_dir.clone(),
         checkpoint_every: opts.checkpoint_every,
         resumed: opts.resume.is_some(),
         setup_s: start.elapsed().as_secs_f64(),
-    };
-    runtime::run(&mut sim, &options, progress)
+    })
+}
+
+/// The columns of mean_sd.csv: `time, <species>-mean, <species>-sd, ...`.
+pub(super) fn mean_sd_columns(species: &[String]) -> Vec<String> {
+    let mut columns = vec!["time".to_string()];
+    for s in species {
+        columns.push(format!("{s}-mean"));
+        columns.push(format!("{s}-sd"));
+    }
+    columns
+}
+
+/// trajectories.csv (with `kept`, `kept[trajectory][time][species]`) and mean_sd.png of the
+/// rows in `stats`; returns the file names.
+pub(super) fn write_ensemble_files(
+    dir: &Path,
+    stats: &EnsembleStats,
+    kept: Option<&[Vec<Vec<u64>>]>,
+    plot: &[usize],
+) -> Result<Vec<String>> {
+    let mut outputs = Vec::new();
+    if let Some(kept) = kept {
+        write_trajectories_csv(
+            &dir.join("trajectories.csv"),
+            &stats.species,
+            &stats.times,
+            kept,
+        )?;
+        outputs.push("trajectories.csv".into());
+    }
+    plot_mean_sd(stats, plot)?.save_png(&dir.join("mean_sd.png"))?;
+    outputs.push("mean_sd.png".into());
+    Ok(outputs)
+}
+
+/// The checkpoint's header of a run of `net` with `opts` at `step` (`gpu`: a GPU run's).
+pub(super) fn checkpoint_header(
+    net: &Network,
+    opts: &RunOptions,
+    step: u64,
+    gpu: Option<super::checkpoint::GpuHeader>,
+) -> Header {
+    Header {
+        step,
+        method: opts.method.name().into(),
+        seed: opts.seed,
+        trajectories: opts.trajectories,
+        t_end: opts.t_end,
+        points: opts.points,
+        keep_trajectories: opts.keep_trajectories,
+        species: net.species.len(),
+        reactions: net.reactions.len(),
+        network: network_parts(net),
+        gpu,
+    }
 }
 
 /// Memory a CPU ensemble holds, estimated generously (vectors' headers included).
@@ -191,7 +245,8 @@ pub struct Details {
     pub reactions: usize,
     pub method: &'static str,
     pub seed: u64,
-    /// Trajectory i uses the seed `ensemble::trajectory_seed(seed, i)` on the CPU.
+    /// Trajectory i uses the seed `ensemble::trajectory_seed(seed, i)` on the CPU, Philox
+    /// keyed by (seed, i) on the GPU.
     pub trajectories: u64,
     pub t_end: f64,
     pub points: usize,
@@ -201,18 +256,18 @@ pub struct Details {
     pub adapter: Option<AdapterSummary>,
     /// Worker threads of a CPU run.
     pub cpu_threads: Option<usize>,
-    /// Seconds of stepping and statistics (on the CPU, this run's part when resumed).
+    /// Seconds of stepping and statistics (this run's part when resumed).
     pub run_s: f64,
     pub trajectories_per_s: f64,
     /// Plotted species and their colours in mean_sd.png.
     pub plot: Vec<(String, &'static str)>,
-    /// The checkpoint a CPU run resumed from.
+    /// The checkpoint the run resumed from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resumed_from: Option<String>,
 }
 
 impl Details {
-    fn new(net: &Network, opts: &RunOptions, plot: &[usize], run_s: f64) -> Self {
+    pub(super) fn new(net: &Network, opts: &RunOptions, plot: &[usize], run_s: f64) -> Self {
         Self {
             network_source: opts.source.clone(),
             network_id: net.id.clone(),
@@ -398,21 +453,6 @@ impl<'a> SsaRun<'a> {
             sd: self.sd.clone(),
         }
     }
-
-    fn header(&self) -> Header {
-        Header {
-            step: self.step(),
-            method: self.opts.method.name().into(),
-            seed: self.opts.seed,
-            trajectories: self.opts.trajectories,
-            t_end: self.opts.t_end,
-            points: self.opts.points,
-            keep_trajectories: self.opts.keep_trajectories,
-            species: self.net.species.len(),
-            reactions: self.net.reactions.len(),
-            network: network_parts(self.net),
-        }
-    }
 }
 
 impl Simulation for SsaRun<'_> {
@@ -436,12 +476,7 @@ impl Simulation for SsaRun<'_> {
         "mean_sd.csv"
     }
     fn columns(&self) -> Vec<String> {
-        let mut columns = vec!["time".to_string()];
-        for s in &self.species {
-            columns.push(format!("{s}-mean"));
-            columns.push(format!("{s}-sd"));
-        }
-        columns
+        mean_sd_columns(&self.species)
     }
     fn observe(&mut self) -> Result<MeanSdRow> {
         Ok(self.row(self.mean.len() - 1))
@@ -467,20 +502,7 @@ impl Simulation for SsaRun<'_> {
     }
     /// trajectories.csv (when kept) and mean_sd.png.
     fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
-        let stats = self.stats();
-        let mut outputs = Vec::new();
-        if let Some(kept) = &self.kept {
-            write_trajectories_csv(
-                &dir.join("trajectories.csv"),
-                &stats.species,
-                &stats.times,
-                kept,
-            )?;
-            outputs.push("trajectories.csv".into());
-        }
-        plot_mean_sd(&stats, &self.plot)?.save_png(&dir.join("mean_sd.png"))?;
-        outputs.push("mean_sd.png".into());
-        Ok(outputs)
+        write_ensemble_files(dir, &self.stats(), self.kept.as_deref(), &self.plot)
     }
     fn save_checkpoint(&mut self, path: &Path) -> Result<()> {
         let flat = |rows: &[Vec<f64>]| rows.concat();
@@ -490,7 +512,7 @@ impl Simulation for SsaRun<'_> {
         };
         let trajectories = &self.ensemble.trajectories;
         let ck = Checkpoint::new(
-            self.header(),
+            checkpoint_header(self.net, &self.opts, self.step(), None),
             trajectories,
             flat(&self.mean),
             flat(&self.sd),
@@ -505,69 +527,9 @@ impl Simulation for SsaRun<'_> {
     }
 }
 
-/// Runs the ensemble on the GPU of `ctx` (`GpuEnsemble`; statistics reduced on the device).
-/// Checkpoints are CPU-only: `opts.checkpoint_every` and `opts.resume` are refused.
-pub fn run_gpu(ctx: &GpuContext, net: &Network, opts: &RunOptions) -> Result<Manifest> {
-    let (times, plot) = opts.check(net)?;
-    if opts.checkpoint_every.is_some() || opts.resume.is_some() {
-        let flag = match opts.resume {
-            Some(_) => "resume",
-            None => "checkpoint_every",
-        };
-        let allowed = "none on the GPU (the GPU ensemble runs each chunk of trajectories to the \
-                       end in one go); checkpoints are written by CPU runs";
-        return Err(invalid(flag, "given", allowed));
-    }
-    let start = Instant::now();
-    let mut ensemble = GpuEnsemble::new(ctx, net, opts.method, &EnsembleOptions::default())?;
-    let (stats, kept) = match opts.keep_trajectories {
-        false => (ensemble.run(opts.trajectories, opts.seed, &times)?, None),
-        true => {
-            let t = ensemble.run_trajectories(opts.trajectories, opts.seed, &times)?;
-            let species = net.species.iter().map(|s| s.id.clone()).collect();
-            let mut acc = super::stats::Accumulator::new(&times, species);
-            for trajectory in &t.counts {
-                acc.add(trajectory);
-            }
-            (acc.finish(), Some(t.counts))
-        }
-    };
-    let run_s = start.elapsed().as_secs_f64();
-    let dir = &opts.out_dir;
-    std::fs::create_dir_all(dir).map_err(|source| ModelError::Io {
-        path: dir.display().to_string(),
-        source,
-    })?;
-    let mut outputs = vec!["mean_sd.csv".to_string()];
-    write_mean_sd_csv(&dir.join("mean_sd.csv"), &stats)?;
-    if let Some(counts) = &kept {
-        write_trajectories_csv(
-            &dir.join("trajectories.csv"),
-            &stats.species,
-            &stats.times,
-            counts,
-        )?;
-        outputs.push("trajectories.csv".into());
-    }
-    plot_mean_sd(&stats, &plot)?.save_png(&dir.join("mean_sd.png"))?;
-    outputs.push("mean_sd.png".into());
-    outputs.push("manifest.json".into());
-    let mut details = Details::new(net, opts, &plot, run_s);
-    details.device = "gpu";
-    details.adapter = Some(ctx.adapter.clone());
-    details.cpu_threads = None;
-    let manifest = Manifest {
-        petri_version: env!("CARGO_PKG_VERSION"),
-        model: "network",
-        details,
-        outputs,
-    };
-    petri_output::write_json_pretty(&dir.join("manifest.json"), &manifest)?;
-    Ok(manifest)
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::output::write_mean_sd_csv;
     use super::*;
 
     #[test]
