@@ -570,6 +570,9 @@ fn spans_give_the_sums_of_a_straight_run() {
             workgroup_size: 16,
             chunk: 64,
             event_budget: 300,
+            // Lavapipe spends ~0.1 s on a dispatch of the table-driven kernel even when every
+            // thread returns at once.
+            dispatches_per_submit: 1,
             ..EnsembleOptions::default()
         };
         let mut other = GpuEnsemble::new(&ctx, &net, method, &shape).unwrap();
@@ -633,13 +636,17 @@ fn a_resumed_gpu_run_writes_the_files_of_a_straight_one() {
     let ctx = test_context();
     let net = small_network();
     let read = |dir: &Path, f: &str| std::fs::read(dir.join(f)).unwrap();
+    let options = EnsembleOptions {
+        dispatches_per_submit: 2,
+        ..EnsembleOptions::default()
+    };
     for method in [Method::Direct, Method::Odm, Method::Tau] {
         let straight = scratch(&format!("straight-{method}"));
         let opts = gpu_run_options(method, &straight);
-        let (report, _) = run_gpu(&ctx, &net, &opts, |_| {}).unwrap();
+        let (report, _) = run_gpu(&ctx, &net, &opts, &options, |_| {}).unwrap();
         assert_eq!(report.last_step, 8);
         let times = grid(4.0, 9);
-        let mut ens = GpuEnsemble::new(&ctx, &net, method, &EnsembleOptions::default()).unwrap();
+        let mut ens = GpuEnsemble::new(&ctx, &net, method, &options).unwrap();
         let expected = ens.run(100, 21, &times).unwrap();
         assert_eq!(report.last.mean, expected.mean[8], "{method}");
         for every in [1, 3] {
@@ -647,12 +654,13 @@ fn a_resumed_gpu_run_writes_the_files_of_a_straight_one() {
             let mut half = gpu_run_options(method, &dir);
             half.checkpoint_every = Some(every);
             half.steps = Some(4);
-            run_gpu(&ctx, &net, &half, |_| {}).unwrap();
+            run_gpu(&ctx, &net, &half, &options, |_| {}).unwrap();
             let mut rest = half.clone();
             rest.steps = None;
             rest.resume = Some(dir.join("checkpoint.petri"));
             let mut seen = Vec::new();
-            let (report, _) = run_gpu(&ctx, &net, &rest, |row| seen.push(row.step)).unwrap();
+            let (report, _) =
+                run_gpu(&ctx, &net, &rest, &options, |row| seen.push(row.step)).unwrap();
             assert_eq!(seen, [4, 5, 6, 7, 8], "{method}");
             assert_eq!(report.first_step, 4);
             for f in ["mean_sd.csv", "trajectories.csv", "mean_sd.png"] {
@@ -671,11 +679,10 @@ fn a_resumed_gpu_run_writes_the_files_of_a_straight_one() {
     let mut opts = gpu_run_options(Method::Odm, &dir);
     opts.checkpoint_every = Some(2);
     opts.steps = Some(2);
-    run_gpu(&ctx, &net, &opts, |_| {}).unwrap();
+    run_gpu(&ctx, &net, &opts, &options, |_| {}).unwrap();
     let path = dir.join("checkpoint.petri");
     opts.steps = None;
     opts.resume = Some(path.clone());
-    let options = EnsembleOptions::default();
     let resume = |o: &RunOptions| match GpuSsaRun::resume(&ctx, &net, o, &options, &path) {
         Ok(_) => String::new(),
         Err(e) => e.to_string(),
@@ -695,7 +702,7 @@ fn a_resumed_gpu_run_writes_the_files_of_a_straight_one() {
     assert!(e.contains("--device gpu, this run has --device cpu"), "{e}");
     let other_settings = EnsembleOptions {
         odm_refresh: 65,
-        ..EnsembleOptions::default()
+        ..options.clone()
     };
     let e = GpuSsaRun::resume(&ctx, &net, &opts, &other_settings, &path)
         .err()

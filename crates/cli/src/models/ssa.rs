@@ -118,7 +118,9 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         // Rows arrive span by span (all at once without checkpoints).
         _ => {
             let ctx = args.gpu.context()?;
-            let (report, run_s) = run_gpu(&ctx, &net, &opts, |row| bar.set_position(row.step))?;
+            let (report, run_s) = run_gpu(&ctx, &net, &opts, &EnsembleOptions::default(), |row| {
+                bar.set_position(row.step)
+            })?;
             (run_s, report.outputs)
         }
     };

@@ -24,21 +24,22 @@ use petri_engine::GpuContext;
 use std::path::Path;
 use std::time::Instant;
 
-/// Runs the ensemble on the GPU of `ctx` through the runtime, calling `progress` with the row
-/// of every output time (rows arrive span by span). With `opts.resume`, continues the GPU run
-/// of that checkpoint. Returns the report and the seconds the GPU ensemble ran (the runtime's
-/// `run_s` leaves out the first span, which runs when the first row is observed).
+/// Runs the ensemble on the GPU of `ctx` with `options` through the runtime, calling
+/// `progress` with the row of every output time (rows arrive span by span). With
+/// `opts.resume`, continues the GPU run of that checkpoint. Returns the report and the seconds
+/// the GPU ensemble ran (the runtime's `run_s` leaves out the first span, which runs when the
+/// first row is observed).
 pub fn run_gpu(
     ctx: &GpuContext,
     net: &Network,
     opts: &RunOptions,
+    options: &EnsembleOptions,
     progress: impl FnMut(&MeanSdRow),
 ) -> Result<(RunReport<MeanSdRow>, f64)> {
     let start = Instant::now();
-    let options = EnsembleOptions::default();
     let mut sim = match &opts.resume {
-        Some(path) => GpuSsaRun::resume(ctx, net, opts, &options, path)?,
-        None => GpuSsaRun::new(ctx, net, opts, &options)?,
+        Some(path) => GpuSsaRun::resume(ctx, net, opts, options, path)?,
+        None => GpuSsaRun::new(ctx, net, opts, options)?,
     };
     let run_options = runtime_options(&sim, opts, start)?;
     let report = runtime::run(&mut sim, &run_options, progress)?;
