@@ -57,6 +57,19 @@ fn small_network() -> Network {
     }
 }
 
+/// Birth-death (lambda = 0.1, mu = 0.11) from X0 = 1000: large enough for tau-leaping to leap.
+fn birth_death_1000() -> Network {
+    Network {
+        id: "bd1000".into(),
+        species: vec![species("X", 1000, false)],
+        reactions: vec![
+            reaction("birth", &[(0, 1)], &[(0, 2)], 0.1),
+            reaction("death", &[(0, 1)], &[], 0.11),
+        ],
+        compartment_volume: None,
+    }
+}
+
 fn grid(t_end: f64, points: usize) -> Vec<f64> {
     (0..points)
         .map(|k| t_end * k as f64 / (points - 1) as f64)
@@ -188,6 +201,23 @@ fn dsmts_cases_pass_on_the_gpu_ensemble() {
     assert!(all.len() <= 16 && runs_missing <= 2, "{all:#?}");
 }
 
+/// Options that change only how the ensemble is launched (workgroup size, chunk size, event
+/// budget, dispatches per submission), not its results.
+fn launch_shape(
+    workgroup_size: u32,
+    chunk: u32,
+    event_budget: u32,
+    per_submit: u32,
+) -> EnsembleOptions {
+    EnsembleOptions {
+        workgroup_size,
+        chunk,
+        event_budget,
+        dispatches_per_submit: per_submit,
+        ..EnsembleOptions::default()
+    }
+}
+
 /// Same seed: bitwise the same sums; a different workgroup size, chunk size and event budget
 /// (so different dispatch splits) change nothing either.
 #[test]
@@ -197,15 +227,8 @@ fn same_seed_same_statistics_whatever_the_launch_shape() {
     let times = grid(10.0, 11);
     for method in [Method::Direct, Method::Odm, Method::Tau] {
         let a_opts = EnsembleOptions::default();
-        let b_opts = EnsembleOptions {
-            workgroup_size: 32,
-            chunk: 300,
-            event_budget: 61,
-            dispatches_per_submit: 3,
-            ..EnsembleOptions::default()
-        };
         let mut a = GpuEnsemble::new(&ctx, &net, method, &a_opts).unwrap();
-        let mut b = GpuEnsemble::new(&ctx, &net, method, &b_opts).unwrap();
+        let mut b = GpuEnsemble::new(&ctx, &net, method, &launch_shape(32, 300, 61, 3)).unwrap();
         let sa = a.run_sums(1000, 42, &times).unwrap();
         assert_eq!(
             sa,
@@ -430,15 +453,7 @@ fn leaper_rejects_and_halves_leaps_that_would_go_negative() {
 #[test]
 fn tau_ensemble_leaps_and_matches_exact_birth_death() {
     let ctx = test_context();
-    let net = Network {
-        id: "bd1000".into(),
-        species: vec![species("X", 1000, false)],
-        reactions: vec![
-            reaction("birth", &[(0, 1)], &[(0, 2)], 0.1),
-            reaction("death", &[(0, 1)], &[], 0.11),
-        ],
-        compartment_volume: None,
-    };
+    let net = birth_death_1000();
     // Outputs 5 apart: the leaps (tau' ~ 3 at the start) are set by the leap condition.
     let times = grid(50.0, 11);
     let n = 4000u64;
@@ -546,15 +561,7 @@ fn sums_in_spans(
 #[test]
 fn spans_give_the_sums_of_a_straight_run() {
     let ctx = test_context();
-    let leaping = Network {
-        id: "bd1000".into(),
-        species: vec![species("X", 1000, false)],
-        reactions: vec![
-            reaction("birth", &[(0, 1)], &[(0, 2)], 0.1),
-            reaction("death", &[(0, 1)], &[], 0.11),
-        ],
-        compartment_volume: None,
-    };
+    let leaping = birth_death_1000();
     let cases = [
         (small_network(), Method::Direct),
         (small_network(), Method::Odm),
@@ -566,16 +573,10 @@ fn spans_give_the_sums_of_a_straight_run() {
     for (net, method) in cases {
         let mut ens = GpuEnsemble::new(&ctx, &net, method, &EnsembleOptions::default()).unwrap();
         let straight = ens.run_sums(n, 5, &times).unwrap();
-        let shape = EnsembleOptions {
-            workgroup_size: 16,
-            chunk: 64,
-            event_budget: 300,
-            // Lavapipe spends ~0.1 s on a dispatch of the table-driven kernel even when every
-            // thread returns at once.
-            dispatches_per_submit: 1,
-            ..EnsembleOptions::default()
-        };
-        let mut other = GpuEnsemble::new(&ctx, &net, method, &shape).unwrap();
+        // One dispatch per submission: lavapipe spends ~0.1 s on a dispatch of the table-driven
+        // kernel even when every thread returns at once.
+        let mut other =
+            GpuEnsemble::new(&ctx, &net, method, &launch_shape(16, 64, 300, 1)).unwrap();
         for stops in [&[1, 3, 7][..], &[4, 5, 7][..]] {
             let t0 = Instant::now();
             let spans = sums_in_spans(&mut other, &straight.species, n, 5, &times, stops);

@@ -159,22 +159,7 @@ impl Checkpoint {
         sd: Vec<f64>,
         kept: Vec<u64>,
     ) -> Self {
-        let mut ck = Self {
-            header,
-            counts: Vec::new(),
-            draws: Vec::new(),
-            time: Vec::new(),
-            fired: Vec::new(),
-            events: Vec::new(),
-            a0: Vec::new(),
-            a: Vec::new(),
-            mean,
-            sd,
-            kept,
-            gpu_thread: Vec::new(),
-            gpu_counts: Vec::new(),
-            gpu_props: Vec::new(),
-        };
+        let mut ck = Self::rows_only(header, mean, sd, kept);
         for trajectory in trajectories {
             ck.counts.extend(trajectory.counts());
             match trajectory {
@@ -208,6 +193,16 @@ impl Checkpoint {
         kept: Vec<u64>,
     ) -> Self {
         Self {
+            gpu_thread: states.thread,
+            gpu_counts: states.counts,
+            gpu_props: states.props,
+            ..Self::rows_only(header, mean, sd, kept)
+        }
+    }
+
+    /// A checkpoint of the rows (and kept samples) with no trajectory state yet.
+    fn rows_only(header: Header, mean: Vec<f64>, sd: Vec<f64>, kept: Vec<u64>) -> Self {
+        Self {
             header,
             counts: Vec::new(),
             draws: Vec::new(),
@@ -219,10 +214,23 @@ impl Checkpoint {
             mean,
             sd,
             kept,
-            gpu_thread: states.thread,
-            gpu_counts: states.counts,
-            gpu_props: states.props,
+            gpu_thread: Vec::new(),
+            gpu_counts: Vec::new(),
+            gpu_props: Vec::new(),
         }
+    }
+
+    /// With `keep_trajectories`, the kept samples as `kept[trajectory][time][species]`.
+    pub fn kept_samples(&self) -> Option<Vec<Vec<Vec<u64>>>> {
+        let (s, rows) = (self.header.species, self.header.step as usize + 1);
+        self.header.keep_trajectories.then(|| {
+            (0..self.header.trajectories as usize)
+                .map(|i| {
+                    let t = &self.kept[i * rows * s..(i + 1) * rows * s];
+                    (0..rows).map(|k| t[k * s..(k + 1) * s].to_vec()).collect()
+                })
+                .collect()
+        })
     }
 
     /// Writes the checkpoint to `path`, replacing any file there atomically and durably.

@@ -14,9 +14,9 @@ use super::checkpoint::{Checkpoint, GpuHeader};
 use super::gpu_ensemble::{EnsembleOptions, GpuEnsemble, ThreadStates};
 use super::run::{
     checkpoint_header, mean_sd_columns, runtime_options, write_ensemble_files, Details, MeanSdRow,
-    RunOptions, MAX_RESIDENT_BYTES,
+    Rows, RunOptions, MAX_RESIDENT_BYTES,
 };
-use super::stats::{Accumulator, EnsembleStats};
+use super::stats::Accumulator;
 use crate::error::{invalid, ModelError, Result};
 use crate::reactions::Network;
 use crate::runtime::{self, RunReport, Schedule, Simulation};
@@ -52,7 +52,6 @@ pub struct GpuSsaRun<'a> {
     net: &'a Network,
     opts: RunOptions,
     gpu: GpuHeader,
-    times: Vec<f64>,
     plot: Vec<usize>,
     ensemble: GpuEnsemble,
     step: u64,
@@ -60,9 +59,8 @@ pub struct GpuSsaRun<'a> {
     end: u64,
     /// Exact sums of the output times run so far (`n`: every trajectory).
     acc: Accumulator,
-    /// Rows of the output times run so far (0..mean.len(); may be ahead of `step`).
-    mean: Vec<Vec<f64>>,
-    sd: Vec<Vec<f64>>,
+    /// Rows of the output times run so far (may be ahead of `step`).
+    rows: Rows,
     /// The paused threads after the last span; None before the first.
     states: Option<ThreadStates>,
     /// With `keep_trajectories`: `kept[trajectory][time][species]` so far.
@@ -83,7 +81,7 @@ impl<'a> GpuSsaRun<'a> {
         let mut sim = Self::build(ctx, net, opts, options)?;
         sim.kept = opts
             .keep_trajectories
-            .then(|| vec![Vec::with_capacity(sim.times.len()); opts.trajectories as usize]);
+            .then(|| vec![Vec::with_capacity(opts.points); opts.trajectories as usize]);
         Ok(sim)
     }
 
@@ -101,21 +99,13 @@ impl<'a> GpuSsaRun<'a> {
         let states = ck.restore_gpu(
             net,
             (opts.method, opts.seed, opts.trajectories),
-            &sim.times,
+            &sim.rows.times,
             opts.keep_trajectories,
             &sim.gpu,
             path,
         )?;
-        let (s, rows) = (net.species.len(), ck.header.step as usize + 1);
-        let table = |v: &[f64]| v.chunks(s).take(rows).map(<[f64]>::to_vec).collect();
-        sim.mean = table(&ck.mean);
-        sim.sd = table(&ck.sd);
-        sim.kept = opts.keep_trajectories.then(|| {
-            ck.kept
-                .chunks(rows * s)
-                .map(|t| t.chunks(s).map(<[u64]>::to_vec).collect())
-                .collect()
-        });
+        sim.rows.restore(&ck);
+        sim.kept = ck.kept_samples();
         sim.step = ck.header.step;
         sim.end = opts.steps.map_or(sim.end, |n| sim.step.saturating_add(n));
         sim.states = Some(states);
@@ -146,7 +136,7 @@ impl<'a> GpuSsaRun<'a> {
         }
         let ensemble = GpuEnsemble::new(ctx, net, opts.method, options)?;
         let species: Vec<String> = net.species.iter().map(|s| s.id.clone()).collect();
-        let mut acc = Accumulator::new(&times, species);
+        let mut acc = Accumulator::new(&times, species.clone());
         acc.n = opts.trajectories;
         let last = times.len() as u64 - 1;
         Ok(Self {
@@ -155,13 +145,11 @@ impl<'a> GpuSsaRun<'a> {
             opts: opts.clone(),
             gpu: GpuHeader::new(&ctx.adapter, options),
             end: opts.steps.map_or(last, |n| n.min(last)),
-            times,
+            rows: Rows::new(times, species, opts.trajectories),
             plot,
             ensemble,
             step: 0,
             acc,
-            mean: Vec::new(),
-            sd: Vec::new(),
             states: None,
             kept: None,
             run_s: 0.0,
@@ -174,21 +162,19 @@ impl<'a> GpuSsaRun<'a> {
         let start = Instant::now();
         let stop = stop_step as usize + 1;
         // States are needed where another span or a checkpoint follows.
-        let keep_states = stop < self.times.len() || self.opts.checkpoint_every.is_some();
+        let keep_states = stop < self.rows.times.len() || self.opts.checkpoint_every.is_some();
         let states = self.ensemble.run_span(
             self.opts.trajectories,
             self.opts.seed,
-            &self.times,
+            &self.rows.times,
             self.states.as_ref(),
             stop,
             &mut self.acc,
             self.kept.as_deref_mut(),
             keep_states,
         )?;
-        for k in self.mean.len()..stop {
-            let (mean, sd) = self.acc.row(k);
-            self.mean.push(mean);
-            self.sd.push(sd);
+        for k in self.rows.len()..stop {
+            self.rows.push(self.acc.row(k));
         }
         self.states = states;
         self.run_s += start.elapsed().as_secs_f64();
@@ -205,27 +191,6 @@ impl<'a> GpuSsaRun<'a> {
             .map_or(u64::MAX, |k| (from / k).saturating_add(1).saturating_mul(k));
         checkpoint.min(self.end)
     }
-
-    fn row(&self, k: u64) -> MeanSdRow {
-        let k = k as usize;
-        MeanSdRow {
-            step: k as u64,
-            time: self.times[k],
-            mean: self.mean[k].clone(),
-            sd: self.sd[k].clone(),
-        }
-    }
-
-    fn stats(&self) -> EnsembleStats {
-        let rows = self.step as usize + 1;
-        EnsembleStats {
-            times: self.times[..rows].to_vec(),
-            species: self.acc.species.clone(),
-            n: self.opts.trajectories,
-            mean: self.mean[..rows].to_vec(),
-            sd: self.sd[..rows].to_vec(),
-        }
-    }
 }
 
 impl Simulation for GpuSsaRun<'_> {
@@ -238,26 +203,14 @@ impl Simulation for GpuSsaRun<'_> {
     /// Rows arrive with the span that completes them, so the runtime asks for none in
     /// between (`observe_every` never comes).
     fn schedule(&self) -> Schedule {
-        Schedule {
-            model: super::checkpoint::MODEL,
-            steps: self.times.len() as u64 - 1 - self.step,
-            observe_every: u64::MAX,
-            snapshot_every: 0,
-            seconds_per_step: None,
-        }
-    }
-    fn series_file(&self) -> &'static str {
-        "mean_sd.csv"
-    }
-    fn columns(&self) -> Vec<String> {
-        mean_sd_columns(&self.acc.species)
+        self.rows.schedule(self.step, u64::MAX)
     }
     /// The row of the current output time; the first one runs the first span.
     fn observe(&mut self) -> Result<MeanSdRow> {
-        if self.mean.len() as u64 <= self.step {
+        if self.rows.len() as u64 <= self.step {
             self.run_to(self.span_end(self.step).max(self.step))?;
         }
-        Ok(self.row(self.step))
+        Ok(self.rows.row(self.step as usize))
     }
     /// Runs the span to step + `steps` (unless the first span already did) and hands every
     /// row of it to `sink`.
@@ -268,21 +221,27 @@ impl Simulation for GpuSsaRun<'_> {
         sink: &mut dyn FnMut(MeanSdRow) -> Result<()>,
     ) -> Result<()> {
         let to = self.step + steps;
-        if to as usize >= self.times.len() {
+        if to as usize >= self.rows.times.len() {
             let allowed = format!(
                 "at most {} output times after the first",
-                self.times.len() - 1
+                self.rows.times.len() - 1
             );
             return Err(invalid("steps", to, allowed));
         }
-        if self.mean.len() as u64 <= to {
+        if self.rows.len() as u64 <= to {
             self.run_to(to)?;
         }
         while self.step < to {
             self.step += 1;
-            sink(self.row(self.step))?;
+            sink(self.rows.row(self.step as usize))?;
         }
         Ok(())
+    }
+    fn series_file(&self) -> &'static str {
+        "mean_sd.csv"
+    }
+    fn columns(&self) -> Vec<String> {
+        mean_sd_columns(&self.rows.species)
     }
     fn write_snapshot(&mut self, _dir: &Path) -> Result<Vec<String>> {
         Ok(Vec::new())
@@ -294,7 +253,7 @@ impl Simulation for GpuSsaRun<'_> {
             .kept
             .as_ref()
             .map(|kept| kept.iter().map(|t| t[..rows].to_vec()).collect());
-        write_ensemble_files(dir, &self.stats(), kept.as_deref(), &self.plot)
+        write_ensemble_files(dir, &self.rows.stats(rows), kept.as_deref(), &self.plot)
     }
     fn save_checkpoint(&mut self, path: &Path) -> Result<()> {
         let states = match &self.states {
@@ -316,13 +275,8 @@ impl Simulation for GpuSsaRun<'_> {
             None => Vec::new(),
         };
         let header = checkpoint_header(self.net, &self.opts, self.step, Some(self.gpu.clone()));
-        let ck = Checkpoint::new_gpu(
-            header,
-            states,
-            self.mean[..rows].concat(),
-            self.sd[..rows].concat(),
-            kept,
-        );
+        let (mean, sd) = self.rows.flat(rows);
+        let ck = Checkpoint::new_gpu(header, states, mean, sd, kept);
         ck.save(path)
     }
     fn manifest_details(&self, _first_step: u64, _last: &MeanSdRow) -> Result<Details> {

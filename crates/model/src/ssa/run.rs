@@ -221,6 +221,86 @@ pub struct MeanSdRow {
     pub sd: Vec<f64>,
 }
 
+/// The rows of mean_sd.csv so far (output times 0..len()), for observations, the plot and
+/// checkpoints.
+pub(super) struct Rows {
+    /// Every output time of the run.
+    pub times: Vec<f64>,
+    pub species: Vec<String>,
+    /// Trajectories.
+    pub n: u64,
+    mean: Vec<Vec<f64>>,
+    sd: Vec<Vec<f64>>,
+}
+
+impl Rows {
+    pub(super) fn new(times: Vec<f64>, species: Vec<String>, n: u64) -> Self {
+        Self {
+            times,
+            species,
+            n,
+            mean: Vec::new(),
+            sd: Vec::new(),
+        }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.mean.len()
+    }
+
+    /// The runtime's schedule of a run at output time `step` that goes by default to the last
+    /// one, observing every `observe_every` output times.
+    pub(super) fn schedule(&self, step: u64, observe_every: u64) -> Schedule {
+        Schedule {
+            model: super::checkpoint::MODEL,
+            steps: self.times.len() as u64 - 1 - step,
+            observe_every,
+            snapshot_every: 0,
+            seconds_per_step: None,
+        }
+    }
+
+    /// Adds the row of the next output time.
+    pub(super) fn push(&mut self, (mean, sd): (Vec<f64>, Vec<f64>)) {
+        self.mean.push(mean);
+        self.sd.push(sd);
+    }
+
+    pub(super) fn row(&self, k: usize) -> MeanSdRow {
+        MeanSdRow {
+            step: k as u64,
+            time: self.times[k],
+            mean: self.mean[k].clone(),
+            sd: self.sd[k].clone(),
+        }
+    }
+
+    /// The statistics of the first `rows` output times.
+    pub(super) fn stats(&self, rows: usize) -> EnsembleStats {
+        EnsembleStats {
+            times: self.times[..rows].to_vec(),
+            species: self.species.clone(),
+            n: self.n,
+            mean: self.mean[..rows].to_vec(),
+            sd: self.sd[..rows].to_vec(),
+        }
+    }
+
+    /// The first `rows` rows as a checkpoint holds them: mean and sd, rows x species each.
+    pub(super) fn flat(&self, rows: usize) -> (Vec<f64>, Vec<f64>) {
+        (self.mean[..rows].concat(), self.sd[..rows].concat())
+    }
+
+    /// The rows of a checkpoint at `step`.
+    pub(super) fn restore(&mut self, ck: &Checkpoint) {
+        let s = self.species.len();
+        for k in 0..=ck.header.step as usize {
+            let row = |v: &[f64]| v[k * s..(k + 1) * s].to_vec();
+            self.push((row(&ck.mean), row(&ck.sd)));
+        }
+    }
+}
+
 impl Observation for MeanSdRow {
     fn step(&self) -> u64 {
         self.step
@@ -302,13 +382,10 @@ impl Details {
 pub struct SsaRun<'a> {
     net: &'a Network,
     opts: RunOptions,
-    times: Vec<f64>,
     plot: Vec<usize>,
-    species: Vec<String>,
     ensemble: CpuEnsemble,
-    /// Rows so far: `mean[k]`, `sd[k]` for output times 0..=step.
-    mean: Vec<Vec<f64>>,
-    sd: Vec<Vec<f64>>,
+    /// Rows so far: output times 0..=step.
+    rows: Rows,
     /// With `keep_trajectories`: `kept[trajectory][time][species]` so far.
     kept: Option<Vec<Vec<Vec<u64>>>>,
     run_s: f64,
@@ -353,20 +430,9 @@ impl<'a> SsaRun<'a> {
             *times.last().expect("at least two output times"),
             trajectories,
         );
-        let (s, rows) = (net.species.len(), ck.header.step as usize + 1);
-        let kept = opts.keep_trajectories.then(|| {
-            ck.kept
-                .chunks(rows * s)
-                .map(|t| t.chunks(s).map(<[u64]>::to_vec).collect())
-                .collect()
-        });
+        let kept = ck.kept_samples();
         let mut sim = Self::with(net, opts, times, plot, ensemble, kept, Some(path));
-        let table = |v: &[f64]| v.chunks(s.max(1)).take(rows).map(<[f64]>::to_vec).collect();
-        sim.mean = table(&ck.mean);
-        sim.sd = table(&ck.sd);
-        if s == 0 {
-            (sim.mean, sim.sd) = (vec![vec![]; rows], vec![vec![]; rows]);
-        }
+        sim.rows.restore(&ck);
         Ok(sim)
     }
 
@@ -379,15 +445,13 @@ impl<'a> SsaRun<'a> {
         kept: Option<Vec<Vec<Vec<u64>>>>,
         resumed_from: Option<&Path>,
     ) -> Self {
+        let species = net.species.iter().map(|s| s.id.clone()).collect();
         Self {
             net,
             opts: opts.clone(),
-            times,
             plot,
-            species: net.species.iter().map(|s| s.id.clone()).collect(),
             ensemble,
-            mean: Vec::new(),
-            sd: Vec::new(),
+            rows: Rows::new(times, species, opts.trajectories),
             kept,
             run_s: 0.0,
             resumed_from: resumed_from.map(|p| p.display().to_string()),
@@ -412,46 +476,25 @@ impl<'a> SsaRun<'a> {
 
     /// Moves every trajectory to the next output time and records its row (and samples).
     fn move_to_next_time(&mut self) -> Result<()> {
-        let k = self.mean.len();
-        let Some(&t) = self.times.get(k) else {
+        let k = self.rows.len();
+        let Some(&t) = self.rows.times.get(k) else {
             return Err(invalid(
                 "steps",
                 k,
                 format!(
                     "at most {} output times after the first",
-                    self.times.len() - 1
+                    self.rows.times.len() - 1
                 ),
             ));
         };
-        let stats = self.ensemble.advance_to(t, &self.species).finish();
-        self.mean.push(stats.mean[0].clone());
-        self.sd.push(stats.sd[0].clone());
+        let stats = self.ensemble.advance_to(t, &self.rows.species).finish();
+        self.rows.push((stats.mean[0].clone(), stats.sd[0].clone()));
         if let Some(kept) = &mut self.kept {
             for (samples, trajectory) in kept.iter_mut().zip(&self.ensemble.trajectories) {
                 samples.push(trajectory.counts().to_vec());
             }
         }
         Ok(())
-    }
-
-    fn row(&self, k: usize) -> MeanSdRow {
-        MeanSdRow {
-            step: k as u64,
-            time: self.times[k],
-            mean: self.mean[k].clone(),
-            sd: self.sd[k].clone(),
-        }
-    }
-
-    /// The statistics of the output times so far.
-    fn stats(&self) -> EnsembleStats {
-        EnsembleStats {
-            times: self.times[..self.mean.len()].to_vec(),
-            species: self.species.clone(),
-            n: self.opts.trajectories,
-            mean: self.mean.clone(),
-            sd: self.sd.clone(),
-        }
     }
 }
 
@@ -460,26 +503,20 @@ impl Simulation for SsaRun<'_> {
     type Details = Details;
 
     fn step(&self) -> u64 {
-        self.mean.len() as u64 - 1
+        self.rows.len() as u64 - 1
     }
     /// Every output time is observed; a run goes by default to the last one.
     fn schedule(&self) -> Schedule {
-        Schedule {
-            model: super::checkpoint::MODEL,
-            steps: (self.times.len() - self.mean.len()) as u64,
-            observe_every: 1,
-            snapshot_every: 0,
-            seconds_per_step: None,
-        }
+        self.rows.schedule(self.step(), 1)
     }
     fn series_file(&self) -> &'static str {
         "mean_sd.csv"
     }
     fn columns(&self) -> Vec<String> {
-        mean_sd_columns(&self.species)
+        mean_sd_columns(&self.rows.species)
     }
     fn observe(&mut self) -> Result<MeanSdRow> {
-        Ok(self.row(self.mean.len() - 1))
+        Ok(self.rows.row(self.rows.len() - 1))
     }
     fn advance(
         &mut self,
@@ -502,10 +539,11 @@ impl Simulation for SsaRun<'_> {
     }
     /// trajectories.csv (when kept) and mean_sd.png.
     fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
-        write_ensemble_files(dir, &self.stats(), self.kept.as_deref(), &self.plot)
+        let stats = self.rows.stats(self.rows.len());
+        write_ensemble_files(dir, &stats, self.kept.as_deref(), &self.plot)
     }
     fn save_checkpoint(&mut self, path: &Path) -> Result<()> {
-        let flat = |rows: &[Vec<f64>]| rows.concat();
+        let (mean, sd) = self.rows.flat(self.rows.len());
         let kept = match &self.kept {
             Some(kept) => kept.iter().flatten().flatten().copied().collect(),
             None => Vec::new(),
@@ -514,8 +552,8 @@ impl Simulation for SsaRun<'_> {
         let ck = Checkpoint::new(
             checkpoint_header(self.net, &self.opts, self.step(), None),
             trajectories,
-            flat(&self.mean),
-            flat(&self.sd),
+            mean,
+            sd,
             kept,
         );
         ck.save(path)
