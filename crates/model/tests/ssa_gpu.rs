@@ -287,6 +287,14 @@ fn too_big_networks_and_bad_options_are_refused() {
     .unwrap();
     let e = ens.run(10, 1, &[1.0, 0.5]).unwrap_err().to_string();
     assert!(e.contains("times[1]"), "{e}");
+    // A span must end past where the threads stand and at the last output time at the latest.
+    let times = grid(6.0, 7);
+    let mut acc = petri_model::ssa::stats::Accumulator::new(&times, vec!["A".into(); 4]);
+    let e = ens
+        .run_span(10, 5, &times, None, 8, &mut acc, None, false)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("stop = 8") && e.contains("1..=7"), "{e}");
 }
 
 // ---- the large-network leaper ----
@@ -589,20 +597,6 @@ fn spans_give_the_sums_of_a_straight_run() {
         }
         assert_eq!(other.counters.chunks, 3);
     }
-    // A span that does not start where the threads stand is refused.
-    let mut ens = GpuEnsemble::new(
-        &ctx,
-        &small_network(),
-        Method::Direct,
-        &EnsembleOptions::default(),
-    )
-    .unwrap();
-    let mut acc = Accumulator::new(&times, vec!["A".into(); 4]);
-    let e = ens
-        .run_span(n, 5, &times, None, 8, &mut acc, None, false)
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("stop = 8") && e.contains("1..=7"), "{e}");
 }
 
 fn gpu_run_options(method: Method, dir: &Path) -> RunOptions {
