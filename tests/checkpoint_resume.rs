@@ -103,12 +103,18 @@ fn check(model: &str) {
 
 fn resumes_bitwise(model: &str) {
     let dir = scratch(&format!("resume_{model}"));
+    let setup = setup(model, &dir);
+    resumes_bitwise_with(model, &dir, setup);
+}
+
+/// `resumes_bitwise` of a run set up by `setup` in `dir` (`model` labels failures).
+fn resumes_bitwise_with(model: &str, dir: &Path, setup: Setup) {
     let Setup {
         config,
         n,
         resume_with_config,
         flags,
-    } = setup(model, &dir);
+    } = setup;
     let (config, n2, n) = (arg(&config), (2 * n).to_string(), n.to_string());
     let straight = dir.join("straight");
     let mut args = vec!["run", &config, "--steps", &n2];
@@ -208,4 +214,14 @@ fn rdme() {
 #[test]
 fn network() {
     check("network");
+}
+
+/// The GPU ensemble of a network: checkpoints hold its paused threads; the resumed run takes
+/// the device from the checkpoint too.
+#[test]
+fn network_on_the_gpu() {
+    let dir = scratch("resume_network_gpu");
+    let mut setup = setup("network", &dir);
+    setup.flags.extend(["--device", "gpu"]);
+    resumes_bitwise_with("network on the GPU", &dir, setup);
 }

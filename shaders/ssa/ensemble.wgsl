@@ -57,7 +57,10 @@ struct EnsembleParams {
     off_scratch: u32,
     // Most loop iterations per thread per dispatch (software adapters; see `loop_work`).
     work_limit: u32,
-    _pad1: u32,
+    // Output index a thread stops before: n_out, or the end of a span of output times (a
+    // checkpoint). A thread paused there has recorded outputs 0..out_stop and keeps, in `traj`,
+    // the state it would have gone on from: the next span continues it bitwise.
+    out_stop: u32,
 }
 
 // Words of one reaction record in `net` (see gpu_ensemble.rs).
@@ -215,10 +218,11 @@ fn record_output(k: u32, i: u32, event: u32) {
     }
 }
 
-// Records every output time before `t_next`; returns the next output index.
+// Records every output time before `t_next` (up to the span's end); returns the next output
+// index.
 fn record_until(t_next: vec2<u32>, next_out: u32, i: u32, event: u32) -> u32 {
     var end = next_out;
-    while end < p.n_out && ticks_less(out_time(end), t_next) {
+    while end < p.out_stop && ticks_less(out_time(end), t_next) {
         loop_work++;
         end++;
     }
@@ -450,7 +454,7 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_
     var n_leaps = 0u;
     var n_rejected = 0u;
     var n_ssa = 0u;
-    if next_out >= p.n_out {
+    if next_out >= p.out_stop {
         return;
     }
     load_counts(i);
@@ -517,7 +521,7 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_
                     t = out_time(next_out);
                     record_output(next_out, i, event);
                     next_out++;
-                    if next_out >= p.n_out {
+                    if next_out >= p.out_stop {
                         break;
                     }
                 } else {
@@ -537,7 +541,13 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_
         let r = event_draw(i, event);
         let t_next = ticks_add(t, ticks_from(-log(1.0 - rng_unit(r.x)) / a0));
         next_out = record_until(t_next, next_out, i, event);
-        if next_out >= p.n_out {
+        if next_out >= p.out_stop {
+            if next_out < p.n_out && p.method == 2u {
+                // Paused at the span's end before this step: it is taken, and counted, when
+                // the next span goes on from the same state.
+                ssa_left++;
+                n_ssa--;
+            }
             break;
         }
         let fired = select_reaction(rng_unit(r.y) * a0, i, p.method != 0u, false);
@@ -576,7 +586,7 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_
         atomicAdd(&status[ST_REJECTED], n_rejected);
         atomicAdd(&status[ST_SSA], n_ssa);
     }
-    if next_out < p.n_out {
+    if next_out < p.out_stop {
         atomicAdd(&status[ST_ACTIVE], 1u);
     }
 }

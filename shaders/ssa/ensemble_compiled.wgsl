@@ -23,7 +23,7 @@ fn run_compiled(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_in
     var t = vec2<u32>(traj[th], traj[th + 1u]);
     var event = traj[th + 2u];
     var next_out = traj[th + 3u];
-    if next_out >= p.n_out {
+    if next_out >= p.out_stop {
         return;
     }
     load_counts(i);
@@ -50,7 +50,7 @@ fn run_compiled(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_in
         if ticks_less(out_time(next_out), t_next) {
             count_set(0u, x0);
             next_out = record_until(t_next, next_out, i, event);
-            if next_out >= p.n_out {
+            if next_out >= p.out_stop {
                 break;
             }
         }
@@ -91,7 +91,7 @@ fn run_compiled(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_in
     traj[th + 3u] = next_out;
     traj[th + 5u] = bitcast<u32>(a0);
     store_counts(i);
-    if next_out < p.n_out {
+    if next_out < p.out_stop {
         atomicAdd(&status[ST_ACTIVE], 1u);
     }
 }

@@ -30,7 +30,7 @@ pub(crate) struct RunArgs {
     #[arg(long, conflicts_with = "resume")]
     pub(crate) overwrite: bool,
     /// Write a checkpoint (OUT/checkpoint.petri) every N steps (N >= 1) and at the end, to
-    /// resume from (ssa: output times, --device cpu)
+    /// resume from (ssa: output times, on either device)
     #[arg(long, value_name = "N", value_parser = parse_checkpoint_every)]
     pub(crate) checkpoint_every: Option<u64>,
     /// Continue from a checkpoint written by --checkpoint-every. angiogenesis: give no config

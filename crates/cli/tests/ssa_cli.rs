@@ -123,7 +123,7 @@ fn bad_network_input_names_the_field() {
     let bad_net = bad_net.display().to_string();
     let out = dir.join("o").display().to_string();
     let net = "assets/birth-death.json";
-    let cases: [(Vec<&str>, &str); 9] = [
+    let cases: [(Vec<&str>, &str); 8] = [
         (
             vec![net, "--t-end", "1", "--method", "fast"],
             "--method = \"fast\"",
@@ -136,18 +136,6 @@ fn bad_network_input_names_the_field() {
             "plot_species = Y",
         ),
         (vec![&bad_net, "--t-end", "1"], "reactions[0].reactants.Q"),
-        (
-            vec![
-                net,
-                "--t-end",
-                "1",
-                "--device",
-                "gpu",
-                "--checkpoint-every",
-                "2",
-            ],
-            "--checkpoint-every is for --device cpu",
-        ),
         (
             vec![net, "--resume", "assets/birth-death.json"],
             "birth-death.json",

@@ -25,7 +25,7 @@ fn host_structs_match_their_wgsl_structs() {
         n_species, n_reactions, n_out, chunk_len, traj_offset, seed_lo, seed_hi, method,
         event_budget, record, n_critical, odm_refresh, epsilon, normal_above, off_changes,
         off_deps, off_species, off_order, off_times, off_counts, off_props, off_scratch,
-        work_limit);
+        work_limit, out_stop);
     let leap = host_layout!(LeapParams:
         n_species, n_reactions, n_blocks_rx, n_blocks_sp, seed_lo, seed_hi, n_critical, epsilon,
         normal_above, ssa_factor, off_cons, off_rate, off_sp_start, off_sp_entries, off_kinds,

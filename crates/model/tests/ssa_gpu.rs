@@ -57,6 +57,19 @@ fn small_network() -> Network {
     }
 }
 
+/// Birth-death (lambda = 0.1, mu = 0.11) from X0 = 1000: large enough for tau-leaping to leap.
+fn birth_death_1000() -> Network {
+    Network {
+        id: "bd1000".into(),
+        species: vec![species("X", 1000, false)],
+        reactions: vec![
+            reaction("birth", &[(0, 1)], &[(0, 2)], 0.1),
+            reaction("death", &[(0, 1)], &[], 0.11),
+        ],
+        compartment_volume: None,
+    }
+}
+
 fn grid(t_end: f64, points: usize) -> Vec<f64> {
     (0..points)
         .map(|k| t_end * k as f64 / (points - 1) as f64)
@@ -188,6 +201,23 @@ fn dsmts_cases_pass_on_the_gpu_ensemble() {
     assert!(all.len() <= 16 && runs_missing <= 2, "{all:#?}");
 }
 
+/// Options that change only how the ensemble is launched (workgroup size, chunk size, event
+/// budget, dispatches per submission), not its results.
+fn launch_shape(
+    workgroup_size: u32,
+    chunk: u32,
+    event_budget: u32,
+    per_submit: u32,
+) -> EnsembleOptions {
+    EnsembleOptions {
+        workgroup_size,
+        chunk,
+        event_budget,
+        dispatches_per_submit: per_submit,
+        ..EnsembleOptions::default()
+    }
+}
+
 /// Same seed: bitwise the same sums; a different workgroup size, chunk size and event budget
 /// (so different dispatch splits) change nothing either.
 #[test]
@@ -197,15 +227,8 @@ fn same_seed_same_statistics_whatever_the_launch_shape() {
     let times = grid(10.0, 11);
     for method in [Method::Direct, Method::Odm, Method::Tau] {
         let a_opts = EnsembleOptions::default();
-        let b_opts = EnsembleOptions {
-            workgroup_size: 32,
-            chunk: 300,
-            event_budget: 61,
-            dispatches_per_submit: 3,
-            ..EnsembleOptions::default()
-        };
         let mut a = GpuEnsemble::new(&ctx, &net, method, &a_opts).unwrap();
-        let mut b = GpuEnsemble::new(&ctx, &net, method, &b_opts).unwrap();
+        let mut b = GpuEnsemble::new(&ctx, &net, method, &launch_shape(32, 300, 61, 3)).unwrap();
         let sa = a.run_sums(1000, 42, &times).unwrap();
         assert_eq!(
             sa,
@@ -264,6 +287,14 @@ fn too_big_networks_and_bad_options_are_refused() {
     .unwrap();
     let e = ens.run(10, 1, &[1.0, 0.5]).unwrap_err().to_string();
     assert!(e.contains("times[1]"), "{e}");
+    // A span must end past where the threads stand and at the last output time at the latest.
+    let times = grid(6.0, 7);
+    let mut acc = petri_model::ssa::stats::Accumulator::new(&times, vec!["A".into(); 4]);
+    let e = ens
+        .run_span(10, 5, &times, None, 8, &mut acc, None, false)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("stop = 8") && e.contains("1..=7"), "{e}");
 }
 
 // ---- the large-network leaper ----
@@ -430,15 +461,7 @@ fn leaper_rejects_and_halves_leaps_that_would_go_negative() {
 #[test]
 fn tau_ensemble_leaps_and_matches_exact_birth_death() {
     let ctx = test_context();
-    let net = Network {
-        id: "bd1000".into(),
-        species: vec![species("X", 1000, false)],
-        reactions: vec![
-            reaction("birth", &[(0, 1)], &[(0, 2)], 0.1),
-            reaction("death", &[(0, 1)], &[], 0.11),
-        ],
-        compartment_volume: None,
-    };
+    let net = birth_death_1000();
     // Outputs 5 apart: the leaps (tau' ~ 3 at the start) are set by the leap condition.
     let times = grid(50.0, 11);
     let n = 4000u64;
@@ -539,4 +562,181 @@ fn leaper_stops_at_each_time_whatever_the_attempts_per_submission() {
     println!("{:?}", a.last().unwrap().0);
     assert!(a.last().unwrap().0.attempts > 6, "{:?}", a.last());
     assert_eq!(a, b);
+}
+
+// ---- spans of output times and checkpoints ----
+
+use petri_model::ssa::gpu_ensemble::ThreadStates;
+use petri_model::ssa::gpu_run::{run_gpu, GpuSsaRun};
+use petri_model::ssa::run::{run_cpu, RunOptions};
+use petri_model::ssa::stats::Accumulator;
+
+/// The sums of `n` trajectories run in spans ending before the output indices `stops`, the
+/// threads' states read back and uploaded again between spans.
+fn sums_in_spans(
+    ens: &mut GpuEnsemble,
+    species: &[String],
+    n: u64,
+    seed: u64,
+    times: &[f64],
+    stops: &[usize],
+) -> Accumulator {
+    let mut acc = Accumulator::new(times, species.to_vec());
+    acc.n = n;
+    let mut states: Option<ThreadStates> = None;
+    for &stop in stops {
+        states = ens
+            .run_span(n, seed, times, states.as_ref(), stop, &mut acc, None, true)
+            .unwrap();
+        assert_eq!(states.as_ref().unwrap().next_out, stop);
+    }
+    acc
+}
+
+/// A run in spans (paused threads read back and uploaded between them) gives bitwise the sums
+/// of a straight run, whatever the spans, chunk size, workgroup size and event budget, for
+/// every method; tau-leaping both on a network where it falls back to exact steps (paused in
+/// the middle of a run of them) and on one where it leaps.
+#[test]
+fn spans_give_the_sums_of_a_straight_run() {
+    let ctx = test_context();
+    let leaping = birth_death_1000();
+    let cases = [
+        (small_network(), Method::Direct),
+        (small_network(), Method::Odm),
+        (small_network(), Method::Tau),
+        (leaping, Method::Tau),
+    ];
+    let times = grid(6.0, 7);
+    let n = 150;
+    for (net, method) in cases {
+        let mut ens = GpuEnsemble::new(&ctx, &net, method, &EnsembleOptions::default()).unwrap();
+        let straight = ens.run_sums(n, 5, &times).unwrap();
+        // One dispatch per submission: lavapipe spends ~0.1 s on a dispatch of the table-driven
+        // kernel even when every thread returns at once.
+        let mut other =
+            GpuEnsemble::new(&ctx, &net, method, &launch_shape(16, 64, 300, 1)).unwrap();
+        for stops in [&[1, 3, 7][..], &[4, 5, 7][..]] {
+            let t0 = Instant::now();
+            let spans = sums_in_spans(&mut other, &straight.species, n, 5, &times, stops);
+            println!(
+                "{} {method}: spans {stops:?} in {:.2} s",
+                net.id,
+                t0.elapsed().as_secs_f64()
+            );
+            assert!(spans == straight, "{} {method}: spans {stops:?}", net.id);
+        }
+        assert_eq!(other.counters.chunks, 3);
+    }
+}
+
+fn gpu_run_options(method: Method, dir: &Path) -> RunOptions {
+    RunOptions {
+        method,
+        trajectories: 100,
+        t_end: 4.0,
+        points: 9,
+        seed: 21,
+        keep_trajectories: true,
+        plot_species: Vec::new(),
+        out_dir: dir.to_path_buf(),
+        source: "small".into(),
+        steps: None,
+        checkpoint_every: None,
+        resume: None,
+    }
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("petri-ssa-gpu-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Through the runtime: a straight GPU run, and one stopped after 4 output times (checkpoints
+/// every 1 or 3) and resumed, write the same mean_sd.csv, trajectories.csv and mean_sd.png,
+/// byte for byte, for every method; the rows of the straight run are those of the ensemble's
+/// own sums. A checkpoint is refused by a run with another seed, method or device.
+#[test]
+fn a_resumed_gpu_run_writes_the_files_of_a_straight_one() {
+    let ctx = test_context();
+    let net = small_network();
+    let read = |dir: &Path, f: &str| std::fs::read(dir.join(f)).unwrap();
+    let options = EnsembleOptions {
+        dispatches_per_submit: 2,
+        ..EnsembleOptions::default()
+    };
+    for method in [Method::Direct, Method::Odm, Method::Tau] {
+        let straight = scratch(&format!("straight-{method}"));
+        let opts = gpu_run_options(method, &straight);
+        let (report, _) = run_gpu(&ctx, &net, &opts, &options, |_| {}).unwrap();
+        assert_eq!(report.last_step, 8);
+        let times = grid(4.0, 9);
+        let mut ens = GpuEnsemble::new(&ctx, &net, method, &options).unwrap();
+        let expected = ens.run(100, 21, &times).unwrap();
+        assert_eq!(report.last.mean, expected.mean[8], "{method}");
+        for every in [1, 3] {
+            let dir = scratch(&format!("resumed-{method}-{every}"));
+            let mut half = gpu_run_options(method, &dir);
+            half.checkpoint_every = Some(every);
+            half.steps = Some(4);
+            run_gpu(&ctx, &net, &half, &options, |_| {}).unwrap();
+            let mut rest = half.clone();
+            rest.steps = None;
+            rest.resume = Some(dir.join("checkpoint.petri"));
+            let mut seen = Vec::new();
+            let (report, _) =
+                run_gpu(&ctx, &net, &rest, &options, |row| seen.push(row.step)).unwrap();
+            assert_eq!(seen, [4, 5, 6, 7, 8], "{method}");
+            assert_eq!(report.first_step, 4);
+            for f in ["mean_sd.csv", "trajectories.csv", "mean_sd.png"] {
+                assert!(
+                    read(&straight, f) == read(&dir, f),
+                    "{method} every {every}: {f}"
+                );
+            }
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+        std::fs::remove_dir_all(&straight).unwrap();
+    }
+
+    // Refusals, naming what differs.
+    let dir = scratch("refused");
+    let mut opts = gpu_run_options(Method::Odm, &dir);
+    opts.checkpoint_every = Some(2);
+    opts.steps = Some(2);
+    run_gpu(&ctx, &net, &opts, &options, |_| {}).unwrap();
+    let path = dir.join("checkpoint.petri");
+    opts.steps = None;
+    opts.resume = Some(path.clone());
+    let resume = |o: &RunOptions| match GpuSsaRun::resume(&ctx, &net, o, &options, &path) {
+        Ok(_) => String::new(),
+        Err(e) => e.to_string(),
+    };
+    assert_eq!(resume(&opts), "");
+    let mut o = opts.clone();
+    o.seed = 22;
+    assert!(
+        resume(&o).contains("seed = 21, this run has 22"),
+        "{}",
+        resume(&o)
+    );
+    o = opts.clone();
+    o.method = Method::Tau;
+    assert!(resume(&o).contains("method = odm"), "{}", resume(&o));
+    let e = run_cpu(&net, &opts, |_| {}).unwrap_err().to_string();
+    assert!(e.contains("--device gpu, this run has --device cpu"), "{e}");
+    let other_settings = EnsembleOptions {
+        odm_refresh: 65,
+        ..options.clone()
+    };
+    let e = GpuSsaRun::resume(&ctx, &net, &opts, &other_settings, &path)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("odm_refresh: 64") && e.contains("odm_refresh: 65"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -16,6 +16,10 @@
 //!   step numbers when it records a batch, so it simply leaves the pass out of the other steps:
 //!   results do not depend on the batch length.
 //!
+//! `add_generated_pass` builds a pass's pipeline from its shader with a generated section
+//! replaced by code the caller writes for its input (`Shader::source_generated`, e.g. a reaction
+//! network compiled into the kernel).
+//!
 //! `add_recorded` adds work that records itself into a compute pass (`RecordPass`: a scan, a
 //! sort) as a pass of the step, in order with the plan's own, with an `Every` schedule. It
 //! dispatches with its own sizes, so `run_until` cannot stop it and refuses a plan holding one.
@@ -378,21 +382,36 @@ impl StepPlan {
         desc: PassDesc,
         schedule: PassSchedule,
     ) -> Result<()> {
-        let pass = self.build_pass(ctx, desc, schedule)?;
+        let pass = self.build_pass(ctx, desc, None, schedule)?;
+        self.passes.push(pass);
+        Ok(())
+    }
+
+    /// `add_pass_with` for a shader with a generated section: `generated` is (section, code),
+    /// the code standing in for the section's default (validated by naga when the pipeline is
+    /// built, errors naming the section).
+    pub fn add_generated_pass(
+        &mut self,
+        ctx: &GpuContext,
+        desc: PassDesc,
+        generated: (&str, &str),
+        schedule: PassSchedule,
+    ) -> Result<()> {
+        let pass = self.build_pass(ctx, desc, Some(generated), schedule)?;
         self.passes.push(pass);
         Ok(())
     }
 
     /// Keeps a pass aside, not part of every step, for `PassRef::Variant` (its index returned).
     pub fn add_variant(&mut self, ctx: &GpuContext, desc: PassDesc) -> Result<usize> {
-        let pass = self.build_pass(ctx, desc, PassSchedule::default())?;
+        let pass = self.build_pass(ctx, desc, None, PassSchedule::default())?;
         self.variants.push(pass);
         Ok(self.variants.len() - 1)
     }
 
     /// Keeps a pass outside the steps, recorded only by `record_on_demand`.
     pub fn add_on_demand(&mut self, ctx: &GpuContext, desc: PassDesc) -> Result<OnDemandPass> {
-        let pass = self.build_pass(ctx, desc, PassSchedule::default())?;
+        let pass = self.build_pass(ctx, desc, None, PassSchedule::default())?;
         self.on_demand.push(pass);
         Ok(OnDemandPass(self.on_demand.len() - 1))
     }
@@ -496,6 +515,7 @@ impl StepPlan {
         &mut self,
         ctx: &GpuContext,
         desc: PassDesc,
+        generated: Option<(&str, &str)>,
         schedule: PassSchedule,
     ) -> Result<Pass> {
         schedule.every.check(desc.label)?;
@@ -529,12 +549,17 @@ impl StepPlan {
             .count() as u32;
         ctx.check_storage_buffers_per_stage(&format!("pass {}", desc.label), storage)?;
         let layout = kernel::bind_group_layout(ctx, desc.label, &accesses);
-        let pipeline = kernel::compute_pipeline(
-            ctx,
-            desc.entry,
-            &[&self.step_layout, &layout],
-            &desc.constants,
-        )?;
+        let layouts = [&self.step_layout, &layout];
+        let pipeline = match generated {
+            None => kernel::compute_pipeline(ctx, desc.entry, &layouts, &desc.constants)?,
+            Some(code) => kernel::compute_pipeline_generated(
+                ctx,
+                desc.entry,
+                code,
+                &layouts,
+                &desc.constants,
+            )?,
+        };
         let groups = self.bind_groups(ctx, desc.label, &layout, &desc.bindings)?;
         Ok(Pass {
             label: desc.label.to_string(),

@@ -560,3 +560,46 @@ fn loop_until_flag_refuses_passes_it_cannot_stop_and_bad_flags() {
     let err = plan.run_until(&ctx, &flag(), 10).unwrap_err();
     assert!(err.to_string().contains("pass sort"), "{err}");
 }
+
+// ---- passes built from generated code ----
+
+/// A pass of test/generated_term.wgsl with `term(i)` generated as 3 i + 7 adds that at every
+/// step (with the step), one with the default section adds 1; bad generated code is refused,
+/// naming the section, and so is a section the shader does not have.
+#[test]
+fn generated_pass_runs_the_code_it_was_given() {
+    let ctx = test_context();
+    let n = 100usize;
+    let plan_with = |generated: Option<(&str, &str)>| {
+        let mut plan = StepPlan::new(&ctx, 1, 4);
+        let out = buffers::storage_zeroed(&ctx, "out", 4 * n as u64).unwrap();
+        plan.add_buffer("out", out);
+        let desc = PassDesc {
+            label: "term",
+            entry: shaders::test::generated_term::MAIN,
+            bindings: vec![Binding::read_write("out")],
+            workgroups: [(n as u32).div_ceil(64), 1, 1],
+            constants: vec![],
+        };
+        match generated {
+            None => plan.add_pass(&ctx, desc),
+            Some(code) => plan.add_generated_pass(&ctx, desc, code, PassSchedule::default()),
+        }
+        .map(|()| plan)
+    };
+    let code = "fn term(i: u32) -> u32 {\n    return 3u * i + 7u;\n}\n";
+    for (generated, term) in [
+        (None, (|_| 1) as fn(u32) -> u32),
+        (Some(("term", code)), |i| 3 * i + 7),
+    ] {
+        let mut plan = plan_with(generated).unwrap();
+        plan.run(&ctx, 3);
+        let want: Vec<u32> = (0..n as u32).map(|i| 3 * term(i) + 3).collect();
+        assert_eq!(read_u32(&ctx, plan.buffer("out")), want, "{generated:?}");
+    }
+    let bad = plan_with(Some(("term", "fn term(i: u32) -> u32 { return i + ; }\n")));
+    let e = bad.err().unwrap().to_string();
+    assert!(e.contains("generated term"), "{e}");
+    let missing = plan_with(Some(("terms", code))).err().unwrap().to_string();
+    assert!(missing.contains("terms"), "{missing}");
+}

@@ -9,7 +9,6 @@ use crate::run::RunArgs;
 use crate::{progress, GpuArgs};
 use anyhow::{bail, Result};
 use clap::Args;
-use indicatif::ProgressBar;
 use petri_model::reactions::json::read_network;
 use petri_model::ssa::checkpoint::Checkpoint;
 use petri_model::ssa::dsmts::{
@@ -17,11 +16,12 @@ use petri_model::ssa::dsmts::{
 };
 use petri_model::ssa::ensemble::Method;
 use petri_model::ssa::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
-use petri_model::ssa::run::{run_cpu, run_gpu, Manifest, RunOptions};
+use petri_model::ssa::gpu_run::run_gpu;
+use petri_model::ssa::run::{run_cpu, RunOptions};
 use std::time::Instant;
 
-/// The shared `petri run` flags a network run takes: a step is one output time; checkpoints
-/// and resuming are for --device cpu.
+/// The shared `petri run` flags a network run takes: a step is one output time, on either
+/// device.
 pub(crate) const SHARED_RUN_FLAGS: &[&str] = &["--steps", "--checkpoint-every", "--resume"];
 
 /// The `petri run` options of a reaction network (defaults applied in `run`).
@@ -44,7 +44,7 @@ pub(crate) struct SsaRunFlags {
     #[arg(long)]
     seed: Option<u64>,
     /// cpu (all cores) or gpu (one thread per trajectory, statistics on the GPU)
-    /// [default: cpu]
+    /// [default: cpu, or the device of the checkpoint resumed from]
     #[arg(long)]
     device: Option<String>,
     /// Also write every trajectory to trajectories.csv
@@ -75,20 +75,13 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         .trajectories
         .or(resumed.as_ref().map(|h| h.trajectories))
         .unwrap_or(1000);
-    let device = n.device.as_deref().unwrap_or("cpu");
+    let device = match (&n.device, &resumed) {
+        (Some(d), _) => d.as_str(),
+        (None, Some(h)) if h.gpu.is_some() => "gpu",
+        _ => "cpu",
+    };
     if !matches!(device, "cpu" | "gpu") {
         bail!("--device {device:?} is not allowed: cpu or gpu");
-    }
-    let stepped = [
-        ("--steps", args.steps.is_some()),
-        ("--checkpoint-every", args.checkpoint_every.is_some()),
-        ("--resume", args.resume.is_some()),
-    ];
-    if let Some((flag, _)) = stepped.iter().find(|(_, given)| device == "gpu" && *given) {
-        bail!(
-            "{flag} is for --device cpu: the GPU ensemble runs each chunk of trajectories to \
-             the end in one go"
-        );
     }
     let net = read_network(&path)?;
     crate::run::check_out(&args, Model::Ssa)?;
@@ -119,18 +112,22 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         trajectories,
         device
     );
+    let bar = progress::bar(opts.points as u64 - 1, "output times");
     let (run_s, outputs) = match device {
         "cpu" => {
-            let bar = progress::bar(opts.points as u64 - 1, "output times");
             let report = run_cpu(&net, &opts, |row| bar.set_position(row.step))?;
-            bar.finish();
             (report.timings.run_s, report.outputs)
         }
+        // Rows arrive span by span (all at once without checkpoints).
         _ => {
-            let m = run_on_gpu(&args.gpu, &net, &opts)?;
-            (m.details.run_s, m.outputs)
+            let ctx = args.gpu.context()?;
+            let (report, run_s) = run_gpu(&ctx, &net, &opts, &EnsembleOptions::default(), |row| {
+                bar.set_position(row.step)
+            })?;
+            (run_s, report.outputs)
         }
     };
+    bar.finish();
     println!(
         "{trajectories} trajectories in {run_s:.3} s ({:.1} per s); outputs in {}: {}",
         trajectories as f64 / run_s.max(1e-9),
@@ -138,22 +135,6 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         outputs.join(", ")
     );
     Ok(())
-}
-
-/// The GPU ensemble (`GpuEnsemble`, built by the GPU side of the model) reduces the statistics
-/// on the device and reports no progress until it is done: a spinner meanwhile.
-fn run_on_gpu(
-    gpu: &GpuArgs,
-    net: &petri_model::reactions::Network,
-    opts: &RunOptions,
-) -> Result<Manifest> {
-    let ctx = gpu.context()?;
-    let spinner = ProgressBar::new_spinner();
-    spinner.set_message("running the ensemble on the GPU");
-    spinner.enable_steady_tick(std::time::Duration::from_millis(200));
-    let m = run_gpu(&ctx, net, opts)?;
-    spinner.finish_and_clear();
-    Ok(m)
 }
 
 /// `petri validate dsmts`: the DSMTS cases against their analytic mean and sd.

@@ -1,9 +1,12 @@
-//! Checkpoints of a CPU ensemble run (`run::SsaRun`) at an output time. The state of every
-//! trajectory is whole: its counts, its random stream as the number of draws taken (the seed
-//! follows from the ensemble seed and its index), and what its method keeps between events
-//! (the next event's time; for ODM also the running propensities, their running total, the
-//! event count and the next reaction). So a resumed run continues bitwise as if it had never
-//! stopped.
+//! Checkpoints of an ensemble run at an output time, on the CPU (`run::SsaRun`) or the GPU
+//! (`gpu_run::GpuSsaRun`). The state of every trajectory is whole, so a resumed run continues
+//! bitwise as if it had never stopped. On the CPU: its counts, its random stream as the number
+//! of draws taken (the seed follows from the ensemble seed and its index), and what its method
+//! keeps between events (the next event's time; for ODM also the running propensities, their
+//! running total, the event count and the next reaction). On the GPU: the paused thread
+//! (`gpu_ensemble::ThreadStates`: fixed-point time, Philox event counter, next output, the
+//! method's words, counts and ODM's f32 propensities). The two devices draw different random
+//! numbers, so a checkpoint resumes on the device that wrote it only.
 //!
 //! The file does not hold the network; resuming needs the same network file again. It holds
 //! hashes of the network's parts, so another network is refused with the parts that differ
@@ -14,17 +17,21 @@
 //!
 //! | part | content |
 //! |------|---------|
-//! | metadata | [`Header`]: `step` (output times done), `method`, `seed`, `trajectories`, `t_end`, `points`, `keep_trajectories`, `species`, `reactions`, `network` (a list of [part, XXH64 of it]) |
-//! | `counts` | u64, trajectories x species |
-//! | `draws` | u64, random numbers drawn by each trajectory |
-//! | `time` | f64, per trajectory: direct and ODM the next event's time, tau the current time |
-//! | `fired`, `events`, `a0` | ODM: next reaction (u64::MAX: none), events so far, running total (per trajectory) |
-//! | `a` | ODM: running propensities, trajectories x reactions |
+//! | metadata | [`Header`]: `step` (output times done), `method`, `seed`, `trajectories`, `t_end`, `points`, `keep_trajectories`, `species`, `reactions`, `network` (a list of [part, XXH64 of it]); a GPU run's also `gpu` ([`GpuHeader`]) |
+//! | `counts` | u64, CPU: trajectories x species |
+//! | `draws` | u64, CPU: random numbers drawn by each trajectory |
+//! | `time` | f64, CPU, per trajectory: direct and ODM the next event's time, tau the current time |
+//! | `fired`, `events`, `a0` | CPU ODM: next reaction (u64::MAX: none), events so far, running total (per trajectory) |
+//! | `a` | CPU ODM: running propensities, trajectories x reactions |
+//! | `gpu_thread` | u32, GPU: trajectories x `THREAD_WORDS`, the thread records |
+//! | `gpu_counts` | u32, GPU: trajectories x species |
+//! | `gpu_props` | u32, GPU ODM: running propensities as f32 bits, trajectories x reactions |
 //! | `mean`, `sd` | f64, the rows of mean_sd.csv so far, (step + 1) x species (for mean_sd.png) |
 //! | `kept` | u64, with `keep_trajectories`: trajectories x (step + 1) x species, for trajectories.csv |
 
 use super::direct::DirectTrajectory;
 use super::ensemble::{trajectory_seed, Method, Trajectory};
+use super::gpu_ensemble::{EnsembleOptions, ThreadStates, THREAD_WORDS};
 use super::odm::OdmTrajectory;
 use super::stream::Stream;
 use super::tau::{TauCounters, TauTrajectory};
@@ -59,6 +66,35 @@ pub struct Header {
     pub reactions: usize,
     /// (part of the network, XXH64 of it), to name what differs.
     pub network: Vec<(String, u64)>,
+    /// A GPU run's adapter and method settings; None for a CPU run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<GpuHeader>,
+}
+
+/// What a GPU run's trajectories depend on besides the network and the run's options: the
+/// adapter (its `log` may round differently) and the method settings of `EnsembleOptions`.
+/// Workgroup size, chunk size and event budget change nothing and are not kept.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuHeader {
+    /// Name, backend and driver of the adapter.
+    pub adapter: String,
+    pub epsilon: f64,
+    pub n_critical: u32,
+    pub normal_above: f64,
+    pub odm_refresh: u32,
+}
+
+impl GpuHeader {
+    pub fn new(adapter: &petri_engine::AdapterSummary, options: &EnsembleOptions) -> Self {
+        Self {
+            adapter: format!("{} ({}, {})", adapter.name, adapter.backend, adapter.driver),
+            epsilon: options.epsilon,
+            n_critical: options.n_critical,
+            normal_above: options.normal_above,
+            odm_refresh: options.odm_refresh,
+        }
+    }
 }
 
 /// A checkpoint as read or about to be written.
@@ -75,6 +111,9 @@ pub struct Checkpoint {
     pub mean: Vec<f64>,
     pub sd: Vec<f64>,
     pub kept: Vec<u64>,
+    pub gpu_thread: Vec<u32>,
+    pub gpu_counts: Vec<u32>,
+    pub gpu_props: Vec<u32>,
 }
 
 /// Hashes of the parts of a network that shape its trajectories.
@@ -120,19 +159,7 @@ impl Checkpoint {
         sd: Vec<f64>,
         kept: Vec<u64>,
     ) -> Self {
-        let mut ck = Self {
-            header,
-            counts: Vec::new(),
-            draws: Vec::new(),
-            time: Vec::new(),
-            fired: Vec::new(),
-            events: Vec::new(),
-            a0: Vec::new(),
-            a: Vec::new(),
-            mean,
-            sd,
-            kept,
-        };
+        let mut ck = Self::rows_only(header, mean, sd, kept);
         for trajectory in trajectories {
             ck.counts.extend(trajectory.counts());
             match trajectory {
@@ -157,9 +184,65 @@ impl Checkpoint {
         ck
     }
 
+    /// The checkpoint of a GPU run (`header.gpu` set) with its paused threads `states`.
+    pub fn new_gpu(
+        header: Header,
+        states: ThreadStates,
+        mean: Vec<f64>,
+        sd: Vec<f64>,
+        kept: Vec<u64>,
+    ) -> Self {
+        Self {
+            gpu_thread: states.thread,
+            gpu_counts: states.counts,
+            gpu_props: states.props,
+            ..Self::rows_only(header, mean, sd, kept)
+        }
+    }
+
+    /// A checkpoint of the rows (and kept samples) with no trajectory state yet.
+    fn rows_only(header: Header, mean: Vec<f64>, sd: Vec<f64>, kept: Vec<u64>) -> Self {
+        Self {
+            header,
+            counts: Vec::new(),
+            draws: Vec::new(),
+            time: Vec::new(),
+            fired: Vec::new(),
+            events: Vec::new(),
+            a0: Vec::new(),
+            a: Vec::new(),
+            mean,
+            sd,
+            kept,
+            gpu_thread: Vec::new(),
+            gpu_counts: Vec::new(),
+            gpu_props: Vec::new(),
+        }
+    }
+
+    /// With `keep_trajectories`, the kept samples as `kept[trajectory][time][species]`.
+    pub fn kept_samples(&self) -> Option<Vec<Vec<Vec<u64>>>> {
+        let (s, rows) = (self.header.species, self.header.step as usize + 1);
+        self.header.keep_trajectories.then(|| {
+            (0..self.header.trajectories as usize)
+                .map(|i| {
+                    let t = &self.kept[i * rows * s..(i + 1) * rows * s];
+                    (0..rows).map(|k| t[k * s..(k + 1) * s].to_vec()).collect()
+                })
+                .collect()
+        })
+    }
+
     /// Writes the checkpoint to `path`, replacing any file there atomically and durably.
     pub fn save(&self, path: &Path) -> Result<()> {
-        CheckpointWriter::new(MODEL, VERSION)
+        let mut writer = CheckpointWriter::new(MODEL, VERSION);
+        if self.header.gpu.is_some() {
+            writer = writer
+                .array("gpu_thread", &self.gpu_thread)
+                .array("gpu_counts", &self.gpu_counts)
+                .array("gpu_props", &self.gpu_props);
+        }
+        writer
             .meta(serde_json::to_value(&self.header).expect("the header serializes"))
             .array("counts", &self.counts)
             .array("draws", &self.draws)
@@ -200,8 +283,16 @@ impl Checkpoint {
             mean: take(&mut file, "mean")?,
             sd: take(&mut file, "sd")?,
             kept: take(&mut file, "kept")?,
+            gpu_thread: Vec::new(),
+            gpu_counts: Vec::new(),
+            gpu_props: Vec::new(),
             header: h,
         };
+        if ck.header.gpu.is_some() {
+            ck.gpu_thread = take(&mut file, "gpu_thread")?;
+            ck.gpu_counts = take(&mut file, "gpu_counts")?;
+            ck.gpu_props = take(&mut file, "gpu_props")?;
+        }
         let h = &ck.header;
         let (n, s, r, rows) = (
             h.trajectories as u128,
@@ -209,15 +300,26 @@ impl Checkpoint {
             h.reactions as u128,
             h.step as u128 + 1,
         );
-        let odm = method == Method::Odm;
+        let odm = (method == Method::Odm) as u128;
+        let (cpu, gpu) = match h.gpu {
+            None => (1, 0),
+            Some(_) => (0, 1),
+        };
         let expected = [
-            ("counts", ck.counts.len(), n * s),
-            ("draws", ck.draws.len(), n),
-            ("time", ck.time.len(), n),
-            ("fired", ck.fired.len(), if odm { n } else { 0 }),
-            ("events", ck.events.len(), if odm { n } else { 0 }),
-            ("a0", ck.a0.len(), if odm { n } else { 0 }),
-            ("a", ck.a.len(), if odm { n * r } else { 0 }),
+            ("counts", ck.counts.len(), cpu * n * s),
+            ("draws", ck.draws.len(), cpu * n),
+            ("time", ck.time.len(), cpu * n),
+            ("fired", ck.fired.len(), cpu * odm * n),
+            ("events", ck.events.len(), cpu * odm * n),
+            ("a0", ck.a0.len(), cpu * odm * n),
+            ("a", ck.a.len(), cpu * odm * n * r),
+            (
+                "gpu_thread",
+                ck.gpu_thread.len(),
+                gpu * n * THREAD_WORDS as u128,
+            ),
+            ("gpu_counts", ck.gpu_counts.len(), gpu * n * s),
+            ("gpu_props", ck.gpu_props.len(), gpu * odm * n * r),
             ("mean", ck.mean.len(), rows * s),
             ("sd", ck.sd.len(), rows * s),
             (
@@ -246,11 +348,109 @@ impl Checkpoint {
     pub fn restore(
         &self,
         net: &Network,
-        (method, seed, trajectories): (Method, u64, u64),
+        run: (Method, u64, u64),
         times: &[f64],
         keep_trajectories: bool,
         path: &Path,
     ) -> Result<Vec<Trajectory>> {
+        let error = |message: String| ModelError::Checkpoint {
+            path: path.display().to_string(),
+            message,
+        };
+        self.check_run(net, run, times, keep_trajectories, None, path)?;
+        let (method, seed) = (run.0, run.1);
+        let h = &self.header;
+        let (s, r) = (h.species, h.reactions);
+        let at = times[h.step as usize];
+        let mut out = Vec::with_capacity(h.trajectories as usize);
+        for i in 0..h.trajectories as usize {
+            let counts = self.counts[i * s..(i + 1) * s].to_vec();
+            let stream = Stream::at(trajectory_seed(seed, i as u64), self.draws[i]);
+            let time = self.time[i];
+            // A trajectory paused at output time `at`: its next event lies after it (tau: it
+            // stands exactly there).
+            let paused = match method {
+                Method::Tau => time.to_bits() == at.to_bits(),
+                _ => time > at,
+            };
+            let fired = self.fired.get(i).copied();
+            let fired_ok =
+                fired.is_none_or(|j| (j as usize) < r || (j == NONE && time.is_infinite()));
+            if !paused || !fired_ok {
+                return Err(error(format!(
+                    "trajectory {i} is not paused at output time {at} (time {time}, next \
+                     reaction {fired:?})"
+                )));
+            }
+            out.push(match method {
+                Method::Direct => {
+                    Trajectory::Direct(DirectTrajectory::restore(net, counts, time, stream))
+                }
+                Method::Odm => Trajectory::Odm(OdmTrajectory {
+                    counts,
+                    a: self.a[i * r..(i + 1) * r].to_vec(),
+                    a0: self.a0[i],
+                    events: self.events[i],
+                    t_next: time,
+                    fired: fired.filter(|&j| j != NONE).map(|j| j as usize),
+                    stream,
+                }),
+                Method::Tau => Trajectory::Tau(TauTrajectory {
+                    counts,
+                    t: time,
+                    stream,
+                    counters: TauCounters::default(),
+                }),
+            });
+        }
+        Ok(out)
+    }
+
+    /// The paused GPU threads to resume from, after the checks of [`Checkpoint::restore`] and
+    /// that the checkpoint was written by a GPU run with the settings `gpu`.
+    pub fn restore_gpu(
+        &self,
+        net: &Network,
+        run: (Method, u64, u64),
+        times: &[f64],
+        keep_trajectories: bool,
+        gpu: &GpuHeader,
+        path: &Path,
+    ) -> Result<ThreadStates> {
+        self.check_run(net, run, times, keep_trajectories, Some(gpu), path)?;
+        let next_out = self.header.step as usize + 1;
+        let thread = &self.gpu_thread;
+        if let Some(i) = (0..self.header.trajectories as usize)
+            .find(|i| thread[i * THREAD_WORDS + 3] as usize != next_out)
+        {
+            return Err(ModelError::Checkpoint {
+                path: path.display().to_string(),
+                message: format!(
+                    "trajectory {i} is not paused before output {next_out} (its thread stands \
+                     before output {})",
+                    thread[i * THREAD_WORDS + 3]
+                ),
+            });
+        }
+        Ok(ThreadStates {
+            next_out,
+            thread: self.gpu_thread.clone(),
+            counts: self.gpu_counts.clone(),
+            props: self.gpu_props.clone(),
+        })
+    }
+
+    /// Checks that the checkpoint belongs to a run of `net` with these options, on the device
+    /// (`gpu`: a GPU run with these settings) it was written on.
+    fn check_run(
+        &self,
+        net: &Network,
+        (method, seed, trajectories): (Method, u64, u64),
+        times: &[f64],
+        keep_trajectories: bool,
+        gpu: Option<&GpuHeader>,
+        path: &Path,
+    ) -> Result<()> {
         let error = |message: String| ModelError::Checkpoint {
             path: path.display().to_string(),
             message,
@@ -301,49 +501,25 @@ impl Checkpoint {
                 "the checkpoint was written with {name} = {was}, this run has {is}"
             )));
         }
-        let (s, r) = (h.species, h.reactions);
-        let at = times[h.step as usize];
-        let mut out = Vec::with_capacity(h.trajectories as usize);
-        for i in 0..h.trajectories as usize {
-            let counts = self.counts[i * s..(i + 1) * s].to_vec();
-            let stream = Stream::at(trajectory_seed(seed, i as u64), self.draws[i]);
-            let time = self.time[i];
-            // A trajectory paused at output time `at`: its next event lies after it (tau: it
-            // stands exactly there).
-            let paused = match method {
-                Method::Tau => time.to_bits() == at.to_bits(),
-                _ => time > at,
+        let device = |g: Option<&GpuHeader>| match g {
+            Some(_) => "gpu",
+            None => "cpu",
+        };
+        if h.gpu.as_ref() != gpu {
+            let m = match (&h.gpu, gpu) {
+                (Some(was), Some(is)) => format!(
+                    "the checkpoint was written on the GPU with {was:?}, this run has {is:?} \
+                     (the trajectories depend on the adapter and the method settings)"
+                ),
+                (was, is) => format!(
+                    "the checkpoint was written by a run with --device {}, this run has \
+                     --device {} (the two draw different random numbers)",
+                    device(was.as_ref()),
+                    device(is)
+                ),
             };
-            let fired = self.fired.get(i).copied();
-            let fired_ok =
-                fired.is_none_or(|j| (j as usize) < r || (j == NONE && time.is_infinite()));
-            if !paused || !fired_ok {
-                return Err(error(format!(
-                    "trajectory {i} is not paused at output time {at} (time {time}, next \
-                     reaction {fired:?})"
-                )));
-            }
-            out.push(match method {
-                Method::Direct => {
-                    Trajectory::Direct(DirectTrajectory::restore(net, counts, time, stream))
-                }
-                Method::Odm => Trajectory::Odm(OdmTrajectory {
-                    counts,
-                    a: self.a[i * r..(i + 1) * r].to_vec(),
-                    a0: self.a0[i],
-                    events: self.events[i],
-                    t_next: time,
-                    fired: fired.filter(|&j| j != NONE).map(|j| j as usize),
-                    stream,
-                }),
-                Method::Tau => Trajectory::Tau(TauTrajectory {
-                    counts,
-                    t: time,
-                    stream,
-                    counters: TauCounters::default(),
-                }),
-            });
+            return Err(error(m));
         }
-        Ok(out)
+        Ok(())
     }
 }

@@ -12,6 +12,11 @@
 //! Trajectory `k` (0-based over the whole run) draws its random numbers from Philox keyed by
 //! (seed, k, event, stream): the same seed gives the same trajectories whatever the chunk size,
 //! workgroup size or event budget.
+//!
+//! A run may also go in spans of output times (`run_span`, for checkpoints): every chunk runs
+//! until its threads have recorded the outputs before the span's end and pauses there; the
+//! threads' states are read back ([`ThreadStates`]) and uploaded again for the next span, which
+//! continues them bitwise, so the sums do not depend on where the spans end either.
 
 use super::ensemble::{check_times, Method};
 use super::gpu_tables::{NetTables, COUNT_LIMIT};
@@ -203,7 +208,8 @@ pub struct EnsembleParams {
     pub off_props: u32,
     pub off_scratch: u32,
     pub work_limit: u32,
-    pub _pad: u32,
+    /// Output index the threads stop before (`n_out`, or the end of a span).
+    pub out_stop: u32,
 }
 
 /// Counters of one run, summed over chunks.
@@ -234,6 +240,77 @@ pub struct Trajectories {
 
 /// The most trajectories `run_trajectories` returns (each keeps every sample on the device).
 pub const MAX_RECORDED: u64 = 1 << 16;
+
+/// Every trajectory's thread state between two spans of output times, trajectory by trajectory
+/// (so it does not depend on the chunk size): what a paused thread goes on from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThreadStates {
+    /// Outputs recorded by every trajectory: 0..next_out.
+    pub next_out: usize,
+    /// `TH_WORDS` words per trajectory: time (2 words of ticks), Philox event counter, next
+    /// output, tau's leap scale, a0 (f32 bits), exact steps left before the next leap check, -.
+    pub thread: Vec<u32>,
+    /// Counts, trajectories x species.
+    pub counts: Vec<u32>,
+    /// ODM: the running propensities (f32 bits), trajectories x reactions; else empty (the
+    /// other methods recompute them at every event).
+    pub props: Vec<u32>,
+}
+
+/// Words of one trajectory's thread record in [`ThreadStates::thread`].
+pub const THREAD_WORDS: usize = TH_WORDS;
+
+/// Where a chunk's thread states lie in the `traj` buffer: `[field][trajectory]` with the
+/// chunk's length as stride, thread records first.
+struct StateLayout {
+    off_counts: usize,
+    off_props: usize,
+    n_species: usize,
+    /// Propensities kept between dispatches (ODM), else 0.
+    n_props: usize,
+    /// Words from the start of `traj` that hold state (the scratch words after them do not).
+    words: usize,
+}
+
+impl ThreadStates {
+    /// The chunk `start..start + len` in the `traj` buffer's layout.
+    fn chunk_words(&self, start: usize, len: usize, l: &StateLayout) -> Vec<u32> {
+        let mut words = vec![0u32; l.words];
+        words[..len * TH_WORDS]
+            .copy_from_slice(&self.thread[start * TH_WORDS..(start + len) * TH_WORDS]);
+        for i in 0..len {
+            for s in 0..l.n_species {
+                words[l.off_counts + s * len + i] = self.counts[(start + i) * l.n_species + s];
+            }
+            for j in 0..l.n_props {
+                words[l.off_props + j * len + i] = self.props[(start + i) * l.n_props + j];
+            }
+        }
+        words
+    }
+
+    /// Takes the chunk `start..start + len` from `words` in the `traj` buffer's layout.
+    fn set_chunk(&mut self, start: usize, len: usize, words: &[u32], l: &StateLayout) {
+        self.thread[start * TH_WORDS..(start + len) * TH_WORDS]
+            .copy_from_slice(&words[..len * TH_WORDS]);
+        for i in 0..len {
+            for s in 0..l.n_species {
+                self.counts[(start + i) * l.n_species + s] = words[l.off_counts + s * len + i];
+            }
+            for j in 0..l.n_props {
+                self.props[(start + i) * l.n_props + j] = words[l.off_props + j * len + i];
+            }
+        }
+    }
+}
+
+/// Where a run starts and stops: from time 0 or from paused threads, to an output index;
+/// `keep_states`: read the threads' states back at the end.
+struct Span<'a> {
+    from: Option<&'a ThreadStates>,
+    stop: usize,
+    keep_states: bool,
+}
 
 pub struct GpuEnsemble {
     ctx: GpuContext,
@@ -343,18 +420,78 @@ impl GpuEnsemble {
         times: &[f64],
     ) -> Result<Accumulator> {
         let mut acc = Accumulator::new(times, self.species.clone());
-        self.execute(n_trajectories, seed, times, false, |chunk| {
-            let ns = chunk.n_species;
-            for k in 0..times.len() {
-                for s in 0..ns {
-                    let w = &chunk.sums[(k * ns + s) * SUM_WORDS..][..SUM_WORDS];
-                    acc.sum[k][s] += w[0] as u128 | (w[1] as u128) << 32;
-                    acc.sum_sq[k][s] += w[2] as u128 | (w[3] as u128) << 32 | (w[4] as u128) << 64;
-                }
-            }
+        let whole = Span {
+            from: None,
+            stop: times.len(),
+            keep_states: false,
+        };
+        self.execute(n_trajectories, seed, times, false, whole, |chunk| {
+            chunk.add_sums(0..times.len(), &mut acc);
             acc.n += chunk.len as u64;
         })?;
         Ok(acc)
+    }
+
+    /// Runs every trajectory from `from` (None: time 0) until it has recorded the outputs
+    /// before index `stop`, and pauses it there. Adds the sums of the outputs of the span to
+    /// `acc` (whose `n` is the caller's), and with `kept` (`kept[trajectory][time][species]`)
+    /// appends every trajectory's samples of the span. Returns the paused threads' states when
+    /// `keep_states` (to go on from, or to checkpoint). The sums of the outputs of a span do
+    /// not depend on the spans before it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_span(
+        &mut self,
+        n_trajectories: u64,
+        seed: u64,
+        times: &[f64],
+        from: Option<&ThreadStates>,
+        stop: usize,
+        acc: &mut Accumulator,
+        mut kept: Option<&mut [Vec<Vec<u64>>]>,
+        keep_states: bool,
+    ) -> Result<Option<ThreadStates>> {
+        let first = from.map_or(0, |s| s.next_out);
+        if !(first < stop && stop <= times.len()) {
+            let allowed = format!(
+                "{}..={} (outputs left after {first})",
+                first + 1,
+                times.len()
+            );
+            return Err(invalid("stop", stop, allowed));
+        }
+        if let Some(s) = from {
+            let (n, ns) = (n_trajectories as usize, self.tables.n_species);
+            let props = match self.method {
+                Method::Odm => self.tables.reactions.len(),
+                _ => 0,
+            };
+            if s.thread.len() != n * TH_WORDS
+                || s.counts.len() != n * ns
+                || s.props.len() != n * props
+            {
+                let allowed = format!("the states of {n} trajectories of {ns} species");
+                return Err(invalid("thread states", s.counts.len(), allowed));
+            }
+        }
+        let span = Span {
+            from,
+            stop,
+            keep_states,
+        };
+        let ns = self.tables.n_species;
+        self.execute(n_trajectories, seed, times, kept.is_some(), span, |chunk| {
+            chunk.add_sums(first..stop, acc);
+            if let Some(kept) = kept.as_deref_mut() {
+                let len = chunk.len as usize;
+                let at = |k: usize, s: usize, i: usize| chunk.samples[(k * (ns + 1) + s) * len + i];
+                for i in 0..len {
+                    let samples = &mut kept[chunk.start as usize + i];
+                    samples.extend(
+                        (first..stop).map(|k| (0..ns).map(|s| at(k, s, i) as u64).collect()),
+                    );
+                }
+            }
+        })
     }
 
     /// Every trajectory's counts at every output time (at most `MAX_RECORDED` trajectories).
@@ -371,7 +508,12 @@ impl GpuEnsemble {
         let (nt, ns) = (times.len(), self.tables.n_species);
         let mut counts = Vec::new();
         let mut events = Vec::new();
-        self.execute(n_trajectories, seed, times, true, |chunk| {
+        let whole = Span {
+            from: None,
+            stop: nt,
+            keep_states: false,
+        };
+        self.execute(n_trajectories, seed, times, true, whole, |chunk| {
             let len = chunk.len as usize;
             let at = |k: usize, s: usize, i: usize| chunk.samples[(k * (ns + 1) + s) * len + i];
             for i in 0..len {
@@ -396,8 +538,9 @@ impl GpuEnsemble {
         seed: u64,
         times: &[f64],
         record: bool,
+        span: Span,
         mut take: impl FnMut(&ChunkResult),
-    ) -> Result<()> {
+    ) -> Result<Option<ThreadStates>> {
         check_times(times)?;
         if let Some(&t) = times.iter().find(|&&t| t >= TIME_LIMIT) {
             return Err(invalid(
@@ -425,6 +568,22 @@ impl GpuEnsemble {
         let off_counts = TH_WORDS * c;
         let off_props = off_counts + ns * c;
         let off_scratch = off_props + nr.max(1) * c;
+        let layout = StateLayout {
+            off_counts,
+            off_props,
+            n_species: ns,
+            n_props: match self.method {
+                Method::Odm => nr,
+                _ => 0,
+            },
+            words: off_scratch,
+        };
+        let mut states = span.keep_states.then(|| ThreadStates {
+            next_out: span.stop,
+            thread: vec![0; n_trajectories as usize * TH_WORDS],
+            counts: vec![0; n_trajectories as usize * ns],
+            props: vec![0; n_trajectories as usize * layout.n_props],
+        });
         let traj_words = off_scratch + 3 * ns * c;
         let sum_words = nt * ns * SUM_WORDS;
         let sample_words = if record { nt * (ns + 1) * c } else { 1 };
@@ -466,6 +625,7 @@ impl GpuEnsemble {
                 true => SOFTWARE_WORK_LIMIT,
                 false => u32::MAX,
             },
+            out_stop: span.stop as u32,
             ..EnsembleParams::default()
         };
         let params_buf = buffers::uniform_from(ctx, "ssa params", &params);
@@ -485,6 +645,10 @@ impl GpuEnsemble {
         let status_stage = buffers::staging(ctx, "ssa status", 4 * STATUS_WORDS as u64);
         let sums_stage = buffers::staging(ctx, "ssa sums", 4 * sum_words as u64);
         let samples_stage = buffers::staging(ctx, "ssa samples", 4 * sample_words as u64);
+        let state_bytes = 4 * layout.words as u64;
+        let state_stage = states
+            .as_ref()
+            .map(|_| buffers::staging(ctx, "ssa thread states", state_bytes));
         let mut profiler = (o.profile && ctx.has_timestamps())
             .then(|| Profiler::new(ctx, o.dispatches_per_submit));
         let mut counters = EnsembleCounters {
@@ -503,11 +667,18 @@ impl GpuEnsemble {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             enc.clear_buffer(&sums_buf, 0, None);
             enc.clear_buffer(&status_buf, 0, None);
-            {
-                let mut pass = enc.begin_compute_pass(&Default::default());
-                pass.set_pipeline(&self.init);
-                pass.set_bind_group(0, &group, &[]);
-                pass.dispatch_workgroups(groups, 1, 1);
+            match span.from {
+                Some(from) => {
+                    let words = from.chunk_words(start as usize, len as usize, &layout);
+                    ctx.queue
+                        .write_buffer(&traj_buf, 0, bytemuck::cast_slice(&words));
+                }
+                None => {
+                    let mut pass = enc.begin_compute_pass(&Default::default());
+                    pass.set_pipeline(&self.init);
+                    pass.set_bind_group(0, &group, &[]);
+                    pass.dispatch_workgroups(groups, 1, 1);
+                }
             }
             let mut status;
             loop {
@@ -568,14 +739,22 @@ impl GpuEnsemble {
                     4 * sample_words as u64,
                 );
             }
+            if let Some(stage) = &state_stage {
+                enc.copy_buffer_to_buffer(&traj_buf, 0, stage, 0, state_bytes);
+            }
             ctx.queue.submit([enc.finish()]);
             let sums = buffers::map_and_read::<u32>(ctx, &sums_stage)?;
             let samples = match record {
                 true => buffers::map_and_read::<u32>(ctx, &samples_stage)?,
                 false => Vec::new(),
             };
+            if let (Some(states), Some(stage)) = (states.as_mut(), &state_stage) {
+                let words = buffers::map_and_read::<u32>(ctx, stage)?;
+                states.set_chunk(start as usize, len as usize, &words, &layout);
+            }
             take(&ChunkResult {
                 n_species: ns,
+                start,
                 len,
                 sums,
                 samples,
@@ -585,14 +764,30 @@ impl GpuEnsemble {
         }
         counters.wall_s = t0.elapsed().as_secs_f64();
         self.counters = counters;
-        Ok(())
+        Ok(states)
     }
 }
 
 struct ChunkResult {
     n_species: usize,
+    /// The chunk's first trajectory.
+    start: u64,
     len: u32,
     sums: Vec<u32>,
     /// `[time][species + 1][trajectory]` when recording (the extra row: events so far).
     samples: Vec<u32>,
+}
+
+impl ChunkResult {
+    /// Adds the chunk's sums of the outputs `outputs` to `acc`.
+    fn add_sums(&self, outputs: std::ops::Range<usize>, acc: &mut Accumulator) {
+        let ns = self.n_species;
+        for k in outputs {
+            for s in 0..ns {
+                let w = &self.sums[(k * ns + s) * SUM_WORDS..][..SUM_WORDS];
+                acc.sum[k][s] += w[0] as u128 | (w[1] as u128) << 32;
+                acc.sum_sq[k][s] += w[2] as u128 | (w[3] as u128) << 32 | (w[4] as u128) << 64;
+            }
+        }
+    }
 }

@@ -13,6 +13,7 @@ pub mod gpu_compiled;
 pub mod gpu_ensemble;
 pub mod gpu_leap;
 pub mod gpu_mirror;
+pub mod gpu_run;
 pub mod gpu_tables;
 pub mod gpu_time;
 pub mod odm;

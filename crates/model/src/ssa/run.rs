@@ -3,21 +3,20 @@
 //! manifest.json (method, seed, n, times, network source, device, timings). The CLI calls
 //! this; an embedding program can too.
 //!
-//! On the CPU the run goes through the runtime (`crate::runtime`): a step is one output time,
-//! the whole ensemble is held in memory and moved from one output time to the next
-//! (`SsaRun`), each observation is a row of mean_sd.csv, and checkpoints (`super::checkpoint`)
-//! hold the ensemble at an output time. The GPU ensemble runs each chunk of trajectories
-//! through all output times in one go (`run_gpu`), without checkpoints.
+//! Both devices go through the runtime (`crate::runtime`): a step is one output time, each
+//! observation is a row of mean_sd.csv, and checkpoints (`super::checkpoint`) hold the
+//! ensemble at an output time. On the CPU the whole ensemble is held in memory and moved from
+//! one output time to the next (`SsaRun`); the GPU ensemble runs in spans of output times
+//! (`super::gpu_run`).
 
 use super::checkpoint::{network_parts, Checkpoint, Header};
 use super::ensemble::{CpuEnsemble, Method};
-use super::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
-use super::output::{plot_mean_sd, write_mean_sd_csv, write_trajectories_csv, PLOT_COLOURS};
+use super::output::{plot_mean_sd, write_trajectories_csv, PLOT_COLOURS};
 use super::stats::EnsembleStats;
 use crate::error::{invalid, Result};
 use crate::reactions::Network;
 use crate::runtime::{self, Observation, RunReport, Schedule, Simulation};
-use petri_engine::{AdapterSummary, GpuContext};
+use petri_engine::AdapterSummary;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -48,26 +47,14 @@ pub struct RunOptions {
     pub overwrite: bool,
     /// Where the network came from (for the manifest).
     pub source: String,
-    /// CPU: output times to run after the first (or the resumed) one; None: to `t_end`.
+    /// Output times to run after the first (or the resumed) one; None: to `t_end`.
     pub steps: Option<u64>,
-    /// CPU: write `checkpoint.petri` into the output folder every this many output times and
-    /// at the end.
+    /// Write `checkpoint.petri` into the output folder every this many output times and at
+    /// the end.
     pub checkpoint_every: Option<u64>,
-    /// CPU: continue from this checkpoint (written for the same network and options).
+    /// Continue from this checkpoint (written for the same network and options, on the same
+    /// device).
     pub resume: Option<PathBuf>,
-}
-
-/// The manifest of a GPU run, written as manifest.json (a CPU run's is the runtime's, with
-/// the same [`Details`]).
-#[derive(Debug, Serialize)]
-pub struct Manifest {
-    pub petri_version: &'static str,
-    pub model: &'static str,
-    /// "complete": the run wrote everything (as the runtime's manifests say).
-    pub status: &'static str,
-    #[serde(flatten)]
-    pub details: Details,
-    pub outputs: Vec<String>,
 }
 
 /// `points` evenly spaced times from 0 to `t_end`, both included.
@@ -86,7 +73,7 @@ pub fn output_times(t_end: f64, points: usize) -> Result<Vec<f64>> {
 impl RunOptions {
     /// Checks the options against the network; returns the output times and the plotted
     /// species' indices.
-    fn check(&self, net: &Network) -> Result<(Vec<f64>, Vec<usize>)> {
+    pub(super) fn check(&self, net: &Network) -> Result<(Vec<f64>, Vec<usize>)> {
         net.validate()?;
         if self.trajectories == 0 {
             return Err(invalid("trajectories", 0, "at least 1"));
@@ -129,6 +116,17 @@ pub fn run_cpu(
         Some(path) => SsaRun::resume(net, opts, path)?,
         None => SsaRun::new(net, opts)?,
     };
+    let options = runtime_options(&sim, opts, start)?;
+    runtime::run(&mut sim, &options, progress)
+}
+
+/// The runtime's options of a run of `sim` built since `start`; refuses more steps than output
+/// times are left.
+pub(super) fn runtime_options(
+    sim: &impl Simulation,
+    opts: &RunOptions,
+    start: Instant,
+) -> Result<runtime::RunOptions> {
     let left = sim.schedule().steps;
     if let Some(steps) = opts.steps.filter(|&n| n > left) {
         let allowed = format!(
@@ -137,15 +135,69 @@ pub fn run_cpu(
         );
         return Err(invalid("steps", steps, allowed));
     }
-    let options = runtime::RunOptions {
+    Ok(runtime::RunOptions {
         steps: opts.steps,
         out_dir: opts.out_dir.clone(),
         checkpoint_every: opts.checkpoint_every,
         resumed: opts.resume.is_some(),
         overwrite: opts.overwrite,
         setup_s: start.elapsed().as_secs_f64(),
-    };
-    runtime::run(&mut sim, &options, progress)
+    })
+}
+
+/// The columns of mean_sd.csv: `time, <species>-mean, <species>-sd, ...`.
+pub(super) fn mean_sd_columns(species: &[String]) -> Vec<String> {
+    let mut columns = vec!["time".to_string()];
+    for s in species {
+        columns.push(format!("{s}-mean"));
+        columns.push(format!("{s}-sd"));
+    }
+    columns
+}
+
+/// trajectories.csv (with `kept`, `kept[trajectory][time][species]`) and mean_sd.png of the
+/// rows in `stats`; returns the file names.
+pub(super) fn write_ensemble_files(
+    dir: &Path,
+    stats: &EnsembleStats,
+    kept: Option<&[Vec<Vec<u64>>]>,
+    plot: &[usize],
+) -> Result<Vec<String>> {
+    let mut outputs = Vec::new();
+    if let Some(kept) = kept {
+        write_trajectories_csv(
+            &dir.join("trajectories.csv"),
+            &stats.species,
+            &stats.times,
+            kept,
+        )?;
+        outputs.push("trajectories.csv".into());
+    }
+    plot_mean_sd(stats, plot)?.save_png(&dir.join("mean_sd.png"))?;
+    outputs.push("mean_sd.png".into());
+    Ok(outputs)
+}
+
+/// The checkpoint's header of a run of `net` with `opts` at `step` (`gpu`: a GPU run's).
+pub(super) fn checkpoint_header(
+    net: &Network,
+    opts: &RunOptions,
+    step: u64,
+    gpu: Option<super::checkpoint::GpuHeader>,
+) -> Header {
+    Header {
+        step,
+        method: opts.method.name().into(),
+        seed: opts.seed,
+        trajectories: opts.trajectories,
+        t_end: opts.t_end,
+        points: opts.points,
+        keep_trajectories: opts.keep_trajectories,
+        species: net.species.len(),
+        reactions: net.reactions.len(),
+        network: network_parts(net),
+        gpu,
+    }
 }
 
 /// Memory a CPU ensemble holds, estimated generously (vectors' headers included).
@@ -172,6 +224,86 @@ pub struct MeanSdRow {
     pub sd: Vec<f64>,
 }
 
+/// The rows of mean_sd.csv so far (output times 0..len()), for observations, the plot and
+/// checkpoints.
+pub(super) struct Rows {
+    /// Every output time of the run.
+    pub times: Vec<f64>,
+    pub species: Vec<String>,
+    /// Trajectories.
+    pub n: u64,
+    mean: Vec<Vec<f64>>,
+    sd: Vec<Vec<f64>>,
+}
+
+impl Rows {
+    pub(super) fn new(times: Vec<f64>, species: Vec<String>, n: u64) -> Self {
+        Self {
+            times,
+            species,
+            n,
+            mean: Vec::new(),
+            sd: Vec::new(),
+        }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.mean.len()
+    }
+
+    /// The runtime's schedule of a run at output time `step` that goes by default to the last
+    /// one, observing every `observe_every` output times.
+    pub(super) fn schedule(&self, step: u64, observe_every: u64) -> Schedule {
+        Schedule {
+            model: super::checkpoint::MODEL,
+            steps: self.times.len() as u64 - 1 - step,
+            observe_every,
+            snapshot_every: 0,
+            seconds_per_step: None,
+        }
+    }
+
+    /// Adds the row of the next output time.
+    pub(super) fn push(&mut self, (mean, sd): (Vec<f64>, Vec<f64>)) {
+        self.mean.push(mean);
+        self.sd.push(sd);
+    }
+
+    pub(super) fn row(&self, k: usize) -> MeanSdRow {
+        MeanSdRow {
+            step: k as u64,
+            time: self.times[k],
+            mean: self.mean[k].clone(),
+            sd: self.sd[k].clone(),
+        }
+    }
+
+    /// The statistics of the first `rows` output times.
+    pub(super) fn stats(&self, rows: usize) -> EnsembleStats {
+        EnsembleStats {
+            times: self.times[..rows].to_vec(),
+            species: self.species.clone(),
+            n: self.n,
+            mean: self.mean[..rows].to_vec(),
+            sd: self.sd[..rows].to_vec(),
+        }
+    }
+
+    /// The first `rows` rows as a checkpoint holds them: mean and sd, rows x species each.
+    pub(super) fn flat(&self, rows: usize) -> (Vec<f64>, Vec<f64>) {
+        (self.mean[..rows].concat(), self.sd[..rows].concat())
+    }
+
+    /// The rows of a checkpoint at `step`.
+    pub(super) fn restore(&mut self, ck: &Checkpoint) {
+        let s = self.species.len();
+        for k in 0..=ck.header.step as usize {
+            let row = |v: &[f64]| v[k * s..(k + 1) * s].to_vec();
+            self.push((row(&ck.mean), row(&ck.sd)));
+        }
+    }
+}
+
 impl Observation for MeanSdRow {
     fn step(&self) -> u64 {
         self.step
@@ -196,7 +328,8 @@ pub struct Details {
     pub reactions: usize,
     pub method: &'static str,
     pub seed: u64,
-    /// Trajectory i uses the seed `ensemble::trajectory_seed(seed, i)` on the CPU.
+    /// Trajectory i uses the seed `ensemble::trajectory_seed(seed, i)` on the CPU, Philox
+    /// keyed by (seed, i) on the GPU.
     pub trajectories: u64,
     pub t_end: f64,
     pub points: usize,
@@ -206,18 +339,18 @@ pub struct Details {
     pub adapter: Option<AdapterSummary>,
     /// Worker threads of a CPU run.
     pub cpu_threads: Option<usize>,
-    /// Seconds of stepping and statistics (on the CPU, this run's part when resumed).
+    /// Seconds of stepping and statistics (this run's part when resumed).
     pub run_s: f64,
     pub trajectories_per_s: f64,
     /// Plotted species and their colours in mean_sd.png.
     pub plot: Vec<(String, &'static str)>,
-    /// The checkpoint a CPU run resumed from.
+    /// The checkpoint the run resumed from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resumed_from: Option<String>,
 }
 
 impl Details {
-    fn new(net: &Network, opts: &RunOptions, plot: &[usize], run_s: f64) -> Self {
+    pub(super) fn new(net: &Network, opts: &RunOptions, plot: &[usize], run_s: f64) -> Self {
         Self {
             network_source: opts.source.clone(),
             network_id: net.id.clone(),
@@ -252,13 +385,10 @@ impl Details {
 pub struct SsaRun<'a> {
     net: &'a Network,
     opts: RunOptions,
-    times: Vec<f64>,
     plot: Vec<usize>,
-    species: Vec<String>,
     ensemble: CpuEnsemble,
-    /// Rows so far: `mean[k]`, `sd[k]` for output times 0..=step.
-    mean: Vec<Vec<f64>>,
-    sd: Vec<Vec<f64>>,
+    /// Rows so far: output times 0..=step.
+    rows: Rows,
     /// With `keep_trajectories`: `kept[trajectory][time][species]` so far.
     kept: Option<Vec<Vec<Vec<u64>>>>,
     run_s: f64,
@@ -303,20 +433,9 @@ impl<'a> SsaRun<'a> {
             *times.last().expect("at least two output times"),
             trajectories,
         );
-        let (s, rows) = (net.species.len(), ck.header.step as usize + 1);
-        let kept = opts.keep_trajectories.then(|| {
-            ck.kept
-                .chunks(rows * s)
-                .map(|t| t.chunks(s).map(<[u64]>::to_vec).collect())
-                .collect()
-        });
+        let kept = ck.kept_samples();
         let mut sim = Self::with(net, opts, times, plot, ensemble, kept, Some(path));
-        let table = |v: &[f64]| v.chunks(s.max(1)).take(rows).map(<[f64]>::to_vec).collect();
-        sim.mean = table(&ck.mean);
-        sim.sd = table(&ck.sd);
-        if s == 0 {
-            (sim.mean, sim.sd) = (vec![vec![]; rows], vec![vec![]; rows]);
-        }
+        sim.rows.restore(&ck);
         Ok(sim)
     }
 
@@ -329,15 +448,13 @@ impl<'a> SsaRun<'a> {
         kept: Option<Vec<Vec<Vec<u64>>>>,
         resumed_from: Option<&Path>,
     ) -> Self {
+        let species = net.species.iter().map(|s| s.id.clone()).collect();
         Self {
             net,
             opts: opts.clone(),
-            times,
             plot,
-            species: net.species.iter().map(|s| s.id.clone()).collect(),
             ensemble,
-            mean: Vec::new(),
-            sd: Vec::new(),
+            rows: Rows::new(times, species, opts.trajectories),
             kept,
             run_s: 0.0,
             resumed_from: resumed_from.map(|p| p.display().to_string()),
@@ -362,61 +479,25 @@ impl<'a> SsaRun<'a> {
 
     /// Moves every trajectory to the next output time and records its row (and samples).
     fn move_to_next_time(&mut self) -> Result<()> {
-        let k = self.mean.len();
-        let Some(&t) = self.times.get(k) else {
+        let k = self.rows.len();
+        let Some(&t) = self.rows.times.get(k) else {
             return Err(invalid(
                 "steps",
                 k,
                 format!(
                     "at most {} output times after the first",
-                    self.times.len() - 1
+                    self.rows.times.len() - 1
                 ),
             ));
         };
-        let stats = self.ensemble.advance_to(t, &self.species).finish();
-        self.mean.push(stats.mean[0].clone());
-        self.sd.push(stats.sd[0].clone());
+        let stats = self.ensemble.advance_to(t, &self.rows.species).finish();
+        self.rows.push((stats.mean[0].clone(), stats.sd[0].clone()));
         if let Some(kept) = &mut self.kept {
             for (samples, trajectory) in kept.iter_mut().zip(&self.ensemble.trajectories) {
                 samples.push(trajectory.counts().to_vec());
             }
         }
         Ok(())
-    }
-
-    fn row(&self, k: usize) -> MeanSdRow {
-        MeanSdRow {
-            step: k as u64,
-            time: self.times[k],
-            mean: self.mean[k].clone(),
-            sd: self.sd[k].clone(),
-        }
-    }
-
-    /// The statistics of the output times so far.
-    fn stats(&self) -> EnsembleStats {
-        EnsembleStats {
-            times: self.times[..self.mean.len()].to_vec(),
-            species: self.species.clone(),
-            n: self.opts.trajectories,
-            mean: self.mean.clone(),
-            sd: self.sd.clone(),
-        }
-    }
-
-    fn header(&self) -> Header {
-        Header {
-            step: self.step(),
-            method: self.opts.method.name().into(),
-            seed: self.opts.seed,
-            trajectories: self.opts.trajectories,
-            t_end: self.opts.t_end,
-            points: self.opts.points,
-            keep_trajectories: self.opts.keep_trajectories,
-            species: self.net.species.len(),
-            reactions: self.net.reactions.len(),
-            network: network_parts(self.net),
-        }
     }
 }
 
@@ -425,31 +506,20 @@ impl Simulation for SsaRun<'_> {
     type Details = Details;
 
     fn step(&self) -> u64 {
-        self.mean.len() as u64 - 1
+        self.rows.len() as u64 - 1
     }
     /// Every output time is observed; a run goes by default to the last one.
     fn schedule(&self) -> Schedule {
-        Schedule {
-            model: super::checkpoint::MODEL,
-            steps: (self.times.len() - self.mean.len()) as u64,
-            observe_every: 1,
-            snapshot_every: 0,
-            seconds_per_step: None,
-        }
+        self.rows.schedule(self.step(), 1)
     }
     fn series_file(&self) -> &'static str {
         "mean_sd.csv"
     }
     fn columns(&self) -> Vec<String> {
-        let mut columns = vec!["time".to_string()];
-        for s in &self.species {
-            columns.push(format!("{s}-mean"));
-            columns.push(format!("{s}-sd"));
-        }
-        columns
+        mean_sd_columns(&self.rows.species)
     }
     fn observe(&mut self) -> Result<MeanSdRow> {
-        Ok(self.row(self.mean.len() - 1))
+        Ok(self.rows.row(self.rows.len() - 1))
     }
     fn advance(
         &mut self,
@@ -472,33 +542,21 @@ impl Simulation for SsaRun<'_> {
     }
     /// trajectories.csv (when kept) and mean_sd.png.
     fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
-        let stats = self.stats();
-        let mut outputs = Vec::new();
-        if let Some(kept) = &self.kept {
-            write_trajectories_csv(
-                &dir.join("trajectories.csv"),
-                &stats.species,
-                &stats.times,
-                kept,
-            )?;
-            outputs.push("trajectories.csv".into());
-        }
-        plot_mean_sd(&stats, &self.plot)?.save_png(&dir.join("mean_sd.png"))?;
-        outputs.push("mean_sd.png".into());
-        Ok(outputs)
+        let stats = self.rows.stats(self.rows.len());
+        write_ensemble_files(dir, &stats, self.kept.as_deref(), &self.plot)
     }
     fn save_checkpoint(&mut self, path: &Path) -> Result<()> {
-        let flat = |rows: &[Vec<f64>]| rows.concat();
+        let (mean, sd) = self.rows.flat(self.rows.len());
         let kept = match &self.kept {
             Some(kept) => kept.iter().flatten().flatten().copied().collect(),
             None => Vec::new(),
         };
         let trajectories = &self.ensemble.trajectories;
         let ck = Checkpoint::new(
-            self.header(),
+            checkpoint_header(self.net, &self.opts, self.step(), None),
             trajectories,
-            flat(&self.mean),
-            flat(&self.sd),
+            mean,
+            sd,
             kept,
         );
         ck.save(path)
@@ -510,71 +568,9 @@ impl Simulation for SsaRun<'_> {
     }
 }
 
-/// Runs the ensemble on the GPU of `ctx` (`GpuEnsemble`; statistics reduced on the device).
-/// Checkpoints are CPU-only: `opts.checkpoint_every` and `opts.resume` are refused.
-pub fn run_gpu(ctx: &GpuContext, net: &Network, opts: &RunOptions) -> Result<Manifest> {
-    let (times, plot) = opts.check(net)?;
-    if opts.checkpoint_every.is_some() || opts.resume.is_some() {
-        let flag = match opts.resume {
-            Some(_) => "resume",
-            None => "checkpoint_every",
-        };
-        let allowed = "none on the GPU (the GPU ensemble runs each chunk of trajectories to the \
-                       end in one go); checkpoints are written by CPU runs";
-        return Err(invalid(flag, "given", allowed));
-    }
-    let start = Instant::now();
-    let mut ensemble = GpuEnsemble::new(ctx, net, opts.method, &EnsembleOptions::default())?;
-    let (stats, kept) = match opts.keep_trajectories {
-        false => (ensemble.run(opts.trajectories, opts.seed, &times)?, None),
-        true => {
-            let t = ensemble.run_trajectories(opts.trajectories, opts.seed, &times)?;
-            let species = net.species.iter().map(|s| s.id.clone()).collect();
-            let mut acc = super::stats::Accumulator::new(&times, species);
-            for trajectory in &t.counts {
-                acc.add(trajectory);
-            }
-            (acc.finish(), Some(t.counts))
-        }
-    };
-    let run_s = start.elapsed().as_secs_f64();
-    let dir = &opts.out_dir;
-    let how = match opts.overwrite {
-        true => petri_output::FolderUse::Overwrite,
-        false => petri_output::FolderUse::Fresh,
-    };
-    petri_output::prepare_output_folder(dir, how, "network")?;
-    let mut outputs = vec!["mean_sd.csv".to_string()];
-    write_mean_sd_csv(&dir.join("mean_sd.csv"), &stats)?;
-    if let Some(counts) = &kept {
-        write_trajectories_csv(
-            &dir.join("trajectories.csv"),
-            &stats.species,
-            &stats.times,
-            counts,
-        )?;
-        outputs.push("trajectories.csv".into());
-    }
-    plot_mean_sd(&stats, &plot)?.save_png(&dir.join("mean_sd.png"))?;
-    outputs.push("mean_sd.png".into());
-    outputs.push("manifest.json".into());
-    let mut details = Details::new(net, opts, &plot, run_s);
-    details.device = "gpu";
-    details.adapter = Some(ctx.adapter.clone());
-    details.cpu_threads = None;
-    let manifest = Manifest {
-        petri_version: env!("CARGO_PKG_VERSION"),
-        model: "network",
-        status: "complete",
-        details,
-        outputs,
-    };
-    petri_output::write_json_pretty(&dir.join("manifest.json"), &manifest)?;
-    Ok(manifest)
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::output::write_mean_sd_csv;
     use super::*;
 
     #[test]

@@ -87,8 +87,20 @@ impl Accumulator {
     /// Mean and sample sd. The numerator of the variance, n sum x^2 - (sum x)^2, is formed
     /// exactly in integers (it cannot go negative through rounding).
     pub fn finish(&self) -> EnsembleStats {
+        let (mean, sd) = (0..self.times.len()).map(|k| self.row(k)).unzip();
+        EnsembleStats {
+            times: self.times.clone(),
+            species: self.species.clone(),
+            n: self.n,
+            mean,
+            sd,
+        }
+    }
+
+    /// Mean and sample sd of every species at output time `k` (as in [`Self::finish`]).
+    pub fn row(&self, k: usize) -> (Vec<f64>, Vec<f64>) {
         let n = self.n;
-        let cell = |k: usize, s: usize| -> (f64, f64) {
+        let cell = |s: usize| -> (f64, f64) {
             if n == 0 {
                 return (f64::NAN, f64::NAN);
             }
@@ -101,18 +113,7 @@ impl Accumulator {
             let var = numerator as f64 / (n as f64 * (n - 1) as f64);
             (mean, var.sqrt())
         };
-        let table = |pick: fn((f64, f64)) -> f64| -> Vec<Vec<f64>> {
-            (0..self.times.len())
-                .map(|k| (0..self.species.len()).map(|s| pick(cell(k, s))).collect())
-                .collect()
-        };
-        EnsembleStats {
-            times: self.times.clone(),
-            species: self.species.clone(),
-            n,
-            mean: table(|c| c.0),
-            sd: table(|c| c.1),
-        }
+        (0..self.species.len()).map(cell).unzip()
     }
 }
 
