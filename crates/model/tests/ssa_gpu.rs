@@ -640,6 +640,7 @@ fn gpu_run_options(method: Method, dir: &Path) -> RunOptions {
         keep_trajectories: true,
         plot_species: Vec::new(),
         out_dir: dir.to_path_buf(),
+        overwrite: false,
         source: "small".into(),
         steps: None,
         checkpoint_every: None,
