@@ -20,6 +20,9 @@ pub enum ModelError {
     NonFinite { what: String, after: u64, at: u64 },
     #[error("overflow: {message}")]
     Overflow { message: String },
+    /// A simulation whose clock cannot move: the next event is no later than the current time.
+    #[error("the run cannot advance: {message}")]
+    Stalled { message: String },
     #[error("checkpoint {path}: {message}")]
     Checkpoint { path: String, message: String },
     #[error(transparent)]
@@ -41,4 +44,20 @@ pub fn invalid(
         value: value.to_string(),
         allowed: allowed.into(),
     }
+}
+
+/// A number as messages print it: plain when short, in exponent form when huge or tiny, so 1e308
+/// reads `1e308` and not as 309 digits.
+pub fn short(x: f64) -> String {
+    let a = x.abs();
+    match a.is_finite() && a != 0.0 && !(1e-6..1e16).contains(&a) {
+        true => format!("{x:e}"),
+        false => format!("{x}"),
+    }
+}
+
+/// JSON text without a leading UTF-8 byte order mark (some editors write one; JSON parsers
+/// would report it as "expected value at line 1 column 1").
+pub fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
 }

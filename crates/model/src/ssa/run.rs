@@ -368,7 +368,7 @@ impl<'a> SsaRun<'a> {
                 ),
             ));
         };
-        let stats = self.ensemble.advance_to(t, &self.species).finish();
+        let stats = self.ensemble.advance_to(t, &self.species)?.finish();
         self.mean.push(stats.mean[0].clone());
         self.sd.push(stats.sd[0].clone());
         if let Some(kept) = &mut self.kept {
