@@ -154,7 +154,12 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// `cases` per property, or `PROPTEST_CASES` when set (a longer campaign by hand).
 fn config(cases: u32) -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(cases);
     ProptestConfig {
         cases,
         // Failures are printed, shrunk; nothing is written next to the sources.
@@ -254,7 +259,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 proptest! {
-    #![proptest_config(config(256))]
+    #![proptest_config(config(2000))]
 
     #[test]
     fn network_json_mutations(bytes in prop_oneof![mutated(BIRTH_DEATH), mutated(VILAR)]) {
@@ -266,7 +271,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(config(256))]
+    #![proptest_config(config(2000))]
 
     /// Generated networks: counts, stoichiometries and rates across their whole ranges and
     /// past them, sides and rates of every JSON type.
@@ -341,7 +346,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(config(192))]
+    #![proptest_config(config(1000))]
 
     #[test]
     fn sbml_mutations(bytes in prop_oneof![mutated(dsmts("00001")), mutated(dsmts("00030"))]) {
@@ -381,7 +386,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(config(192))]
+    #![proptest_config(config(1000))]
 
     #[test]
     fn angiogenesis_config_mutations(bytes in mutated(ANGIOGENESIS)) {
@@ -480,7 +485,7 @@ fn load_every_model(bytes: &[u8], dir: &Path) {
 }
 
 proptest! {
-    #![proptest_config(config(128))]
+    #![proptest_config(config(1000))]
 
     #[test]
     fn checkpoint_random_bytes(bytes in prop::collection::vec(any::<u8>(), 0..512), magic in any::<bool>()) {

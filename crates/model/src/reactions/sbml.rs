@@ -830,7 +830,7 @@ impl Poly {
             .terms()
             .map(|(m, c)| {
                 let factors = m.iter().map(|&s| names[s]);
-                std::iter::once(format!("{c}"))
+                std::iter::once(short(*c))
                     .chain(factors.map(str::to_string))
                     .collect::<Vec<_>>()
                     .join("*")
