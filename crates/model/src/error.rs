@@ -33,15 +33,21 @@ pub enum ModelError {
 
 pub type Result<T> = std::result::Result<T, ModelError>;
 
-/// Shorthand for a field error.
+/// Shorthand for a field error. A value that prints as a long number (an f64 such as 1e308
+/// prints as 309 digits) is shown in short form.
 pub fn invalid(
     field: &str,
     value: impl std::fmt::Display,
     allowed: impl Into<String>,
 ) -> ModelError {
+    let value = value.to_string();
+    let value = match value.len() > 24 {
+        true => value.parse::<f64>().map_or(value, short),
+        false => value,
+    };
     ModelError::Invalid {
         field: field.to_string(),
-        value: value.to_string(),
+        value,
         allowed: allowed.into(),
     }
 }

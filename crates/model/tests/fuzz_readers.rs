@@ -15,6 +15,7 @@ use petri_model::reactions::{dsmts_dir, Network, COUNT_LIMIT, MAX_RATE};
 use petri_model::ssa::ensemble::{run_ensemble_cpu, Method};
 use petri_model::ModelError;
 use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
 use std::path::{Path, PathBuf};
 
 /// Tokens that probe the limits of numeric, string and structural fields.
@@ -118,17 +119,16 @@ fn mutated(base: &'static [u8]) -> impl Strategy<Value = Vec<u8>> {
     prop::collection::vec(edit(), 1..6).prop_map(move |edits| mutate(base, &edits))
 }
 
-/// A refusal reads as one: names something, no serde enum jargon, no endless digits.
+/// A refusal reads as one: no serde enum jargon, no number printed in full (a huge or tiny
+/// f64 printed by `{}` has a run of zeros; echoed input has not, short of a file full of them).
 fn assert_clear(e: &ModelError) {
     let text = e.to_string();
     assert!(!text.contains("untagged"), "unclear: {text}");
     assert!(!text.contains("panicked"), "{text}");
-    let longest_digits = text
-        .split(|c: char| !c.is_ascii_digit())
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
-    assert!(longest_digits <= 24, "a number not in short form: {text}");
+    assert!(
+        !text.contains(&"0".repeat(20)),
+        "a number not in short form: {text}"
+    );
     assert!(text.len() < 4000, "too long: {text}");
 }
 
@@ -154,14 +154,15 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// `cases` per property, or `PROPTEST_CASES` when set (a longer campaign by hand).
+/// `cases` per property from a fixed seed, so that CI runs the same inputs every time; a longer
+/// or different campaign by hand with `PROPTEST_CASES` and `PROPTEST_RNG_SEED`.
 fn config(cases: u32) -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(cases);
+    fn env<T: std::str::FromStr>(name: &str) -> Option<T> {
+        std::env::var(name).ok().and_then(|v| v.parse().ok())
+    }
     ProptestConfig {
-        cases,
+        cases: env("PROPTEST_CASES").unwrap_or(cases),
+        rng_seed: RngSeed::Fixed(env("PROPTEST_RNG_SEED").unwrap_or(0x5eed_0022)),
         // Failures are printed, shrunk; nothing is written next to the sources.
         failure_persistence: None,
         ..ProptestConfig::default()

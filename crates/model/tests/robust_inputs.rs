@@ -297,3 +297,20 @@ fn deeply_nested_kinetic_laws_are_refused_with_the_cap() {
     let e = parse_sbml(&sbml_law(&law), "wide.xml").unwrap_err().to_string();
     assert!(e.contains("expands past degree 4"), "{e}");
 }
+
+/// Entity expansion ("billion laughs") is refused by roxmltree before it grows, as XML that is
+/// not well-formed, never read into memory.
+#[test]
+fn entity_expansion_is_refused() {
+    let mut dtd = String::from("<!ENTITY l0 \"lol\">");
+    for k in 1..10 {
+        let refs = format!("&l{};", k - 1).repeat(10);
+        dtd.push_str(&format!("<!ENTITY l{k} \"{refs}\">"));
+    }
+    let text = format!(
+        "<?xml version=\"1.0\"?><!DOCTYPE sbml [{dtd}]><sbml xmlns=\"http://www.sbml.org/sbml/level3/version1/core\" level=\"3\" version=\"1\"><model id=\"&l9;\"/></sbml>"
+    );
+    let e = parse_sbml(&text, "laughs.xml").unwrap_err();
+    assert!(matches!(e, ModelError::Parse { .. }), "{e:?}");
+    assert!(e.to_string().contains("not well-formed XML"), "{e}");
+}

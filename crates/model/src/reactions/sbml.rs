@@ -714,7 +714,10 @@ impl<'a, 'input> Reader<'a, 'input> {
                     0.0 => Ok(Poly::constant(1.0)),
                     1.0 => Ok(args.swap_remove(0)),
                     2.0 => product(&args[0], &args[0]),
-                    _ => Err(refuse(format!("a species to the power {e}: not mass action"))),
+                    _ => Err(refuse(format!(
+                        "a species to the power {}: not mass action",
+                        short(e)
+                    ))),
                 }
             }
             "ci" => Err(refuse(format!(
