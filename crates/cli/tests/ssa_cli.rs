@@ -185,7 +185,10 @@ fn hostile_networks_stop_with_a_message() {
     let x = r#"{"id": "X", "initial_count": 1}"#;
     let grow = write(
         "grow.json",
-        &net(x, r#"{"id": "g", "reactants": ["X"], "products": {"X": 100}, "rate": 1}"#),
+        &net(
+            x,
+            r#"{"id": "g", "reactants": ["X"], "products": {"X": 100}, "rate": 1}"#,
+        ),
     );
     let fast = write(
         "fast.json",

@@ -73,12 +73,12 @@ enum Edit {
 fn edit() -> impl Strategy<Value = Edit> {
     let at = any::<usize>();
     prop_oneof![
-        (at.clone(), any::<u8>()).prop_map(|(p, b)| Edit::Flip(p, b)),
-        (at.clone(), any::<u8>()).prop_map(|(p, b)| Edit::Insert(p, b)),
-        (at.clone(), 1usize..16).prop_map(|(p, n)| Edit::Delete(p, n)),
-        at.clone().prop_map(Edit::Truncate),
-        (at.clone(), 0..TOKENS.len()).prop_map(|(p, t)| Edit::Token(p, t)),
-        (at.clone(), at, 1usize..64).prop_map(|(a, b, n)| Edit::Duplicate(a, b, n)),
+        (at, any::<u8>()).prop_map(|(p, b)| Edit::Flip(p, b)),
+        (at, any::<u8>()).prop_map(|(p, b)| Edit::Insert(p, b)),
+        (at, 1usize..16).prop_map(|(p, n)| Edit::Delete(p, n)),
+        at.prop_map(Edit::Truncate),
+        (at, 0..TOKENS.len()).prop_map(|(p, t)| Edit::Token(p, t)),
+        (at, at, 1usize..64).prop_map(|(a, b, n)| Edit::Duplicate(a, b, n)),
     ]
 }
 
@@ -138,7 +138,10 @@ fn check_network(net: &Network) {
     net.validate().unwrap();
     assert!(!net.species.is_empty());
     assert!(net.species.iter().all(|s| s.initial_count < COUNT_LIMIT));
-    assert!(net.reactions.iter().all(|r| (0.0..=MAX_RATE).contains(&r.rate)));
+    assert!(net
+        .reactions
+        .iter()
+        .all(|r| (0.0..=MAX_RATE).contains(&r.rate)));
     // Bound the work: about a0 * t_end events per trajectory (growth stops at the count limit).
     let counts = net.initial_counts();
     let a0: f64 = net.reactions.iter().map(|r| r.propensity(&counts)).sum();

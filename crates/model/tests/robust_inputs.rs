@@ -24,8 +24,11 @@ fn refusal(json: &str) -> String {
     e.to_string()
 }
 
+/// (species, stoichiometry) pairs of one side of a reaction.
+type Side = Vec<(usize, u32)>;
+
 /// A network built in code, as an embedding program may, bypassing the readers.
-fn net(counts: &[u64], reactions: Vec<(Vec<(usize, u32)>, Vec<(usize, u32)>, f64)>) -> Network {
+fn net(counts: &[u64], reactions: Vec<(Side, Side, f64)>) -> Network {
     Network {
         id: "t".into(),
         species: counts
@@ -107,7 +110,9 @@ fn explosive_growth_stops_at_the_count_limit() {
     for gain in [100u32, 1_000_000] {
         let json = network(
             r#"{"id": "X", "initial_count": 1}"#,
-            &format!(r#"{{"id": "grow", "reactants": {{"X": 1}}, "products": {{"X": {gain}}}, "rate": 1}}"#),
+            &format!(
+                r#"{{"id": "grow", "reactants": {{"X": 1}}, "products": {{"X": {gain}}}, "rate": 1}}"#
+            ),
         );
         let n = parse_network_json(&json, "grow.json").unwrap();
         for method in Method::ALL {
@@ -157,7 +162,10 @@ fn huge_rates_are_refused_at_load_in_short_form() {
     let n = net(&[5], vec![(vec![(0, 1)], vec![(0, 2)], f64::INFINITY)]);
     let e = simulate_direct(&n, 1, 1.0, &[1.0]).unwrap_err();
     assert!(matches!(e, ModelError::Overflow { .. }), "{e:?}");
-    let n = net(&[5], vec![(vec![(0, 1)], vec![], 1e300), (vec![], vec![(0, 1)], 1e300)]);
+    let n = net(
+        &[5],
+        vec![(vec![(0, 1)], vec![], 1e300), (vec![], vec![(0, 1)], 1e300)],
+    );
     for result in [
         simulate_direct(&n, 1, 1.0, &[1.0]),
         simulate_odm(&n, 1, 1.0, &[1.0]),
@@ -166,7 +174,10 @@ fn huge_rates_are_refused_at_load_in_short_form() {
         let e = result.unwrap_err();
         assert!(matches!(e, ModelError::Stalled { .. }), "{e:?}");
         let e = e.to_string();
-        assert!(e.contains("a0 = 6") && e.contains("e300") && e.contains("2^52"), "{e}");
+        assert!(
+            e.contains("a0 = 6") && e.contains("e300") && e.contains("2^52"),
+            "{e}"
+        );
     }
 }
 
@@ -190,12 +201,36 @@ fn stoichiometry_limits_are_named() {
 #[test]
 fn bad_rates_and_sides_name_the_reaction_and_the_field() {
     let cases = [
-        (r#""rate": true"#, "reactions[0].rate = true", "a number or the name of an entry of \"parameters\" (reaction \"r\""),
-        (r#""rate": [1]"#, "reactions[0].rate = [1]", "reaction \"r\""),
-        (r#""rate": 1, "reactants": 5"#, "reactions[0].reactants = 5", "a map species id -> stoichiometry"),
-        (r#""rate": 1, "reactants": [1]"#, "reactions[0].reactants[0] = 1", "a species id"),
-        (r#""rate": 1, "reactants": {"X": 1.5}"#, "reactions[0].reactants.X = 1.5", "a stoichiometry"),
-        (r#""rate": 1, "products": {"X": "2"}"#, "reactions[0].products.X = \"2\"", "a stoichiometry"),
+        (
+            r#""rate": true"#,
+            "reactions[0].rate = true",
+            "a number or the name of an entry of \"parameters\" (reaction \"r\"",
+        ),
+        (
+            r#""rate": [1]"#,
+            "reactions[0].rate = [1]",
+            "reaction \"r\"",
+        ),
+        (
+            r#""rate": 1, "reactants": 5"#,
+            "reactions[0].reactants = 5",
+            "a map species id -> stoichiometry",
+        ),
+        (
+            r#""rate": 1, "reactants": [1]"#,
+            "reactions[0].reactants[0] = 1",
+            "a species id",
+        ),
+        (
+            r#""rate": 1, "reactants": {"X": 1.5}"#,
+            "reactions[0].reactants.X = 1.5",
+            "a stoichiometry",
+        ),
+        (
+            r#""rate": 1, "products": {"X": "2"}"#,
+            "reactions[0].products.X = \"2\"",
+            "a stoichiometry",
+        ),
     ];
     for (fields, field, allowed) in cases {
         let e = refusal(&network(
@@ -211,7 +246,10 @@ fn bad_rates_and_sides_name_the_reaction_and_the_field() {
 #[test]
 fn a_network_without_species_is_refused_at_load() {
     let e = refusal(&network("", ""));
-    assert!(e.contains("species = [] (none)") && e.contains("at least one species"), "{e}");
+    assert!(
+        e.contains("species = [] (none)") && e.contains("at least one species"),
+        "{e}"
+    );
     let sbml = r#"<?xml version="1.0"?>
 <sbml xmlns="http://www.sbml.org/sbml/level3/version1/core" level="3" version="1">
   <model id="empty"/>
@@ -287,14 +325,18 @@ fn deeply_nested_kinetic_laws_are_refused_with_the_cap() {
         .join()
         .unwrap();
     assert!(
-        e.contains("<reaction id=\"R\">") && e.contains("nested more than 64 deep") && e.contains("depth cap"),
+        e.contains("<reaction id=\"R\">")
+            && e.contains("nested more than 64 deep")
+            && e.contains("depth cap"),
         "{e}"
     );
     // An expansion past degree 4 (here (X + k)^8 written as a product) is refused too, before
     // it grows.
     let factor = "<apply><plus/><ci> X </ci><ci> k </ci></apply>";
     let law = format!("<apply><times/>{}</apply>", factor.repeat(8));
-    let e = parse_sbml(&sbml_law(&law), "wide.xml").unwrap_err().to_string();
+    let e = parse_sbml(&sbml_law(&law), "wide.xml")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("expands past degree 4"), "{e}");
 }
 

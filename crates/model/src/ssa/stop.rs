@@ -96,11 +96,7 @@ pub(crate) fn check_counts(counts: &[u64], t: f64) -> Result<(), Stop> {
 
 /// The time of the next event after `t` for a total propensity `a0`: t + Exp(a0) from the
 /// uniform in [0, 1) that `uniform` draws (only when a0 > 0), infinite when a0 = 0.
-pub(crate) fn next_event_time(
-    t: f64,
-    a0: f64,
-    uniform: impl FnOnce() -> f64,
-) -> Result<f64, Stop> {
+pub(crate) fn next_event_time(t: f64, a0: f64, uniform: impl FnOnce() -> f64) -> Result<f64, Stop> {
     if !a0.is_finite() {
         return Err(Stop::InfinitePropensity { a0, t });
     }
