@@ -18,6 +18,9 @@ use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use std::path::{Path, PathBuf};
 
+mod inputs;
+use inputs::sbml_with_law;
+
 /// Tokens that probe the limits of numeric, string and structural fields.
 const TOKENS: &[&str] = &[
     "1e308",
@@ -176,56 +179,14 @@ const BIRTH_DEATH: &[u8] = include_bytes!("../../../assets/birth-death.json");
 const VILAR: &[u8] = include_bytes!("../../../assets/vilar.json");
 const ANGIOGENESIS: &[u8] = include_bytes!("../../../assets/angiogenesis.json");
 
-/// A small rdme config (16 x 16 x 32 sites), resolvable in milliseconds.
-const RDME: &str = r#"{
-    "model": "rdme",
-    "lattice": {"shape": [16, 16, 32], "spacing_m": 1.6e-8},
-    "tau_s": 1e-5, "steps": 100, "seed": 5,
-    "site_types": ["extracellular", "cytoplasm", "membrane"],
-    "geometry": [{"capsule": {"center_m": [1.28e-7, 1.28e-7, 2.56e-7], "length_m": 4.8e-7,
-        "radius_m": 1.12e-7, "site_type": "cytoplasm",
-        "shell": {"thickness_m": 1.6e-8, "site_type": "membrane"}}}],
-    "species": ["A", "B"],
-    "diffusion": [{"species": ["A", "B"], "from": ["cytoplasm", "membrane"],
-        "to": ["cytoplasm", "membrane"], "d_m2_per_s": 2.5e-12}],
-    "reactions": [
-        {"reactants": ["A"], "products": ["B"], "rate": 200.0, "units": "1/s", "site_types": ["membrane"]},
-        {"reactants": ["B"], "products": ["A"], "rate": 100.0, "units": "1/s", "site_types": ["cytoplasm"]}
-    ],
-    "initial": [{"species": "A", "count": 500, "site_types": ["cytoplasm"]}],
-    "output": {"observe_every": 10, "kymograph_species": "B", "kymograph_site_type": "membrane",
-        "snapshot_species": ["A", "B"], "snapshot_every": 20}
-}"#;
+/// A small rdme config (16 x 16 x 32 sites), resolvable in milliseconds (also the CLI tests').
+const RDME: &str = include_str!("data/rdme-small.json");
 
 fn dsmts(case: &str) -> &'static [u8] {
     let path = dsmts_dir().join(format!("{case}/{case}-sbml-l3v1.xml"));
     let bytes = std::fs::read(&path)
         .unwrap_or_else(|e| panic!("the DSMTS corpus is needed: {}: {e}", path.display()));
     Box::leak(bytes.into_boxed_slice())
-}
-
-/// An SBML model with species X (100) and Y (10) and one reaction `X -> 0` whose kinetic law
-/// is `math` (MathML content).
-fn sbml_with_law(math: &str) -> String {
-    format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?>
-<sbml xmlns="http://www.sbml.org/sbml/level3/version1/core" level="3" version="1">
-  <model id="m">
-    <listOfCompartments><compartment id="C" constant="true"/></listOfCompartments>
-    <listOfSpecies>
-      <species id="X" compartment="C" initialAmount="100" hasOnlySubstanceUnits="true" boundaryCondition="false" constant="false"/>
-      <species id="Y" compartment="C" initialAmount="10" hasOnlySubstanceUnits="true" boundaryCondition="false" constant="false"/>
-    </listOfSpecies>
-    <listOfParameters><parameter id="k" value="0.5" constant="true"/></listOfParameters>
-    <listOfReactions>
-      <reaction id="R" reversible="false">
-        <listOfReactants><speciesReference species="X" stoichiometry="1" constant="true"/></listOfReactants>
-        <kineticLaw><math xmlns="http://www.w3.org/1998/Math/MathML">{math}</math></kineticLaw>
-      </reaction>
-    </listOfReactions>
-  </model>
-</sbml>"#
-    )
 }
 
 /// MathML expressions over X, Y, k and numbers, operators in and out of the subset.
@@ -310,21 +271,18 @@ proptest! {
             .enumerate()
             .map(|(i, c)| format!(r#"{{"id": "{}", "initial_count": {c}}}"#, id(i)))
             .collect();
-        let side = |list: &[(usize, u64)], as_map: bool| match as_map {
-            true => format!(
-                "{{{}}}",
-                list.iter()
-                    .map(|(s, nu)| format!(r#""{}": {nu}"#, id(*s)))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            false => format!(
-                "[{}]",
-                list.iter()
-                    .map(|(s, _)| format!(r#""{}""#, id(*s)))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+        let side = |list: &[(usize, u64)], as_map: bool| {
+            let items: Vec<String> = list
+                .iter()
+                .map(|(s, nu)| match as_map {
+                    true => format!(r#""{}": {nu}"#, id(*s)),
+                    false => format!(r#""{}""#, id(*s)),
+                })
+                .collect();
+            match as_map {
+                true => format!("{{{}}}", items.join(", ")),
+                false => format!("[{}]", items.join(", ")),
+            }
         };
         let reactions: Vec<String> = reactions
             .iter()

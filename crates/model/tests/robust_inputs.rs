@@ -7,12 +7,15 @@ use petri_model::angiogenesis::params::AngioConfig;
 use petri_model::rdme::config::RdmeConfig;
 use petri_model::reactions::json::parse_network_json;
 use petri_model::reactions::sbml::parse_sbml;
-use petri_model::reactions::{Network, Reaction, Species, COUNT_LIMIT};
+use petri_model::reactions::{Network, COUNT_LIMIT};
 use petri_model::ssa::direct::simulate_direct;
 use petri_model::ssa::ensemble::{run_ensemble_cpu, CpuEnsemble, Method};
 use petri_model::ssa::odm::simulate_odm;
 use petri_model::ssa::tau::simulate_tau;
 use petri_model::ModelError;
+
+mod inputs;
+use inputs::sbml_with_law;
 
 fn network(species: &str, reactions: &str) -> String {
     format!(r#"{{"model": "network", "species": [{species}], "reactions": [{reactions}]}}"#)
@@ -24,35 +27,13 @@ fn refusal(json: &str) -> String {
     e.to_string()
 }
 
-/// (species, stoichiometry) pairs of one side of a reaction.
-type Side = Vec<(usize, u32)>;
-
-/// A network built in code, as an embedding program may, bypassing the readers.
-fn net(counts: &[u64], reactions: Vec<(Side, Side, f64)>) -> Network {
-    Network {
-        id: "t".into(),
-        species: counts
-            .iter()
-            .enumerate()
-            .map(|(i, &c)| Species {
-                id: format!("S{i}"),
-                name: None,
-                initial_count: c,
-                boundary: false,
-            })
-            .collect(),
-        reactions: reactions
-            .into_iter()
-            .enumerate()
-            .map(|(j, (reactants, products, rate))| Reaction {
-                id: format!("r{j}"),
-                reactants,
-                products,
-                rate,
-            })
-            .collect(),
-        compartment_volume: None,
-    }
+/// A network read from JSON, then edited in code past what the readers accept, as an
+/// embedding program may: `edit` gets the network of X (count 5) with `reactions`.
+fn edited(reactions: &str, edit: impl FnOnce(&mut Network)) -> Network {
+    let json = network(r#"{"id": "X", "initial_count": 5}"#, reactions);
+    let mut net = parse_network_json(&json, "t.json").unwrap();
+    edit(&mut net);
+    net
 }
 
 /// Initial counts near 2^64 (direct and ODM panicked on the first firing): refused at load
@@ -86,7 +67,9 @@ fn initial_counts_past_the_limit_are_refused_at_load() {
 /// instead of panicking, whatever the method.
 #[test]
 fn huge_counts_stop_the_simulators_with_an_error() {
-    let n = net(&[u64::MAX - 5], vec![(vec![(0, 1)], vec![], 1.0)]);
+    let n = edited(r#"{"id": "d", "reactants": ["X"], "rate": 1}"#, |n| {
+        n.species[0].initial_count = u64::MAX - 5
+    });
     for result in [
         simulate_direct(&n, 1, 1.0, &[0.0, 1.0]),
         simulate_odm(&n, 1, 1.0, &[0.0, 1.0]),
@@ -95,11 +78,11 @@ fn huge_counts_stop_the_simulators_with_an_error() {
         let e = result.unwrap_err();
         assert!(matches!(e, ModelError::Overflow { .. }), "{e:?}");
         let e = e.to_string();
-        assert!(e.contains("species \"S0\"") && e.contains("2^30"), "{e}");
+        assert!(e.contains("species \"X\"") && e.contains("2^30"), "{e}");
     }
     // The ensemble validates first: the field is named.
     let e = run_ensemble_cpu(&n, Method::Direct, 2, 1, &[0.0, 1.0]).unwrap_err();
-    assert!(e.to_string().contains("species.S0.initial_count"), "{e}");
+    assert!(e.to_string().contains("species.X.initial_count"), "{e}");
 }
 
 /// Explosive growth (X -> 100 X; X -> 10^6 X) ran forever on the CPU; tau with products
@@ -159,12 +142,15 @@ fn huge_rates_are_refused_at_load_in_short_form() {
         );
     }
     // In code, past the readers: infinite propensities and a clock that cannot move stop.
-    let n = net(&[5], vec![(vec![(0, 1)], vec![(0, 2)], f64::INFINITY)]);
+    let n = edited(
+        r#"{"id": "g", "reactants": ["X"], "products": {"X": 2}, "rate": 1}"#,
+        |n| n.reactions[0].rate = f64::INFINITY,
+    );
     let e = simulate_direct(&n, 1, 1.0, &[1.0]).unwrap_err();
     assert!(matches!(e, ModelError::Overflow { .. }), "{e:?}");
-    let n = net(
-        &[5],
-        vec![(vec![(0, 1)], vec![], 1e300), (vec![], vec![(0, 1)], 1e300)],
+    let n = edited(
+        r#"{"id": "d", "reactants": ["X"], "rate": 1}, {"id": "b", "products": ["X"], "rate": 1}"#,
+        |n| n.reactions.iter_mut().for_each(|r| r.rate = 1e300),
     );
     for result in [
         simulate_direct(&n, 1, 1.0, &[1.0]),
@@ -285,27 +271,6 @@ fn a_byte_order_mark_is_accepted() {
     );
 }
 
-fn sbml_law(math: &str) -> String {
-    format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?>
-<sbml xmlns="http://www.sbml.org/sbml/level3/version1/core" level="3" version="1">
-  <model id="m">
-    <listOfCompartments><compartment id="C" constant="true"/></listOfCompartments>
-    <listOfSpecies>
-      <species id="X" compartment="C" initialAmount="100" hasOnlySubstanceUnits="true" boundaryCondition="false" constant="false"/>
-    </listOfSpecies>
-    <listOfParameters><parameter id="k" value="0.5" constant="true"/></listOfParameters>
-    <listOfReactions>
-      <reaction id="R" reversible="false">
-        <listOfReactants><speciesReference species="X" stoichiometry="1" constant="true"/></listOfReactants>
-        <kineticLaw><math xmlns="http://www.w3.org/1998/Math/MathML">{math}</math></kineticLaw>
-      </reaction>
-    </listOfReactions>
-  </model>
-</sbml>"#
-    )
-}
-
 /// A kinetic law nested 20,000+ `<apply>` deep overflowed the stack (SIGABRT): refused with
 /// the depth cap named. Run on a thread with a small stack, so a recursion that is not capped
 /// would still fail here.
@@ -317,7 +282,7 @@ fn deeply_nested_kinetic_laws_are_refused_with_the_cap() {
         "<apply><times/>".repeat(depth),
         "</apply>".repeat(depth)
     );
-    let text = sbml_law(&law);
+    let text = sbml_with_law(&law);
     let e = std::thread::Builder::new()
         .stack_size(256 << 10)
         .spawn(move || parse_sbml(&text, "deep.xml").unwrap_err().to_string())
@@ -334,7 +299,7 @@ fn deeply_nested_kinetic_laws_are_refused_with_the_cap() {
     // it grows.
     let factor = "<apply><plus/><ci> X </ci><ci> k </ci></apply>";
     let law = format!("<apply><times/>{}</apply>", factor.repeat(8));
-    let e = parse_sbml(&sbml_law(&law), "wide.xml")
+    let e = parse_sbml(&sbml_with_law(&law), "wide.xml")
         .unwrap_err()
         .to_string();
     assert!(e.contains("expands past degree 4"), "{e}");
