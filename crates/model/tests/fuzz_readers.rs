@@ -224,7 +224,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 proptest! {
-    #![proptest_config(config(2000))]
+    #![proptest_config(config(10000))]
 
     #[test]
     fn network_json_mutations(bytes in prop_oneof![mutated(BIRTH_DEATH), mutated(VILAR)]) {
@@ -236,7 +236,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(config(2000))]
+    #![proptest_config(config(10000))]
 
     /// Generated networks: counts, stoichiometries and rates across their whole ranges and
     /// past them, sides and rates of every JSON type.
@@ -308,7 +308,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(config(1000))]
+    #![proptest_config(config(5000))]
 
     #[test]
     fn sbml_mutations(bytes in prop_oneof![mutated(dsmts("00001")), mutated(dsmts("00030"))]) {
@@ -348,7 +348,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(config(1000))]
+    #![proptest_config(config(5000))]
 
     #[test]
     fn angiogenesis_config_mutations(bytes in mutated(ANGIOGENESIS)) {
@@ -447,7 +447,7 @@ fn load_every_model(bytes: &[u8], dir: &Path) {
 }
 
 proptest! {
-    #![proptest_config(config(1000))]
+    #![proptest_config(config(5000))]
 
     #[test]
     fn checkpoint_random_bytes(bytes in prop::collection::vec(any::<u8>(), 0..512), magic in any::<bool>()) {
