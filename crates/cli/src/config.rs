@@ -31,7 +31,8 @@ fn sniff(path: &Path) -> Result<(Option<String>, Model)> {
     }
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let value: serde_json::Value = serde_json::from_str(&text)
+    // A UTF-8 byte order mark (some editors write one) is skipped here and by the readers.
+    let value: serde_json::Value = serde_json::from_str(petri_model::error::without_bom(&text))
         .with_context(|| format!("{} is not valid JSON", path.display()))?;
     let model = match value.get("model") {
         Some(m) => match m.as_str() {

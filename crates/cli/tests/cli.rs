@@ -158,26 +158,9 @@ fn bad_input_is_refused_with_the_field_named() {
 }
 
 /// A small cell for the rdme model: a capsule with a membrane shell in a 16 x 16 x 32 lattice,
-/// A turning into B on the membrane and back in the cytoplasm.
-const RDME_CONFIG: &str = r#"{
-    "model": "rdme",
-    "lattice": {"shape": [16, 16, 32], "spacing_m": 1.6e-8},
-    "tau_s": 1e-5, "steps": 100, "seed": 5,
-    "site_types": ["extracellular", "cytoplasm", "membrane"],
-    "geometry": [{"capsule": {"center_m": [1.28e-7, 1.28e-7, 2.56e-7], "length_m": 4.8e-7,
-        "radius_m": 1.12e-7, "site_type": "cytoplasm",
-        "shell": {"thickness_m": 1.6e-8, "site_type": "membrane"}}}],
-    "species": ["A", "B"],
-    "diffusion": [{"species": ["A", "B"], "from": ["cytoplasm", "membrane"],
-        "to": ["cytoplasm", "membrane"], "d_m2_per_s": 2.5e-12}],
-    "reactions": [
-        {"reactants": ["A"], "products": ["B"], "rate": 200.0, "units": "1/s", "site_types": ["membrane"]},
-        {"reactants": ["B"], "products": ["A"], "rate": 100.0, "units": "1/s", "site_types": ["cytoplasm"]}
-    ],
-    "initial": [{"species": "A", "count": 500, "site_types": ["cytoplasm"]}],
-    "output": {"observe_every": 10, "kymograph_species": "B", "kymograph_site_type": "membrane",
-        "snapshot_species": ["A", "B"], "snapshot_every": 20}
-}"#;
+/// A turning into B on the membrane and back in the cytoplasm (shared with the readers' fuzz
+/// test of petri-model).
+const RDME_CONFIG: &str = include_str!("../../model/tests/data/rdme-small.json");
 
 #[test]
 fn rdme_run_writes_outputs_and_resumes() {

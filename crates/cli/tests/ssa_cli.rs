@@ -156,6 +156,57 @@ fn bad_network_input_names_the_field() {
     }
 }
 
+/// Issue 22 through the CLI: explosive growth stops at the count limit naming the species (it
+/// ran forever), a rate of 1e308 is refused in short form, a network without species is
+/// refused at load, and a UTF-8 byte order mark is accepted.
+#[test]
+fn hostile_networks_stop_with_a_message() {
+    let dir = scratch("hostile");
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let net = |species: &str, reactions: &str| {
+        format!(r#"{{"model": "network", "species": [{species}], "reactions": [{reactions}]}}"#)
+    };
+    let x = r#"{"id": "X", "initial_count": 1}"#;
+    let grow = write(
+        "grow.json",
+        &net(
+            x,
+            r#"{"id": "g", "reactants": ["X"], "products": {"X": 100}, "rate": 1}"#,
+        ),
+    );
+    let fast = write(
+        "fast.json",
+        &net(x, r#"{"id": "f", "products": ["X"], "rate": 1e308}"#),
+    );
+    let empty = write("empty.json", &net("", ""));
+    let cases = [
+        (grow.as_str(), "species \"X\" reached"),
+        (fast.as_str(), "reactions.f.rate = 1e308 is not allowed"),
+        (empty.as_str(), "at least one species"),
+    ];
+    for (file, why) in cases {
+        let out = dir.join("o").display().to_string();
+        let o = petri(&["run", file, "--t-end", "50", "--out", &out]);
+        assert_eq!(o.status.code(), Some(1), "{why}: {}", text(&o));
+        assert!(text(&o).contains(why), "{why}: {}", text(&o));
+        assert!(!text(&o).contains("panicked"), "{}", text(&o));
+    }
+    let bom = write(
+        "bom.json",
+        &format!(
+            "\u{feff}{}",
+            net(x, r#"{"id": "d", "reactants": ["X"], "rate": 1}"#)
+        ),
+    );
+    let out = dir.join("bom").display().to_string();
+    let o = petri(&["run", &bom, "--t-end", "1", "--out", &out]);
+    assert!(o.status.success(), "{}", text(&o));
+}
+
 #[test]
 fn validate_prints_passes_and_refusals() {
     let o = petri(&[

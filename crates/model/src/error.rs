@@ -20,6 +20,9 @@ pub enum ModelError {
     NonFinite { what: String, after: u64, at: u64 },
     #[error("overflow: {message}")]
     Overflow { message: String },
+    /// A simulation whose clock cannot move: the next event is no later than the current time.
+    #[error("the run cannot advance: {message}")]
+    Stalled { message: String },
     #[error("checkpoint {path}: {message}")]
     Checkpoint { path: String, message: String },
     #[error(transparent)]
@@ -30,15 +33,37 @@ pub enum ModelError {
 
 pub type Result<T> = std::result::Result<T, ModelError>;
 
-/// Shorthand for a field error.
+/// Shorthand for a field error. A value that prints as a long number (an f64 such as 1e308
+/// prints as 309 digits) is shown in short form.
 pub fn invalid(
     field: &str,
     value: impl std::fmt::Display,
     allowed: impl Into<String>,
 ) -> ModelError {
+    let value = value.to_string();
+    let value = match value.len() > 24 {
+        true => value.parse::<f64>().map_or(value, short),
+        false => value,
+    };
     ModelError::Invalid {
         field: field.to_string(),
-        value: value.to_string(),
+        value,
         allowed: allowed.into(),
     }
+}
+
+/// A number as messages print it: plain when short, in exponent form when huge or tiny, so 1e308
+/// reads `1e308` and not as 309 digits.
+pub fn short(x: f64) -> String {
+    let a = x.abs();
+    match a.is_finite() && a != 0.0 && !(1e-6..1e16).contains(&a) {
+        true => format!("{x:e}"),
+        false => format!("{x}"),
+    }
+}
+
+/// JSON text without a leading UTF-8 byte order mark (some editors write one; JSON parsers
+/// would report it as "expected value at line 1 column 1").
+pub fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
 }

@@ -227,7 +227,7 @@ fn well_mixed_a_plus_b_matches_an_exact_ssa() {
     let times = [1.0, 2.0, 4.0, 8.0];
     let runs = 4000;
     let ssa: Vec<Vec<Vec<u64>>> = (0..runs)
-        .map(|k| simulate_direct(&net, 1000 + k, 8.0, &times))
+        .map(|k| simulate_direct(&net, 1000 + k, 8.0, &times).unwrap())
         .collect();
     let mut step = 0u64;
     for (ti, &t) in times.iter().enumerate() {

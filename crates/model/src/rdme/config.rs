@@ -192,7 +192,7 @@ pub struct RdmeModel {
 
 impl RdmeConfig {
     pub fn from_json(text: &str, path: &str) -> Result<Self> {
-        serde_json::from_str(text).map_err(|e| ModelError::Parse {
+        serde_json::from_str(crate::error::without_bom(text)).map_err(|e| ModelError::Parse {
             path: path.to_string(),
             message: e.to_string(),
         })
@@ -331,11 +331,15 @@ impl RdmeConfig {
                     &format!("{field}.d_m2_per_s"),
                     d,
                     format!(
-                        "q = D tau / lambda^2 = {q:.4} must be <= 0.5: D <= {:.4e} at tau = {} s \
+                        "q = D tau / lambda^2 = {} must be <= 0.5: D <= {:.4e} at tau = {} s \
                          and lambda = {} m (or lower tau_s to <= {:.4e} s)",
+                        match q < 1e6 {
+                            true => format!("{q:.4}"),
+                            false => crate::error::short(q),
+                        },
                         0.5 * lambda * lambda / self.tau_s,
-                        self.tau_s,
-                        lambda,
+                        crate::error::short(self.tau_s),
+                        crate::error::short(lambda),
                         0.5 * lambda * lambda / d
                     ),
                 ));

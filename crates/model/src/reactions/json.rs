@@ -23,9 +23,10 @@
 //!
 //! Unknown keys are refused, and every value is checked with a message naming the field.
 
-use super::{Network, Reaction, Species};
-use crate::error::{invalid, ModelError, Result};
+use super::{Network, Reaction, Species, COUNT_LIMIT, MAX_STOICHIOMETRY};
+use crate::error::{invalid, short, without_bom, ModelError, Result};
 use serde::Deserialize;
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -57,40 +58,121 @@ struct SpeciesEntry {
     id: String,
     #[serde(default)]
     name: Option<String>,
-    initial_count: u64,
+    /// Read by hand (`count`), so that a bad value names the species.
+    initial_count: Value,
     #[serde(default)]
     boundary: bool,
 }
 
+/// `rate`, `reactants` and `products` are read by hand (`rate`, `side`) rather than as serde
+/// enums, so that a bad value names the reaction, the field and what is allowed.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ReactionEntry {
     id: String,
     #[serde(default)]
-    reactants: Side,
+    reactants: Value,
     #[serde(default)]
-    products: Side,
-    rate: Rate,
+    products: Value,
+    rate: Value,
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum Side {
-    Map(BTreeMap<String, u32>),
-    List(Vec<String>),
-}
-
-impl Default for Side {
-    fn default() -> Self {
-        Side::List(Vec::new())
+/// A short form of a JSON value for messages (long strings, arrays and objects cut).
+fn show(v: &Value) -> String {
+    let text = match v {
+        Value::Number(n) => match n.as_f64() {
+            Some(x) if !n.is_u64() && !n.is_i64() => short(x),
+            _ => n.to_string(),
+        },
+        other => other.to_string(),
+    };
+    match text.chars().count() > 60 {
+        true => format!("{}...", text.chars().take(57).collect::<String>()),
+        false => text,
     }
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum Rate {
-    Value(f64),
-    Parameter(String),
+/// `species[i].initial_count`: a whole number below `COUNT_LIMIT`.
+fn count(i: usize, id: &str, v: &Value) -> Result<u64> {
+    let allowed = || {
+        format!(
+            "a whole number of molecules below 2^30 = {COUNT_LIMIT}, the count limit of every \
+             simulator (species {id:?})"
+        )
+    };
+    match v.as_u64() {
+        Some(c) if c < COUNT_LIMIT => Ok(c),
+        _ => Err(invalid(
+            &format!("species[{i}].initial_count"),
+            show(v),
+            allowed(),
+        )),
+    }
+}
+
+/// One side of reaction `j`: a map id -> stoichiometry or a list of ids, as (id, stoichiometry).
+fn side(j: usize, id: &str, name: &str, v: &Value) -> Result<Vec<(String, u32)>> {
+    let field = format!("reactions[{j}].{name}");
+    match v {
+        Value::Null => Ok(Vec::new()),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(k, item)| match item {
+                Value::String(s) => Ok((s.clone(), 1)),
+                other => Err(invalid(
+                    &format!("{field}[{k}]"),
+                    show(other),
+                    format!("a species id (a string) (reaction {id:?})"),
+                )),
+            })
+            .collect(),
+        Value::Object(map) => map
+            .iter()
+            .map(|(s, nu)| match nu.as_u64() {
+                Some(n) if (1..=MAX_STOICHIOMETRY as u64).contains(&n) => Ok((s.clone(), n as u32)),
+                _ => Err(invalid(
+                    &format!("{field}.{s}"),
+                    show(nu),
+                    format!(
+                        "a stoichiometry, a whole number in 1..={MAX_STOICHIOMETRY} (2^30) \
+                         (reaction {id:?})"
+                    ),
+                )),
+            })
+            .collect(),
+        other => Err(invalid(
+            &field,
+            show(other),
+            format!(
+                "a map species id -> stoichiometry ({{\"A\": 2}}) or a list of species ids \
+                 ([\"A\", \"A\"]) (reaction {id:?})"
+            ),
+        )),
+    }
+}
+
+/// The rate of reaction `j`: a number or the name of a parameter.
+fn rate(j: usize, id: &str, v: &Value, parameters: &BTreeMap<String, f64>) -> Result<f64> {
+    let found = match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(p) => parameters.get(p).copied(),
+        _ => None,
+    };
+    found.ok_or_else(|| {
+        invalid(
+            &format!("reactions[{j}].rate"),
+            show(v),
+            format!(
+                "a number or the name of an entry of \"parameters\" (reaction {id:?}; \
+                 parameters: {})",
+                match parameters.is_empty() {
+                    true => "none".to_string(),
+                    false => parameters.keys().cloned().collect::<Vec<_>>().join(", "),
+                }
+            ),
+        )
+    })
 }
 
 /// Reads a network: `.json` in the format above, `.xml` or `.sbml` through the SBML reader.
@@ -113,12 +195,14 @@ pub fn read_network(path: &Path) -> Result<Network> {
     }
 }
 
-/// Parses the JSON format; `path_for_errors` labels the messages.
+/// Parses the JSON format (a leading UTF-8 byte order mark is skipped); `path_for_errors`
+/// labels the messages.
 pub fn parse_network_json(text: &str, path_for_errors: &str) -> Result<Network> {
-    let file: NetworkFile = serde_json::from_str(text).map_err(|e| ModelError::Parse {
-        path: path_for_errors.to_string(),
-        message: e.to_string(),
-    })?;
+    let file: NetworkFile =
+        serde_json::from_str(without_bom(text)).map_err(|e| ModelError::Parse {
+            path: path_for_errors.to_string(),
+            message: e.to_string(),
+        })?;
     if let Some(m) = file.model.as_deref().filter(|m| *m != "network") {
         return Err(invalid(
             "model",
@@ -134,13 +218,16 @@ pub fn parse_network_json(text: &str, path_for_errors: &str) -> Result<Network> 
     let species: Vec<Species> = file
         .species
         .into_iter()
-        .map(|s| Species {
-            id: s.id,
-            name: s.name,
-            initial_count: s.initial_count,
-            boundary: s.boundary,
+        .enumerate()
+        .map(|(i, s)| {
+            Ok(Species {
+                initial_count: count(i, &s.id, &s.initial_count)?,
+                id: s.id,
+                name: s.name,
+                boundary: s.boundary,
+            })
         })
-        .collect();
+        .collect::<Result<_>>()?;
     let index = |field: &str, id: &str| {
         species.iter().position(|s| s.id == id).ok_or_else(|| {
             invalid(
@@ -153,37 +240,22 @@ pub fn parse_network_json(text: &str, path_for_errors: &str) -> Result<Network> 
     let mut reactions = Vec::new();
     for (j, r) in file.reactions.into_iter().enumerate() {
         let mut sides = [Vec::new(), Vec::new()];
-        for (k, (name, side)) in [("reactants", r.reactants), ("products", r.products)]
+        for (k, (name, v)) in [("reactants", &r.reactants), ("products", &r.products)]
             .into_iter()
             .enumerate()
         {
             let list = &mut sides[k];
-            let entries: Vec<(String, u32)> = match side {
-                Side::Map(m) => m.into_iter().collect(),
-                Side::List(l) => l.into_iter().map(|id| (id, 1)).collect(),
-            };
-            for (id, nu) in entries {
+            for (id, nu) in side(j, &r.id, name, v)? {
                 let field = format!("reactions[{j}].{name}.{id}");
                 let s = index(&field, &id)?;
-                if nu == 0 {
-                    return Err(invalid(&field, 0, "a stoichiometry >= 1"));
-                }
                 match list.iter_mut().find(|(t, _): &&mut (usize, u32)| *t == s) {
-                    Some((_, total)) => *total += nu,
+                    // Saturating: a total past the limit is refused by `Network::validate`.
+                    Some((_, total)) => *total = total.saturating_add(nu),
                     None => list.push((s, nu)),
                 }
             }
         }
-        let rate = match r.rate {
-            Rate::Value(v) => v,
-            Rate::Parameter(p) => *file.parameters.get(&p).ok_or_else(|| {
-                invalid(
-                    &format!("reactions[{j}].rate"),
-                    format!("{p:?}"),
-                    "a number or the name of an entry of \"parameters\"",
-                )
-            })?,
-        };
+        let rate = rate(j, &r.id, &r.rate, &file.parameters)?;
         let [reactants, products] = sides;
         reactions.push(Reaction {
             id: r.id,
@@ -253,7 +325,7 @@ mod tests {
             (
                 r#""initial_count": 10"#,
                 r#""initial_count": -1"#,
-                "invalid value: integer `-1`",
+                "species[0].initial_count = -1 is not allowed: a whole number",
             ),
             (
                 r#""initial_count": 10"#,

@@ -26,7 +26,7 @@ pub mod json;
 pub mod rates;
 pub mod sbml;
 
-use crate::error::{invalid, Result};
+use crate::error::{invalid, short, Result};
 use std::path::PathBuf;
 
 /// A well-mixed reaction network.
@@ -62,10 +62,31 @@ pub struct Reaction {
 /// The highest reaction order accepted: bimolecular.
 pub const MAX_ORDER: u32 = 2;
 
+/// Every species count stays below 2^30 in every simulator, the GPU ensemble's limit (f32
+/// propensities), so the CPU and the GPU stop a network at the same count. Exact methods fire
+/// one event per change: growth to 2^30 is already 10^9 events per trajectory. Initial counts
+/// at or above it are refused at load; a run in which a count reaches it stops with an error
+/// naming the species.
+pub const COUNT_LIMIT: u64 = 1 << 30;
+
+/// The largest stochastic rate constant c accepted (per unit time). A propensity near it means
+/// an event every 1e-30 time units: no event-by-event simulation reaches any time of interest,
+/// and such a constant is nearly always a unit error. It also keeps every propensity finite:
+/// c * C(x, 2) < 1e30 * 2^59 for counts below `COUNT_LIMIT`.
+pub const MAX_RATE: f64 = 1e30;
+
+/// The largest stoichiometry of a product (a reactant's is bounded by `MAX_ORDER`): one firing
+/// then changes a count by less than `COUNT_LIMIT`, so no count can overflow before the limit
+/// check sees it.
+pub const MAX_STOICHIOMETRY: u32 = 1 << 30;
+
 impl Reaction {
-    /// Sum of the reactant stoichiometries.
+    /// Sum of the reactant stoichiometries (saturating: a sum past u32 is refused as an order
+    /// anyway).
     pub fn order(&self) -> u32 {
-        self.reactants.iter().map(|&(_, nu)| nu).sum()
+        self.reactants
+            .iter()
+            .fold(0u32, |sum, &(_, nu)| sum.saturating_add(nu))
     }
 
     /// a = c * prod_i C(x_i, nu_i) for species counts `counts` (indexed like `Network::species`).
@@ -136,10 +157,18 @@ impl Network {
             .collect()
     }
 
-    /// Checks what the simulators rely on: unique non-empty ids, indices in range, each species
-    /// at most once per side, stoichiometries >= 1, order <= 2, finite rates >= 0, a positive
-    /// volume.
+    /// Checks what the simulators rely on: at least one species, unique non-empty ids, initial
+    /// counts below `COUNT_LIMIT`, indices in range, each species at most once per side,
+    /// stoichiometries in 1..=`MAX_STOICHIOMETRY`, order <= 2, rates in [0, `MAX_RATE`], a
+    /// positive volume.
     pub fn validate(&self) -> Result<()> {
+        if self.species.is_empty() {
+            return Err(invalid(
+                "species",
+                "[] (none)",
+                "at least one species (a network simulates species counts)",
+            ));
+        }
         let mut seen = std::collections::HashSet::new();
         for (i, s) in self.species.iter().enumerate() {
             if s.id.is_empty() || !seen.insert(s.id.as_str()) {
@@ -149,12 +178,19 @@ impl Network {
                     "a non-empty id used by no other species",
                 ));
             }
+            if s.initial_count >= COUNT_LIMIT {
+                return Err(invalid(
+                    &format!("species.{}.initial_count", s.id),
+                    s.initial_count,
+                    format!("a count < 2^30 = {COUNT_LIMIT}, the count limit of every simulator"),
+                ));
+            }
         }
         if let Some(v) = self.compartment_volume {
             if !(v.is_finite() && v > 0.0) {
                 return Err(invalid(
                     "compartment_volume",
-                    v,
+                    short(v),
                     "a finite number > 0 (litres)",
                 ));
             }
@@ -175,8 +211,9 @@ impl Network {
                         let allowed = format!("a species index < {}", self.species.len());
                         return Err(invalid(&field, s, allowed));
                     }
-                    if nu == 0 {
-                        return Err(invalid(&field, nu, "a stoichiometry >= 1"));
+                    if !(1..=MAX_STOICHIOMETRY).contains(&nu) {
+                        let allowed = format!("a stoichiometry in 1..={MAX_STOICHIOMETRY} (2^30)");
+                        return Err(invalid(&field, nu, allowed));
                     }
                     if list[..k].iter().any(|&(t, _)| t == s) {
                         let allowed = "each species once per side (add the stoichiometries)";
@@ -191,9 +228,14 @@ impl Network {
                     format!("0..={MAX_ORDER} (mass action of order 0, 1 or 2)"),
                 ));
             }
-            if !(r.rate.is_finite() && r.rate >= 0.0) {
+            if !(0.0..=MAX_RATE).contains(&r.rate) {
                 let field = format!("reactions.{}.rate", r.id);
-                return Err(invalid(&field, r.rate, "a finite number >= 0"));
+                let allowed = format!(
+                    "a rate constant in [0, {}] per unit time (larger ones cannot be simulated \
+                     event by event)",
+                    short(MAX_RATE)
+                );
+                return Err(invalid(&field, short(r.rate), allowed));
             }
         }
         Ok(())

@@ -8,7 +8,7 @@
 //! (`k*P*(P-1)/2`, `(k*X/2)/0.5`, `Cell*k*X`, ...).
 
 use super::{Network, Reaction, Species, MAX_ORDER};
-use crate::error::{ModelError, Result};
+use crate::error::{short, ModelError, Result};
 use roxmltree::{Document, Node};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
@@ -22,6 +22,20 @@ const SUBSET: &str = "supported subset: docs/models/sbml-subset.md";
 const MATH_SUBSET: &str = "a kinetic law may use only ci, cn, apply with times, divide, minus, \
                            plus, power";
 
+/// Deepest nesting of `<apply>` in a kinetic law. Mass-action laws need a handful of levels;
+/// the reader evaluates laws recursively, so a cap keeps a hostile file from overflowing the
+/// stack.
+pub const MAX_MATH_DEPTH: usize = 64;
+/// Largest expansion of a kinetic law while it is read: a term of higher degree in the species
+/// counts than this, or more terms than `MAX_LAW_TERMS`, cannot end as mass action of order
+/// <= 2 (short of cancelling itself), and would let a small file ask for an exponential
+/// expansion.
+const MAX_LAW_DEGREE: usize = 2 * MAX_ORDER as usize;
+const MAX_LAW_TERMS: usize = 4096;
+/// Most XML nodes in a document (roxmltree's own bound, unlimited by default): memory stays
+/// bounded on any input. Large curated models have well under a million.
+pub const MAX_XML_NODES: u32 = 10_000_000;
+
 /// Reads and converts an SBML file.
 pub fn read_sbml(path: &Path) -> Result<Network> {
     let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io {
@@ -33,7 +47,11 @@ pub fn read_sbml(path: &Path) -> Result<Network> {
 
 /// Converts SBML text; `path_for_errors` only labels the error messages.
 pub fn parse_sbml(text: &str, path_for_errors: &str) -> Result<Network> {
-    let doc = Document::parse(text).map_err(|e| ModelError::Parse {
+    let options = roxmltree::ParsingOptions {
+        nodes_limit: MAX_XML_NODES,
+        ..roxmltree::ParsingOptions::default()
+    };
+    let doc = Document::parse_with_options(text, options).map_err(|e| ModelError::Parse {
         path: path_for_errors.to_string(),
         message: format!("not well-formed XML: {e}"),
     })?;
@@ -406,7 +424,10 @@ impl<'a, 'input> Reader<'a, 'input> {
         if !(0.0..=9.007_199_254_740_992e15).contains(&count)
             || (amount - count).abs() > 1e-9 * count.max(1.0)
         {
-            let why = format!("initial amount {amount} is not a whole number of items >= 0");
+            let why = format!(
+                "initial amount {} is not a whole number of items >= 0",
+                short(amount)
+            );
             return Err(self.refuse(node, why));
         }
         let index = self.species.len();
@@ -501,7 +522,7 @@ impl<'a, 'input> Reader<'a, 'input> {
             return Err(self.refuse_at(node, law, why));
         };
         if !(rate.is_finite() && rate >= 0.0) {
-            let why = format!("rate constant {rate}: it must be finite and >= 0");
+            let why = format!("rate constant {}: it must be finite and >= 0", short(rate));
             return Err(self.refuse_at(node, law, why));
         }
         Ok(Reaction {
@@ -531,7 +552,8 @@ impl<'a, 'input> Reader<'a, 'input> {
                 return Err(self.refuse_part(reaction, r, why));
             }
             match out.iter_mut().find(|(t, _)| *t == s) {
-                Some((_, total)) => *total += nu as u32,
+                // Saturating: a total past the limits is refused as an order or a stoichiometry.
+                Some((_, total)) => *total = total.saturating_add(nu as u32),
                 None => out.push((s, nu as u32)),
             }
         }
@@ -575,13 +597,20 @@ impl<'a, 'input> Reader<'a, 'input> {
         };
         let mut body = items(math);
         match (body.next(), body.next()) {
-            (Some(e), None) => self.expr(reaction, e, &locals),
+            (Some(e), None) => self.expr(reaction, e, &locals, 1),
             _ => Err(self.refuse_at(reaction, math, "the math must hold one expression")),
         }
     }
 
-    /// A MathML expression as a polynomial in species counts. `reaction` labels refusals.
-    fn expr(&self, reaction: Node, node: Node, locals: &HashMap<&str, f64>) -> Result<Poly> {
+    /// A MathML expression at nesting `depth` (1 at the top) as a polynomial in species
+    /// counts. `reaction` labels refusals.
+    fn expr(
+        &self,
+        reaction: Node,
+        node: Node,
+        locals: &HashMap<&str, f64>,
+        depth: usize,
+    ) -> Result<Poly> {
         let refuse = |why: String| self.refuse_at(reaction, node, format!("kinetic law: {why}"));
         match node.tag_name().name() {
             "cn" => self.cn(node).map(Poly::constant).map_err(refuse),
@@ -609,13 +638,17 @@ impl<'a, 'input> Reader<'a, 'input> {
                     None => Err(refuse(format!("\"{id}\" is not defined"))),
                 }
             }
+            "apply" if depth > MAX_MATH_DEPTH => Err(refuse(format!(
+                "<apply> nested more than {MAX_MATH_DEPTH} deep (the reader's depth cap); a \
+                 mass-action law needs a few levels"
+            ))),
             "apply" => {
                 let mut parts = items(node);
                 let op = parts
                     .next()
                     .ok_or_else(|| refuse("an empty <apply>".into()))?;
                 let args = parts
-                    .map(|a| self.expr(reaction, a, locals))
+                    .map(|a| self.expr(reaction, a, locals, depth + 1))
                     .collect::<Result<Vec<Poly>>>();
                 self.apply(op, args?, &refuse)
             }
@@ -639,8 +672,18 @@ impl<'a, 'input> Reader<'a, 'input> {
             }
         };
         let names: Vec<&str> = self.species.iter().map(|s| s.id.as_str()).collect();
+        let product = |a: &Poly, b: &Poly| {
+            a.checked_mul(b).ok_or_else(|| {
+                refuse(format!(
+                    "expands past degree {MAX_LAW_DEGREE} or {MAX_LAW_TERMS} terms in the \
+                     species counts: not mass action of order <= {MAX_ORDER}"
+                ))
+            })
+        };
         match name {
-            "times" => Ok(args.iter().fold(Poly::constant(1.0), |p, a| p.mul(a))),
+            "times" => args
+                .iter()
+                .try_fold(Poly::constant(1.0), |p, a| product(&p, a)),
             "plus" => Ok(args.iter().fold(Poly::default(), |p, a| p.add(a, 1.0))),
             "minus" if args.len() == 1 => Ok(Poly::default().add(&args[0], -1.0)),
             "minus" => {
@@ -670,8 +713,11 @@ impl<'a, 'input> Reader<'a, 'input> {
                 match e {
                     0.0 => Ok(Poly::constant(1.0)),
                     1.0 => Ok(args.swap_remove(0)),
-                    2.0 => Ok(args[0].mul(&args[0])),
-                    _ => Err(refuse(format!("a species to the power {e}: not mass action"))),
+                    2.0 => product(&args[0], &args[0]),
+                    _ => Err(refuse(format!(
+                        "a species to the power {}: not mass action",
+                        short(e)
+                    ))),
                 }
             }
             "ci" => Err(refuse(format!(
@@ -749,6 +795,14 @@ impl Poly {
         Poly(product)
     }
 
+    /// `mul`, or None if the product would pass `MAX_LAW_DEGREE` or `MAX_LAW_TERMS`.
+    fn checked_mul(&self, other: &Poly) -> Option<Poly> {
+        let degree = |p: &Poly| p.0.keys().map(Vec::len).max().unwrap_or(0);
+        let fits = degree(self) + degree(other) <= MAX_LAW_DEGREE
+            && self.0.len().saturating_mul(other.0.len()) <= MAX_LAW_TERMS;
+        fits.then(|| self.mul(other))
+    }
+
     fn coefficient(&self, monomial: &[usize]) -> f64 {
         self.0.get(monomial).copied().unwrap_or(0.0)
     }
@@ -779,7 +833,7 @@ impl Poly {
             .terms()
             .map(|(m, c)| {
                 let factors = m.iter().map(|&s| names[s]);
-                std::iter::once(format!("{c}"))
+                std::iter::once(short(*c))
                     .chain(factors.map(str::to_string))
                     .collect::<Vec<_>>()
                     .join("*")

@@ -378,8 +378,9 @@ impl Checkpoint {
                 fired.is_none_or(|j| (j as usize) < r || (j == NONE && time.is_infinite()));
             if !paused || !fired_ok {
                 return Err(error(format!(
-                    "trajectory {i} is not paused at output time {at} (time {time}, next \
-                     reaction {fired:?})"
+                    "trajectory {i} is not paused at output time {at} (time {}, next \
+                     reaction {fired:?})",
+                    crate::error::short(time)
                 )));
             }
             out.push(match method {

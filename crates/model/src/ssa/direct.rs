@@ -3,12 +3,15 @@
 //! GPU code's job, this one is kept obvious. A trajectory runs from one sample time to the next
 //! (`DirectTrajectory`), so an ensemble can pause between output times.
 
+use super::stop::{check_counts, check_resolvable, fire, next_event_time, Stop};
 use super::stream::Stream;
+use crate::error::Result;
 use crate::reactions::Network;
 
 /// One trajectory from the initial counts, seeded by `seed`. Returns the counts of every species
 /// (indexed like `net.species`) at each of `sample_times`: the state after all events at times
-/// <= the sample time. Boundary species never change.
+/// <= the sample time. Boundary species never change. A count that reaches the count limit, or
+/// a run that cannot advance, is an error (`super::stop`).
 ///
 /// # Panics
 /// If `sample_times` is not ascending within [0, t_end] (a caller's mistake, not bad input).
@@ -18,7 +21,17 @@ pub fn simulate_direct(
     seed: u64,
     t_end: f64,
     sample_times: &[f64],
-) -> Vec<Vec<u64>> {
+) -> Result<Vec<Vec<u64>>> {
+    sample_direct(net, seed, t_end, sample_times).map_err(|stop| stop.error(net, None))
+}
+
+/// `simulate_direct`, stopping with the `Stop` (the ensemble names the trajectory).
+pub(crate) fn sample_direct(
+    net: &Network,
+    seed: u64,
+    t_end: f64,
+    sample_times: &[f64],
+) -> std::result::Result<Vec<Vec<u64>>, Stop> {
     assert!(
         sample_times.windows(2).all(|w| w[0] <= w[1])
             && sample_times.iter().all(|&t| (0.0..=t_end).contains(&t)),
@@ -29,8 +42,8 @@ pub fn simulate_direct(
     sample_times
         .iter()
         .map(|&t| {
-            trajectory.advance_to(net, &changes, t);
-            trajectory.counts.clone()
+            trajectory.advance_to(net, &changes, t)?;
+            Ok(trajectory.counts.clone())
         })
         .collect()
 }
@@ -49,11 +62,12 @@ pub struct DirectTrajectory {
 }
 
 impl DirectTrajectory {
-    /// The trajectory at time 0 from the initial counts, its first event drawn.
+    /// The trajectory at time 0 from the initial counts, its first event drawn. (A total
+    /// propensity that is not finite leaves the next event at 0, where `advance_to` reports it.)
     pub fn new(net: &Network, stream: Stream) -> Self {
         let mut trajectory = Self::restore(net, net.initial_counts(), 0.0, stream);
         let total = trajectory.total();
-        trajectory.t_next = trajectory.draw_time(0.0, total);
+        trajectory.t_next = trajectory.draw_time(0.0, total).unwrap_or(0.0);
         trajectory
     }
 
@@ -79,17 +93,30 @@ impl DirectTrajectory {
         self.propensities.iter().sum()
     }
 
-    fn draw_time(&mut self, t: f64, total: f64) -> f64 {
-        match total > 0.0 {
-            true => t - (1.0 - self.stream.uniform()).ln() / total,
-            false => f64::INFINITY,
-        }
+    fn draw_time(&mut self, t: f64, total: f64) -> std::result::Result<f64, Stop> {
+        next_event_time(t, total, || self.stream.uniform())
     }
 
     /// Fires every event at times <= `t` (`changes`: `net.state_changes()`).
-    pub fn advance_to(&mut self, net: &Network, changes: &[Vec<(usize, i64)>], t: f64) {
+    pub fn advance_to(
+        &mut self,
+        net: &Network,
+        changes: &[Vec<(usize, i64)>],
+        t: f64,
+    ) -> std::result::Result<(), Stop> {
+        check_counts(&self.counts, self.t_next.min(t))?;
         while self.t_next <= t {
+            let now = self.t_next;
             let total = self.total();
+            if total == 0.0 {
+                // Only a restored state can have an event drawn with nothing to fire.
+                self.t_next = f64::INFINITY;
+                break;
+            }
+            if !total.is_finite() {
+                return Err(Stop::InfinitePropensity { a0: total, t: now });
+            }
+            check_resolvable(total, now, t)?;
             // The first reaction whose cumulative propensity passes u * total; rounding at the
             // top falls back to the last reaction that can fire.
             let target = self.stream.uniform() * total;
@@ -104,18 +131,17 @@ impl DirectTrajectory {
                     }
                 }
             }
-            let fired = fired.expect("a positive total propensity has a reaction that can fire");
-            for &(s, d) in &changes[fired] {
-                // Mass action gives propensity 0 when a reactant has too few molecules.
-                self.counts[s] = self.counts[s]
-                    .checked_add_signed(d)
-                    .expect("counts stay within 0..=u64::MAX");
-            }
+            let Some(fired) = fired else {
+                return Err(Stop::InfinitePropensity { a0: total, t: now });
+            };
+            // Mass action gives propensity 0 when a reactant has too few molecules, so counts
+            // only meet the upper limit.
+            fire(&mut self.counts, &changes[fired], now)?;
             self.update_propensities(net);
-            let now = self.t_next;
             let total = self.total();
-            self.t_next = self.draw_time(now, total);
+            self.t_next = self.draw_time(now, total)?;
         }
+        Ok(())
     }
 }
 
@@ -179,13 +205,13 @@ mod tests {
         };
         net.validate().unwrap();
         let times = [0.0, 1.0, 5.0, 10.0];
-        let a = simulate_direct(&net, 7, 10.0, &times);
+        let a = simulate_direct(&net, 7, 10.0, &times).unwrap();
         assert_eq!(
             a,
-            simulate_direct(&net, 7, 10.0, &times),
+            simulate_direct(&net, 7, 10.0, &times).unwrap(),
             "same seed, same run"
         );
-        assert_ne!(a, simulate_direct(&net, 8, 10.0, &times));
+        assert_ne!(a, simulate_direct(&net, 8, 10.0, &times).unwrap());
         assert_eq!(a[0], vec![5, 0, 0]);
         for counts in &a {
             assert_eq!(counts[0], 5, "the boundary species is never consumed");
@@ -210,7 +236,7 @@ mod tests {
             compartment_volume: None,
         };
         assert_eq!(
-            simulate_direct(&net, 1, 3.0, &[0.0, 3.0]),
+            simulate_direct(&net, 1, 3.0, &[0.0, 3.0]).unwrap(),
             vec![vec![1], vec![1]]
         );
     }

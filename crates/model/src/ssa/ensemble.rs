@@ -8,7 +8,7 @@ use super::odm::{Odm, OdmTrajectory};
 use super::stats::{Accumulator, EnsembleStats};
 use super::stream::Stream;
 use super::tau::{Tables, TauTrajectory};
-use crate::error::{invalid, Result};
+use crate::error::{invalid, short, Result};
 use crate::reactions::Network;
 
 /// Checks that `times` are usable output times: finite, >= 0, ascending, at least one.
@@ -19,7 +19,7 @@ pub fn check_times(times: &[f64]) -> Result<()> {
     for (k, &t) in times.iter().enumerate() {
         if !(t.is_finite() && t >= 0.0) || (k > 0 && t < times[k - 1]) {
             let allowed = "finite times >= 0 in ascending order";
-            return Err(invalid(&format!("times[{k}]"), t, allowed));
+            return Err(invalid(&format!("times[{k}]"), short(t), allowed));
         }
     }
     Ok(())
@@ -88,7 +88,9 @@ pub fn run_ensemble_cpu(
 }
 
 /// `run_ensemble_cpu`, calling `on_trajectory(i, samples)` for each finished trajectory (from
-/// worker threads, in no fixed order): for progress bars and trajectory files.
+/// worker threads, in no fixed order): for progress bars and trajectory files. A trajectory
+/// that stops (`super::stop`: count limit, infinite propensity, a clock that cannot move) ends
+/// the ensemble with an error naming it; the others stop as soon as rayon can tell them.
 pub fn run_ensemble_cpu_with(
     net: &Network,
     method: Method,
@@ -110,18 +112,19 @@ pub fn run_ensemble_cpu_with(
     let empty = || Accumulator::new(times, species.clone());
     let total = (0..n)
         .into_par_iter()
-        .fold(empty, |mut acc, i| {
+        .try_fold(empty, |mut acc, i| {
             let s = trajectory_seed(seed, i);
             let samples = match (&odm, method) {
                 (Some(odm), _) => odm.simulate(net, s, t_end, times),
-                (None, Method::Tau) => super::tau::simulate_tau(net, s, t_end, times),
-                (None, _) => super::direct::simulate_direct(net, s, t_end, times),
-            };
+                (None, Method::Tau) => super::tau::sample_tau(net, s, t_end, times).map(|r| r.0),
+                (None, _) => super::direct::sample_direct(net, s, t_end, times),
+            }
+            .map_err(|stop| stop.error(net, Some(i)))?;
             on_trajectory(i, &samples);
             acc.add(&samples);
-            acc
+            Ok::<_, crate::error::ModelError>(acc)
         })
-        .reduce(empty, |a, b| a.merge(&b));
+        .try_reduce(empty, |a, b| Ok(a.merge(&b)))?;
     Ok(total.finish())
 }
 
@@ -206,14 +209,17 @@ impl CpuEnsemble {
     }
 
     /// Moves every trajectory to time `t` (in parallel) and returns the exact sums of the
-    /// counts there, as one output time of an `Accumulator` (species named `species`).
-    pub fn advance_to(&mut self, t: f64, species: &[String]) -> Accumulator {
+    /// counts there, as one output time of an `Accumulator` (species named `species`). A
+    /// trajectory that stops (`super::stop`) is an error naming it; the ensemble is then
+    /// left partly moved and is not to be advanced further.
+    pub fn advance_to(&mut self, t: f64, species: &[String]) -> Result<Accumulator> {
         use rayon::prelude::*;
         let (net, plan) = (&self.net, &self.plan);
         let empty = || Accumulator::new(&[t], species.to_vec());
         self.trajectories
             .par_iter_mut()
-            .fold(empty, |mut acc, trajectory| {
+            .enumerate()
+            .try_fold(empty, |mut acc, (i, trajectory)| {
                 match (plan, &mut *trajectory) {
                     (Plan::Direct(changes), Trajectory::Direct(tr)) => {
                         tr.advance_to(net, changes, t)
@@ -222,10 +228,11 @@ impl CpuEnsemble {
                     (Plan::Tau(tables), Trajectory::Tau(tr)) => tr.advance_to(net, tables, t),
                     _ => unreachable!("every trajectory is of the ensemble's method"),
                 }
+                .map_err(|stop| stop.error(net, Some(i as u64)))?;
                 acc.add_counts(trajectory.counts());
-                acc
+                Ok(acc)
             })
-            .reduce(empty, |a, b| a.merge(&b))
+            .try_reduce(empty, |a, b| Ok(a.merge(&b)))
     }
 }
 

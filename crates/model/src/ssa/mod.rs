@@ -20,6 +20,7 @@ pub mod odm;
 pub mod output;
 pub mod run;
 pub mod stats;
+pub mod stop;
 pub mod stream;
 pub mod synthetic;
 pub mod tau;

@@ -9,7 +9,9 @@
 //! - The running a0 drifts by rounding, so it is recomputed from scratch every
 //!   `A0_REFRESH_EVENTS` events, and whenever the search runs past it.
 
+use super::stop::{check_counts, check_resolvable, fire, next_event_time, Stop};
 use super::stream::Stream;
+use crate::error::Result;
 use crate::reactions::Network;
 
 /// a0 is summed afresh this often: the running sum's relative error then stays near 1e-13.
@@ -54,12 +56,16 @@ impl Odm {
             dependents,
             changes,
         };
-        // The presimulation: events up to t_end, at most PRESIMULATION_EVENTS of them.
+        // The presimulation: events up to t_end, at most PRESIMULATION_EVENTS of them. One
+        // that stops early (`Stop`) orders by the events so far: the run reports the stop.
         let mut firings = vec![0u64; net.reactions.len()];
         let mut pre = odm.start(net, Stream::new(PRESIMULATION_SEED));
         while pre.events < PRESIMULATION_EVENTS && pre.t_next <= t_end {
-            firings[pre.fired.expect("a finite event time has a reaction")] += 1;
-            odm.fire_next(net, &mut pre);
+            let Some(j) = pre.fired else { break };
+            firings[j] += 1;
+            if odm.fire_next(net, &mut pre).is_err() {
+                break;
+            }
         }
         // Stable sort: ties keep the network's order.
         odm.order.sort_by_key(|&j| std::cmp::Reverse(firings[j]));
@@ -67,14 +73,14 @@ impl Odm {
     }
 
     /// One trajectory, like `ssa::simulate_direct`: the counts at each of `sample_times`
-    /// (ascending within [0, t_end]).
+    /// (ascending within [0, t_end]), or why it stopped before.
     pub fn simulate(
         &self,
         net: &Network,
         seed: u64,
         t_end: f64,
         sample_times: &[f64],
-    ) -> Vec<Vec<u64>> {
+    ) -> std::result::Result<Vec<Vec<u64>>, Stop> {
         assert!(
             sample_times.windows(2).all(|w| w[0] <= w[1])
                 && sample_times.iter().all(|&t| (0.0..=t_end).contains(&t)),
@@ -84,13 +90,14 @@ impl Odm {
         sample_times
             .iter()
             .map(|&t| {
-                self.advance_to(net, &mut trajectory, t);
-                trajectory.counts.clone()
+                self.advance_to(net, &mut trajectory, t)?;
+                Ok(trajectory.counts.clone())
             })
             .collect()
     }
 
-    /// A trajectory at time 0 from the initial counts, its first event drawn.
+    /// A trajectory at time 0 from the initial counts, its first event drawn. (A total
+    /// propensity that is not finite leaves the next event at 0, where `advance_to` reports it.)
     pub fn start(&self, net: &Network, stream: Stream) -> OdmTrajectory {
         let counts = net.initial_counts();
         let a: Vec<f64> = net
@@ -108,25 +115,41 @@ impl Odm {
             fired: None,
             stream,
         };
-        self.draw_next(&mut trajectory, 0.0);
+        if self.draw_next(&mut trajectory, 0.0).is_err() {
+            trajectory.t_next = 0.0;
+        }
         trajectory
     }
 
     /// Fires every event of `trajectory` at times <= `t`.
-    pub fn advance_to(&self, net: &Network, trajectory: &mut OdmTrajectory, t: f64) {
+    pub fn advance_to(
+        &self,
+        net: &Network,
+        trajectory: &mut OdmTrajectory,
+        t: f64,
+    ) -> std::result::Result<(), Stop> {
+        check_counts(&trajectory.counts, trajectory.t_next.min(t))?;
         while trajectory.t_next <= t {
-            self.fire_next(net, trajectory);
+            check_resolvable(trajectory.a0, trajectory.t_next, t)?;
+            self.fire_next(net, trajectory)?;
         }
+        Ok(())
     }
 
     /// Fires the drawn event and draws the next one.
-    fn fire_next(&self, net: &Network, tr: &mut OdmTrajectory) {
-        let j = tr.fired.expect("a finite event time has a reaction");
-        for &(s, d) in &self.changes[j] {
-            tr.counts[s] = tr.counts[s]
-                .checked_add_signed(d)
-                .expect("counts stay within 0..=u64::MAX");
-        }
+    fn fire_next(&self, net: &Network, tr: &mut OdmTrajectory) -> std::result::Result<(), Stop> {
+        let now = tr.t_next;
+        let Some(j) = tr.fired.filter(|_| tr.a0.is_finite()) else {
+            return match tr.a0.is_finite() {
+                // Only a restored state can have an event time without a reaction.
+                true => {
+                    tr.t_next = f64::INFINITY;
+                    Ok(())
+                }
+                false => Err(Stop::InfinitePropensity { a0: tr.a0, t: now }),
+            };
+        };
+        fire(&mut tr.counts, &self.changes[j], now)?;
         for &k in &self.dependents[j] {
             let new = net.reactions[k].propensity(&tr.counts);
             tr.a0 += new - tr.a[k];
@@ -136,12 +159,11 @@ impl Odm {
         if tr.events.is_multiple_of(A0_REFRESH_EVENTS) || tr.a0 <= 0.0 {
             tr.a0 = tr.a.iter().sum();
         }
-        let now = tr.t_next;
-        self.draw_next(tr, now);
+        self.draw_next(tr, now)
     }
 
     /// Draws the time and reaction of the event after time `t`.
-    fn draw_next(&self, tr: &mut OdmTrajectory, t: f64) {
+    fn draw_next(&self, tr: &mut OdmTrajectory, t: f64) -> std::result::Result<(), Stop> {
         loop {
             let u_time = tr.stream.uniform();
             let target = tr.stream.uniform() * tr.a0;
@@ -167,11 +189,11 @@ impl Odm {
                 }
             }
             tr.t_next = match fired {
-                Some(_) if tr.a0 > 0.0 => t - (1.0 - u_time).ln() / tr.a0,
-                _ => f64::INFINITY,
+                Some(_) => next_event_time(t, tr.a0, || u_time)?,
+                None => f64::INFINITY,
             };
             tr.fired = fired;
-            return;
+            return Ok(());
         }
     }
 }
@@ -193,9 +215,17 @@ pub struct OdmTrajectory {
     pub stream: Stream,
 }
 
-/// One ODM trajectory (builds the plan; for many trajectories build `Odm` once).
-pub fn simulate_odm(net: &Network, seed: u64, t_end: f64, sample_times: &[f64]) -> Vec<Vec<u64>> {
-    Odm::new(net, t_end).simulate(net, seed, t_end, sample_times)
+/// One ODM trajectory (builds the plan; for many trajectories build `Odm` once). A count that
+/// reaches the count limit, or a run that cannot advance, is an error (`super::stop`).
+pub fn simulate_odm(
+    net: &Network,
+    seed: u64,
+    t_end: f64,
+    sample_times: &[f64],
+) -> Result<Vec<Vec<u64>>> {
+    Odm::new(net, t_end)
+        .simulate(net, seed, t_end, sample_times)
+        .map_err(|stop| stop.error(net, None))
 }
 
 #[cfg(test)]
@@ -256,11 +286,11 @@ mod tests {
         let n = net();
         let odm = Odm::new(&n, 10.0);
         let times = [0.0, 1.0, 10.0];
-        let a = odm.simulate(&n, 3, 10.0, &times);
-        assert_eq!(a, odm.simulate(&n, 3, 10.0, &times));
-        assert_ne!(a, odm.simulate(&n, 4, 10.0, &times));
+        let a = odm.simulate(&n, 3, 10.0, &times).unwrap();
+        assert_eq!(a, odm.simulate(&n, 3, 10.0, &times).unwrap());
+        assert_ne!(a, odm.simulate(&n, 4, 10.0, &times).unwrap());
         assert_eq!(a[0], vec![50, 0]);
         assert!(a.iter().all(|c| c[0] + c[1] <= 50));
-        assert_eq!(a, simulate_odm(&n, 3, 10.0, &times));
+        assert_eq!(a, simulate_odm(&n, 3, 10.0, &times).unwrap());
     }
 }

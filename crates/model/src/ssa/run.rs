@@ -490,7 +490,7 @@ impl<'a> SsaRun<'a> {
                 ),
             ));
         };
-        let stats = self.ensemble.advance_to(t, &self.rows.species).finish();
+        let stats = self.ensemble.advance_to(t, &self.rows.species)?.finish();
         self.rows.push((stats.mean[0].clone(), stats.sd[0].clone()));
         if let Some(kept) = &mut self.kept {
             for (samples, trajectory) in kept.iter_mut().zip(&self.ensemble.trajectories) {

@@ -126,7 +126,7 @@ mod tests {
         let net = square_network(500, 3).unwrap();
         let a0 =
             |counts: &[u64]| -> f64 { net.reactions.iter().map(|r| r.propensity(counts)).sum() };
-        let (samples, counters) = simulate_tau_counted(&net, 11, 10.0, &[0.0, 5.0, 10.0]);
+        let (samples, counters) = simulate_tau_counted(&net, 11, 10.0, &[0.0, 5.0, 10.0]).unwrap();
         let total: Vec<u64> = samples.iter().map(|c| c.iter().sum()).collect();
         assert!(total.iter().all(|&t| t == total[0]), "{total:?}");
         let start = a0(&samples[0]);

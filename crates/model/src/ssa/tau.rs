@@ -22,6 +22,7 @@
 //! then not taken, which the exponential's lack of memory makes exact), so every sample is the
 //! state at exactly its time.
 
+use super::stop::{check_counts, check_resolvable, fire, Stop};
 use super::stream::Stream;
 use crate::error::{invalid, Result};
 use crate::reactions::Network;
@@ -119,7 +120,8 @@ impl Tables {
 
     /// The state after a leap of `tau`: Poisson(a_j tau) firings of every non-critical reaction
     /// and one of `critical_firing`, if given. None if a count would end negative (the sum
-    /// over all firings is checked, not each in turn).
+    /// over all firings is checked, not each in turn); a count past u64 is u64::MAX (the
+    /// caller stops at the count limit).
     fn leap(
         &self,
         counts: &[u64],
@@ -139,7 +141,9 @@ impl Tables {
         for &(s, d) in critical_firing.map_or(&[][..], |j| &self.changes[j]) {
             next[s] += d as i128;
         }
-        next.into_iter().map(|x| u64::try_from(x).ok()).collect()
+        next.into_iter()
+            .map(|x| (x >= 0).then(|| u64::try_from(x).unwrap_or(u64::MAX)))
+            .collect()
     }
 
     /// tau' from the non-critical reactions (infinite if none can fire).
@@ -188,10 +192,14 @@ impl Draws<'_> {
         r * (std::f64::consts::TAU * self.uniform()).cos()
     }
 
-    /// Poisson with mean `mean` (see `POISSON_NORMAL_MEAN`).
+    /// Poisson with mean `mean` (see `POISSON_NORMAL_MEAN`); u64::MAX for an infinite mean
+    /// (the caller stops at the count limit).
     fn poisson(&mut self, mean: f64) -> u64 {
-        if mean <= 0.0 {
+        if mean <= 0.0 || mean.is_nan() {
             return 0;
+        }
+        if mean == f64::INFINITY {
+            return u64::MAX;
         }
         if mean >= POISSON_NORMAL_MEAN {
             loop {
@@ -231,20 +239,16 @@ impl Draws<'_> {
     }
 }
 
-/// One firing of a reaction with net change `delta` (exact steps: its propensity was > 0, so
-/// no count can go negative).
-fn fire(counts: &mut [u64], delta: &[(usize, i64)]) {
-    for &(s, d) in delta {
-        counts[s] = counts[s]
-            .checked_add_signed(d)
-            .expect("a reaction that can fire leaves counts >= 0");
-    }
-}
-
 /// One tau-leaping trajectory: the counts at each of `sample_times` (ascending within
-/// [0, t_end]), like `ssa::simulate_direct`.
-pub fn simulate_tau(net: &Network, seed: u64, t_end: f64, sample_times: &[f64]) -> Vec<Vec<u64>> {
-    simulate_tau_counted(net, seed, t_end, sample_times).0
+/// [0, t_end]), like `ssa::simulate_direct`. A count that reaches the count limit, or a run
+/// that cannot advance, is an error (`super::stop`).
+pub fn simulate_tau(
+    net: &Network,
+    seed: u64,
+    t_end: f64,
+    sample_times: &[f64],
+) -> Result<Vec<Vec<u64>>> {
+    Ok(simulate_tau_counted(net, seed, t_end, sample_times)?.0)
 }
 
 /// `simulate_tau` and what it did.
@@ -253,7 +257,17 @@ pub fn simulate_tau_counted(
     seed: u64,
     t_end: f64,
     sample_times: &[f64],
-) -> (Vec<Vec<u64>>, TauCounters) {
+) -> Result<(Vec<Vec<u64>>, TauCounters)> {
+    sample_tau(net, seed, t_end, sample_times).map_err(|stop| stop.error(net, None))
+}
+
+/// `simulate_tau_counted`, stopping with the `Stop` (the ensemble names the trajectory).
+pub(crate) fn sample_tau(
+    net: &Network,
+    seed: u64,
+    t_end: f64,
+    sample_times: &[f64],
+) -> std::result::Result<(Vec<Vec<u64>>, TauCounters), Stop> {
     assert!(
         sample_times.windows(2).all(|w| w[0] <= w[1])
             && sample_times.iter().all(|&t| (0.0..=t_end).contains(&t)),
@@ -264,11 +278,11 @@ pub fn simulate_tau_counted(
     let samples = sample_times
         .iter()
         .map(|&t| {
-            trajectory.advance_to(net, &tables, t);
-            trajectory.counts.clone()
+            trajectory.advance_to(net, &tables, t)?;
+            Ok(trajectory.counts.clone())
         })
-        .collect();
-    (samples, trajectory.counters)
+        .collect::<std::result::Result<_, Stop>>()?;
+    Ok((samples, trajectory.counters))
 }
 
 /// A tau-leaping trajectory at a sample time: counts, time and random stream are its whole
@@ -293,7 +307,13 @@ impl TauTrajectory {
     }
 
     /// Steps to time `stop` (no step crosses it); nothing when already there.
-    pub fn advance_to(&mut self, net: &Network, tables: &Tables, stop: f64) {
+    pub fn advance_to(
+        &mut self,
+        net: &Network,
+        tables: &Tables,
+        stop: f64,
+    ) -> std::result::Result<(), Stop> {
+        check_counts(&self.counts, self.t)?;
         let mut draws = Draws(&mut self.stream);
         let (counts, counters) = (&mut self.counts, &mut self.counters);
         let mut t = self.t;
@@ -305,6 +325,10 @@ impl TauTrajectory {
                 critical[j] = a[j] > 0.0 && tables.firings_left(j, counts) < N_CRITICAL;
             }
             let a0: f64 = a.iter().sum();
+            if !a0.is_finite() {
+                self.t = t;
+                return Err(Stop::InfinitePropensity { a0, t });
+            }
             if a0 == 0.0 {
                 t = stop;
                 continue;
@@ -313,6 +337,10 @@ impl TauTrajectory {
             loop {
                 if tau_prime < SSA_FACTOR / a0 {
                     // A few exact steps, propensities recomputed after each.
+                    if let Err(e) = check_resolvable(a0, t, stop) {
+                        self.t = t;
+                        return Err(e);
+                    }
                     for _ in 0..SSA_STEPS {
                         let total: f64 =
                             net.reactions
@@ -331,13 +359,21 @@ impl TauTrajectory {
                             break;
                         }
                         let j = draws.pick(&a, |_| true, total);
-                        fire(counts, &tables.changes[j]);
+                        if let Err(e) = fire(counts, &tables.changes[j], t + dt) {
+                            self.t = t;
+                            return Err(e);
+                        }
                         t += dt;
                         counters.ssa_steps += 1;
                     }
                     break;
                 }
                 let a0_critical: f64 = (0..a.len()).filter(|&j| critical[j]).map(|j| a[j]).sum();
+                // Critical reactions fire one at a time, like exact steps.
+                if let Err(e) = check_resolvable(a0_critical, t, stop) {
+                    self.t = t;
+                    return Err(e);
+                }
                 let tau_critical = match a0_critical > 0.0 {
                     true => draws.exponential(a0_critical),
                     false => f64::INFINITY,
@@ -358,13 +394,25 @@ impl TauTrajectory {
                     tau_prime = tau / 2.0;
                     continue;
                 };
+                let t_next = if shortened { stop } else { t + tau };
+                if let Err(e) = check_counts(&next, t_next) {
+                    self.t = t;
+                    return Err(e);
+                }
+                if t_next == t && !fire_critical {
+                    // A leap of tau' too short to move the clock (a critical firing at the
+                    // same time is a legitimate event).
+                    self.t = t;
+                    return Err(Stop::Stalled { a0, t, stop });
+                }
                 *counts = next;
-                t = if shortened { stop } else { t + tau };
+                t = t_next;
                 counters.leaps += 1;
                 break;
             }
         }
         self.t = t;
+        Ok(())
     }
 }
 
@@ -503,16 +551,20 @@ mod tests {
             vec![(vec![], vec![(0, 1)], 1000.0), (vec![(0, 1)], vec![], 0.1)],
         );
         let times: Vec<f64> = (0..=10).map(|k| k as f64).collect();
-        let (a, c) = simulate_tau_counted(&n, 9, 10.0, &times);
+        let (a, c) = simulate_tau_counted(&n, 9, 10.0, &times).unwrap();
         assert_eq!(a.len(), 11);
         // Near equilibrium the drift is small and tau' long: leaps end at the output times.
         assert!(c.leaps >= 10 && c.ssa_steps == 0, "{c:?}");
         assert!(a.iter().all(|x| (9_000..11_000).contains(&x[0])), "{a:?}");
-        assert_eq!(a, simulate_tau(&n, 9, 10.0, &times), "same seed, same run");
+        assert_eq!(
+            a,
+            simulate_tau(&n, 9, 10.0, &times).unwrap(),
+            "same seed, same run"
+        );
         // From 1000 towards 10^4 the drift bounds the leaps: many short ones.
         let mut low = n.clone();
         low.species[0].initial_count = 1000;
-        let (a, c) = simulate_tau_counted(&low, 9, 10.0, &times);
+        let (a, c) = simulate_tau_counted(&low, 9, 10.0, &times).unwrap();
         assert!(c.leaps > 50 && c.ssa_steps < 1000, "{c:?}");
         // The mean is 10^4 - 9000 e^(-t/10): 6689 at t = 10, sd about 80.
         assert!((6_300..7_100).contains(&a[10][0]), "{a:?}");
@@ -523,7 +575,7 @@ mod tests {
             vec![("P", 200), ("P2", 0)],
             vec![(vec![(0, 2)], vec![(1, 1)], 0.01)],
         );
-        let (a, c) = simulate_tau_counted(&n, 1, 50.0, &[0.0, 50.0]);
+        let (a, c) = simulate_tau_counted(&n, 1, 50.0, &[0.0, 50.0]).unwrap();
         assert_eq!(a[1][0] + 2 * a[1][1], 200, "{a:?} {c:?}");
         assert!(a[1][0] < 100, "most paired by t = 50: {a:?}");
         assert!(c.ssa_steps > 0);
