@@ -24,7 +24,7 @@ const BAD_CONFIGS_AND_FLAGS: &[Case] = &[
     ("rdme: value out of range", "run {min_d} --out {out}", &["diffusion[0].d_m2_per_s", "<= 0.5"]),
     ("rdme: a rate that fires every step", "run {min_rate} --out {out}", &["MinD_ATP binds the membrane", "c tau", "at most 1e6"]),
     ("rdme: an infinite rate", "run {min_rate_max} --out {out}", &["MinD_ATP binds the membrane", "c tau", "inf", "at most 1e6"]),
-    ("network: value out of range", "run {net_rate} --t-end 1 --out {out}", &["reactions.Death.rate", "-0.11", ">= 0"]),
+    ("network: value out of range", "run {net_rate} --t-end 1 --out {out}", &["reactions.Death.rate", "-0.11", "[0, 1e30]"]),
     ("angiogenesis: workgroup beyond the device", "run {angio} --steps 1 --workgroup 1024,2,1 --out {out}", &["max_compute_invocations_per_workgroup"]),
     ("angiogenesis: empty workgroup", "run {angio} --workgroup 0,1,1 --out {out}", &["--workgroup", "0,1,1"]),
     ("angiogenesis: several devices", "run {angio} --devices 2 --out {out}", &["--devices"]),
@@ -39,6 +39,8 @@ const BAD_CONFIGS_AND_FLAGS: &[Case] = &[
     ("angiogenesis bench: --json where no file can be made", "bench angiogenesis --json /proc/x.json", &["--json /proc/x.json", "cannot write in /proc"]),
     ("rdme bench: --json in a missing folder", "bench rdme --json {out}/no/such/rows.json", &["--json", "does not exist"]),
     ("ssa bench: --json where no file can be made", "bench ssa --json /proc/x.json", &["--json /proc/x.json", "cannot write in /proc"]),
+    ("angiogenesis bench: no timed steps", "bench angiogenesis --steps 0", &["--steps", "0", "1.."]),
+    ("rdme bench: no timed steps", "bench rdme --steps 0", &["--steps", "0", "1.."]),
 ];
 
 #[rustfmt::skip]

@@ -56,8 +56,8 @@ impl Model {
 /// How long the stepping models' benchmarks time the GPU and the CPU reference.
 #[derive(Args)]
 pub(crate) struct TimedSteps {
-    /// Timed steps per case
-    #[arg(long, default_value_t = 1000)]
+    /// Timed steps per case (1 or more)
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) steps: u32,
     /// Largest grid (cells, lattice sites) on which the multithreaded CPU reference is timed
     #[arg(long, default_value_t = 256 * 256 * 256)]

@@ -424,7 +424,8 @@ impl RdmeConfig {
 
         let mut warnings = Vec::new();
         for (r, name) in reactions.iter().zip(&names) {
-            if !(r.c_tau as f64 <= MAX_C_TAU) {
+            let c_tau = r.c_tau as f64;
+            if c_tau.is_nan() || c_tau > MAX_C_TAU {
                 return Err(invalid(
                     &format!("reaction {name:?}: c tau"),
                     format!("{:.3e}", r.c_tau),

@@ -216,6 +216,30 @@ impl RdmeRun<'_> {
     }
 }
 
+/// Refuses, before the lattice is built (seconds to minutes for a large one), a lattice whose
+/// slab would not fit a device's particle buffer: 16 bytes per site, the owned planes of the
+/// initial split plus up to `halo_depth` planes on each side with a neighbour.
+fn check_device_memory(
+    contexts: &[GpuContext],
+    model: &RdmeModel,
+    options: &SimOptions,
+) -> Result<()> {
+    let [nx, ny, nz] = model.config.lattice.shape;
+    let split = match &options.split {
+        Some(s) if s.len() == contexts.len() => s.clone(),
+        _ => petri_scheduler::slabs::equal_split(nz, contexts.len().max(1)),
+    };
+    let halo = match contexts.len() {
+        1 => 0,
+        _ => options.halo_depth,
+    };
+    for (ctx, &planes) in contexts.iter().zip(&split) {
+        let local = (planes + 2 * halo).min(nz) as u64;
+        ctx.check_storage_buffer("rdme particles", 16 * nx as u64 * ny as u64 * local)?;
+    }
+    Ok(())
+}
+
 /// Runs `model` on `contexts` (one z-slab each) and writes everything into `opts.out_dir`
 /// (`runtime::run`). `progress` sees every observation, the one at the first step included.
 pub fn run(
@@ -225,6 +249,7 @@ pub fn run(
     progress: impl FnMut(&Observables),
 ) -> Result<Manifest> {
     let t_setup = Instant::now();
+    check_device_memory(&contexts, model, &opts.sim)?;
     let (lattice, first_step, moved_before) = match &opts.resume {
         Some(path) => {
             let ck = Checkpoint::load(path)?;
