@@ -24,8 +24,9 @@ use super::gpu_time::{time_to_ticks, TIME_LIMIT};
 use super::stats::{Accumulator, EnsembleStats};
 use crate::error::{invalid, ModelError, Result};
 use crate::reactions::Network;
-use petri_engine::kernel::{self, Access};
 use petri_engine::{buffers, shaders, GpuContext, Profiler};
+use petri_scheduler::plan::OnDemandPass;
+use petri_scheduler::{Binding, BufferAt, LoopEnd, PassDesc, PassSchedule, StepPlan};
 use std::time::Instant;
 
 /// Loop iterations per thread per dispatch on software adapters: Mesa's llvmpipe ends every
@@ -42,12 +43,12 @@ const TH_WORDS: usize = 8;
 /// Words per (output, species) accumulator (`SUM_WORDS`).
 const SUM_WORDS: usize = 5;
 const STATUS_WORDS: usize = 8;
-/// Status word indices (`ST_*` in the shader).
-const ST_ACTIVE: usize = 0;
+/// Status word indices (`ST_*` in the shader; word 0, the running threads, only the GPU reads).
 const ST_OVERFLOW: usize = 1;
 const ST_LEAPS: usize = 2;
 const ST_REJECTED: usize = 3;
 const ST_SSA: usize = 4;
+const ST_DONE: usize = 5;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct EnsembleOptions {
@@ -312,15 +313,35 @@ struct Span<'a> {
     keep_states: bool,
 }
 
+/// What a run's plan is built for: its buffers' sizes and its dispatch size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PlanShape {
+    chunk: u32,
+    net_words: usize,
+    traj_words: usize,
+    sum_words: usize,
+    sample_words: usize,
+}
+
+/// The step plan of one run shape. A step is a `run` dispatch (at most `event_budget` events
+/// per thread) and a one-thread `done` pass that raises the done flag once no thread is
+/// running; a batch is `dispatches_per_submit` steps. `init` starts a chunk from time 0.
+struct EnsemblePlan {
+    shape: PlanShape,
+    plan: StepPlan,
+    init: OnDemandPass,
+}
+
 pub struct GpuEnsemble {
     ctx: GpuContext,
     tables: NetTables,
     species: Vec<String>,
     method: Method,
     options: EnsembleOptions,
-    layout: wgpu::BindGroupLayout,
-    init: wgpu::ComputePipeline,
-    run: wgpu::ComputePipeline,
+    /// Direct method compiled: the shader's generated `network` section for this network.
+    compiled: Option<String>,
+    /// The plan of the last run, kept for the next run of the same shape.
+    plan: Option<EnsemblePlan>,
     /// Counters of the last `run` / `run_trajectories`.
     pub counters: EnsembleCounters,
 }
@@ -350,18 +371,6 @@ impl GpuEnsemble {
             "ssa ensemble",
             options.chunk.div_ceil(options.workgroup_size),
         )?;
-        let layout = kernel::bind_group_layout(
-            ctx,
-            "ssa ensemble",
-            &[
-                Access::Uniform,
-                Access::ReadOnly,
-                Access::ReadWrite,
-                Access::ReadWrite,
-                Access::ReadWrite,
-                Access::ReadWrite,
-            ],
-        );
         // Each thread's counts sit in workgroup memory during a dispatch.
         let shared = 4 * tables.n_species as u64 * options.workgroup_size as u64;
         let limit = ctx.limits().max_compute_workgroup_storage_size as u64;
@@ -371,36 +380,74 @@ impl GpuEnsemble {
             );
             return Err(invalid("workgroup_size", options.workgroup_size, allowed));
         }
-        let wg = [
-            ("WG", options.workgroup_size as f64),
-            ("NS", tables.n_species as f64),
-        ];
-        let run = if method == Method::Direct
+        let compiled = (method == Method::Direct
             && options.compiled
-            && tables.reactions.len() <= super::gpu_compiled::MAX_COMPILED_REACTIONS
-        {
-            let code = super::gpu_compiled::network_section(&tables);
-            kernel::compute_pipeline_generated(
-                ctx,
-                shaders::ssa::ensemble_compiled::RUN_COMPILED,
-                ("network", &code),
-                &[&layout],
-                &wg,
-            )?
-        } else {
-            kernel::compute_pipeline(ctx, shaders::ssa::ensemble::RUN, &[&layout], &wg)?
-        };
+            && tables.reactions.len() <= super::gpu_compiled::MAX_COMPILED_REACTIONS)
+            .then(|| super::gpu_compiled::network_section(&tables));
         Ok(Self {
             ctx: ctx.clone(),
             species: net.species.iter().map(|s| s.id.clone()).collect(),
             tables,
             method,
             options: options.clone(),
-            init: kernel::compute_pipeline(ctx, shaders::ssa::ensemble::INIT, &[&layout], &wg)?,
-            run,
-            layout,
+            compiled,
+            plan: None,
             counters: EnsembleCounters::default(),
         })
+    }
+
+    /// The plan and buffers for runs of `shape` (kept between runs of the same shape, so its
+    /// pipelines are built once).
+    fn build_plan(&self, shape: PlanShape) -> Result<EnsemblePlan> {
+        let ctx = &self.ctx;
+        let o = &self.options;
+        let mut plan = StepPlan::new(ctx, 0, o.dispatches_per_submit);
+        let storage =
+            |label: &str, words: usize| buffers::storage_zeroed(ctx, label, 4 * words as u64);
+        plan.add_buffer(
+            "params",
+            buffers::uniform_from(ctx, "ssa params", &EnsembleParams::default()),
+        );
+        plan.add_buffer("net", storage("ssa net", shape.net_words)?);
+        plan.add_buffer("traj", storage("ssa trajectories", shape.traj_words)?);
+        plan.add_buffer("sums", storage("ssa sums", shape.sum_words)?);
+        plan.add_buffer("samples", storage("ssa samples", shape.sample_words)?);
+        plan.add_buffer("status", storage("ssa status", STATUS_WORDS)?);
+        let desc = |label, entry, workgroups| PassDesc {
+            label,
+            entry,
+            bindings: vec![
+                Binding::uniform("params"),
+                Binding::read("net"),
+                Binding::read_write("traj"),
+                Binding::read_write("sums"),
+                Binding::read_write("samples"),
+                Binding::read_write("status"),
+            ],
+            workgroups: [workgroups, 1, 1],
+            constants: vec![
+                ("WG", o.workgroup_size as f64),
+                ("NS", self.tables.n_species as f64),
+            ],
+        };
+        let groups = shape.chunk.div_ceil(o.workgroup_size);
+        let init =
+            plan.add_on_demand(ctx, desc("ssa init", shaders::ssa::ensemble::INIT, groups))?;
+        match &self.compiled {
+            Some(code) => plan.add_generated_pass(
+                ctx,
+                desc(
+                    "ssa run",
+                    shaders::ssa::ensemble_compiled::RUN_COMPILED,
+                    groups,
+                ),
+                ("network", code),
+                PassSchedule::default(),
+            )?,
+            None => plan.add_pass(ctx, desc("ssa run", shaders::ssa::ensemble::RUN, groups))?,
+        }
+        plan.add_pass(ctx, desc("ssa done", shaders::ssa::ensemble::DONE, 1))?;
+        Ok(EnsemblePlan { shape, plan, init })
     }
 
     pub fn tables(&self) -> &NetTables {
@@ -554,7 +601,7 @@ impl GpuEnsemble {
         }
         let t0 = Instant::now();
         let ctx = &self.ctx.clone();
-        let o = &self.options;
+        let o = &self.options.clone();
         let (ns, nr, nt) = (
             self.tables.n_species,
             self.tables.reactions.len(),
@@ -594,11 +641,6 @@ impl GpuEnsemble {
         ] {
             ctx.check_storage_buffer(what, 4 * w as u64)?;
         }
-        let net_buf = buffers::storage_from(ctx, "ssa net", &words)?;
-        let traj_buf = buffers::storage_zeroed(ctx, "ssa trajectories", 4 * traj_words as u64)?;
-        let sums_buf = buffers::storage_zeroed(ctx, "ssa sums", 4 * sum_words as u64)?;
-        let samples_buf = buffers::storage_zeroed(ctx, "ssa samples", 4 * sample_words as u64)?;
-        let status_buf = buffers::storage_zeroed(ctx, "ssa status", 4 * STATUS_WORDS as u64)?;
         let mut params = EnsembleParams {
             n_species: ns as u32,
             n_reactions: nr as u32,
@@ -628,20 +670,20 @@ impl GpuEnsemble {
             out_stop: span.stop as u32,
             ..EnsembleParams::default()
         };
-        let params_buf = buffers::uniform_from(ctx, "ssa params", &params);
-        let group = kernel::bind_group(
-            ctx,
-            "ssa ensemble",
-            &self.layout,
-            &[
-                &params_buf,
-                &net_buf,
-                &traj_buf,
-                &sums_buf,
-                &samples_buf,
-                &status_buf,
-            ],
-        );
+        let shape = PlanShape {
+            chunk,
+            net_words: words.len(),
+            traj_words,
+            sum_words,
+            sample_words,
+        };
+        let mut ep = match self.plan.take() {
+            Some(p) if p.shape == shape => p,
+            _ => self.build_plan(shape)?,
+        };
+        let plan = &mut ep.plan;
+        ctx.queue
+            .write_buffer(plan.buffer("net"), 0, bytemuck::cast_slice(&words));
         let status_stage = buffers::staging(ctx, "ssa status", 4 * STATUS_WORDS as u64);
         let sums_stage = buffers::staging(ctx, "ssa sums", 4 * sum_words as u64);
         let samples_stage = buffers::staging(ctx, "ssa samples", 4 * sample_words as u64);
@@ -649,90 +691,86 @@ impl GpuEnsemble {
         let state_stage = states
             .as_ref()
             .map(|_| buffers::staging(ctx, "ssa thread states", state_bytes));
+        // Each batch profiled: a `run` and a `done` pass per step.
         let mut profiler = (o.profile && ctx.has_timestamps())
-            .then(|| Profiler::new(ctx, o.dispatches_per_submit));
+            .then(|| Profiler::new(ctx, 2 * o.dispatches_per_submit));
         let mut counters = EnsembleCounters {
             gpu_ns: profiler.as_ref().map(|_| 0.0),
             ..Default::default()
         };
+        // Raised by `done` once no thread is running (or on overflow).
+        let done_flag = BufferAt::new("status", 4 * ST_DONE as u64);
 
         let mut start = 0u64;
         while start < n_trajectories {
+            // The last chunk may be shorter: the plan dispatches a whole chunk's workgroups and
+            // the threads past `chunk_len` return at once.
             let len = (n_trajectories - start).min(chunk as u64) as u32;
             params.traj_offset = start as u32;
             params.chunk_len = len;
             ctx.queue
-                .write_buffer(&params_buf, 0, bytemuck::bytes_of(&params));
-            let groups = len.div_ceil(o.workgroup_size);
+                .write_buffer(plan.buffer("params"), 0, bytemuck::bytes_of(&params));
             let mut enc = ctx.device.create_command_encoder(&Default::default());
-            enc.clear_buffer(&sums_buf, 0, None);
-            enc.clear_buffer(&status_buf, 0, None);
+            enc.clear_buffer(plan.buffer("sums"), 0, None);
+            enc.clear_buffer(plan.buffer("status"), 0, None);
             match span.from {
                 Some(from) => {
                     let words = from.chunk_words(start as usize, len as usize, &layout);
                     ctx.queue
-                        .write_buffer(&traj_buf, 0, bytemuck::cast_slice(&words));
+                        .write_buffer(plan.buffer("traj"), 0, bytemuck::cast_slice(&words));
                 }
-                None => {
-                    let mut pass = enc.begin_compute_pass(&Default::default());
-                    pass.set_pipeline(&self.init);
-                    pass.set_bind_group(0, &group, &[]);
-                    pass.dispatch_workgroups(groups, 1, 1);
-                }
+                None => plan.record_on_demand(ctx, &mut enc, ep.init),
             }
-            let mut status;
-            loop {
-                for _ in 0..o.dispatches_per_submit {
-                    enc.clear_buffer(&status_buf, 0, Some(4));
-                    let timestamps = profiler
-                        .as_mut()
-                        .and_then(|p| p.timestamp_writes("ssa run"));
-                    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                        label: Some("ssa run"),
-                        timestamp_writes: timestamps,
-                    });
-                    pass.set_pipeline(&self.run);
-                    pass.set_bind_group(0, &group, &[]);
-                    pass.dispatch_workgroups(groups, 1, 1);
-                    counters.dispatches += 1;
-                }
-                if let Some(p) = &profiler {
+            ctx.queue.submit([enc.finish()]);
+            let first_step = plan.step;
+            match profiler.as_mut() {
+                // Batches kept in flight; the host reads only the guard's two words per batch.
+                None => match plan.run_until(ctx, &done_flag, u64::MAX - plan.step)? {
+                    LoopEnd::Flagged { step } => {
+                        let steps = step - first_step;
+                        counters.dispatches += steps;
+                        counters.submissions += steps.div_ceil(o.dispatches_per_submit as u64);
+                    }
+                    LoopEnd::Bound => unreachable!("a loop bounded by u64::MAX steps"),
+                },
+                // Timestamps per pass: one batch at a time, its status read back after it.
+                Some(p) => loop {
+                    let mut enc = plan.encode(ctx, o.dispatches_per_submit, Some(&mut *p));
                     p.resolve(&mut enc);
-                }
-                enc.copy_buffer_to_buffer(
-                    &status_buf,
-                    0,
-                    &status_stage,
-                    0,
-                    4 * STATUS_WORDS as u64,
-                );
-                ctx.queue.submit([enc.finish()]);
-                counters.submissions += 1;
-                status = buffers::map_and_read::<u32>(ctx, &status_stage)?;
-                if let (Some(p), Some(ns)) = (profiler.as_mut(), counters.gpu_ns.as_mut()) {
-                    *ns += p.collect(ctx)?.busy_ns();
-                }
-                if status[ST_OVERFLOW] != 0 {
-                    return Err(ModelError::Overflow {
-                        message: format!(
-                            "a species count reached 2^30 = {COUNT_LIMIT} in trajectories {start}..{} (the GPU ensemble's limit)",
-                            start + len as u64
-                        ),
-                    });
-                }
-                if status[ST_ACTIVE] == 0 {
-                    break;
-                }
-                enc = ctx.device.create_command_encoder(&Default::default());
+                    enc.copy_buffer_to_buffer(
+                        plan.buffer("status"),
+                        0,
+                        &status_stage,
+                        0,
+                        4 * STATUS_WORDS as u64,
+                    );
+                    ctx.queue.submit([enc.finish()]);
+                    counters.dispatches += o.dispatches_per_submit as u64;
+                    counters.submissions += 1;
+                    let status = buffers::map_and_read::<u32>(ctx, &status_stage)?;
+                    let times = p.collect(ctx)?;
+                    if let (Some(ns), Some((_, run_ns))) =
+                        (counters.gpu_ns.as_mut(), times.by_label.get("ssa run"))
+                    {
+                        *ns += run_ns;
+                    }
+                    if status[ST_DONE] != 0 {
+                        break;
+                    }
+                },
             }
-            counters.leaps += status[ST_LEAPS] as u64;
-            counters.rejected += status[ST_REJECTED] as u64;
-            counters.ssa_steps += status[ST_SSA] as u64;
             let mut enc = ctx.device.create_command_encoder(&Default::default());
-            enc.copy_buffer_to_buffer(&sums_buf, 0, &sums_stage, 0, 4 * sum_words as u64);
+            enc.copy_buffer_to_buffer(
+                plan.buffer("status"),
+                0,
+                &status_stage,
+                0,
+                4 * STATUS_WORDS as u64,
+            );
+            enc.copy_buffer_to_buffer(plan.buffer("sums"), 0, &sums_stage, 0, 4 * sum_words as u64);
             if record {
                 enc.copy_buffer_to_buffer(
-                    &samples_buf,
+                    plan.buffer("samples"),
                     0,
                     &samples_stage,
                     0,
@@ -740,9 +778,21 @@ impl GpuEnsemble {
                 );
             }
             if let Some(stage) = &state_stage {
-                enc.copy_buffer_to_buffer(&traj_buf, 0, stage, 0, state_bytes);
+                enc.copy_buffer_to_buffer(plan.buffer("traj"), 0, stage, 0, state_bytes);
             }
             ctx.queue.submit([enc.finish()]);
+            let status = buffers::map_and_read::<u32>(ctx, &status_stage)?;
+            if status[ST_OVERFLOW] != 0 {
+                return Err(ModelError::Overflow {
+                    message: format!(
+                        "a species count reached 2^30 = {COUNT_LIMIT} in trajectories {start}..{} (the GPU ensemble's limit)",
+                        start + len as u64
+                    ),
+                });
+            }
+            counters.leaps += status[ST_LEAPS] as u64;
+            counters.rejected += status[ST_REJECTED] as u64;
+            counters.ssa_steps += status[ST_SSA] as u64;
             let sums = buffers::map_and_read::<u32>(ctx, &sums_stage)?;
             let samples = match record {
                 true => buffers::map_and_read::<u32>(ctx, &samples_stage)?,
@@ -762,6 +812,7 @@ impl GpuEnsemble {
             counters.chunks += 1;
             start += len as u64;
         }
+        self.plan = Some(ep);
         counters.wall_s = t0.elapsed().as_secs_f64();
         self.counters = counters;
         Ok(states)
