@@ -579,37 +579,38 @@ impl GpuEnsemble {
         })
     }
 
-    fn execute(
-        &mut self,
-        n_trajectories: u64,
-        seed: u64,
-        times: &[f64],
-        record: bool,
-        span: Span,
-        mut take: impl FnMut(&ChunkResult),
-    ) -> Result<Option<ThreadStates>> {
-        check_times(times)?;
-        if let Some(&t) = times.iter().find(|&&t| t >= TIME_LIMIT) {
-            return Err(invalid(
-                "times",
-                t,
-                format!("< 2^31 = {TIME_LIMIT} time units on the GPU"),
-            ));
-        }
-        if n_trajectories == 0 || n_trajectories > u32::MAX as u64 {
-            return Err(invalid("trajectories", n_trajectories, "1..=4294967295"));
-        }
-        let t0 = Instant::now();
-        let ctx = &self.ctx.clone();
-        let o = &self.options.clone();
-        let (ns, nr, nt) = (
-            self.tables.n_species,
-            self.tables.reactions.len(),
-            times.len(),
-        );
-        let chunk = (o.chunk as u64).min(n_trajectories) as u32;
-        let (words, offs) = self.tables.pack(times);
+    /// Builds the plan for runs of `n_trajectories` at `times` (`record`: keeping individual
+    /// trajectories) ahead of the first such run, e.g. at setup or outside a timed region: a run
+    /// builds its plan (its pipelines and buffers) when the last run had another shape.
+    pub fn prepare(&mut self, n_trajectories: u64, times: &[f64], record: bool) -> Result<()> {
+        check_run(n_trajectories, times)?;
+        let net_words = self.tables.pack(times).0.len();
+        let (_, shape) = self.layout(n_trajectories, times.len(), net_words, record)?;
+        let plan = self.plan_for(shape)?;
+        self.plan = Some(plan);
+        Ok(())
+    }
 
+    /// The plan of the last run when it has `shape`, else a new one.
+    fn plan_for(&mut self, shape: PlanShape) -> Result<EnsemblePlan> {
+        match self.plan.take() {
+            Some(p) if p.shape == shape => Ok(p),
+            _ => self.build_plan(shape),
+        }
+    }
+
+    /// Where a run of `n_trajectories` over `n_out` outputs keeps its thread states, and the
+    /// shape of its plan (`net_words`: the packed tables and times); refuses buffers larger than
+    /// the device allows.
+    fn layout(
+        &self,
+        n_trajectories: u64,
+        n_out: usize,
+        net_words: usize,
+        record: bool,
+    ) -> Result<(StateLayout, PlanShape)> {
+        let (ns, nr) = (self.tables.n_species, self.tables.reactions.len());
+        let chunk = (self.options.chunk as u64).min(n_trajectories) as u32;
         // Thread records, counts, propensities and three scratch words per species.
         let c = chunk as usize;
         let off_counts = TH_WORDS * c;
@@ -625,22 +626,54 @@ impl GpuEnsemble {
             },
             words: off_scratch,
         };
+        let shape = PlanShape {
+            chunk,
+            net_words,
+            traj_words: off_scratch + 3 * ns * c,
+            sum_words: n_out * ns * SUM_WORDS,
+            sample_words: if record { n_out * (ns + 1) * c } else { 1 },
+        };
+        for (what, w) in [
+            ("trajectory state", shape.traj_words),
+            ("ensemble sums", shape.sum_words),
+            ("recorded samples", shape.sample_words),
+        ] {
+            self.ctx.check_storage_buffer(what, 4 * w as u64)?;
+        }
+        Ok((layout, shape))
+    }
+
+    fn execute(
+        &mut self,
+        n_trajectories: u64,
+        seed: u64,
+        times: &[f64],
+        record: bool,
+        span: Span,
+        mut take: impl FnMut(&ChunkResult),
+    ) -> Result<Option<ThreadStates>> {
+        check_run(n_trajectories, times)?;
+        let t0 = Instant::now();
+        let ctx = &self.ctx.clone();
+        let o = &self.options.clone();
+        let (ns, nr, nt) = (
+            self.tables.n_species,
+            self.tables.reactions.len(),
+            times.len(),
+        );
+        let (words, offs) = self.tables.pack(times);
+        let (layout, shape) = self.layout(n_trajectories, nt, words.len(), record)?;
+        let chunk = shape.chunk;
+        let (off_counts, off_props, off_scratch) =
+            (layout.off_counts, layout.off_props, layout.words);
+        let sum_words = shape.sum_words;
+        let sample_words = shape.sample_words;
         let mut states = span.keep_states.then(|| ThreadStates {
             next_out: span.stop,
             thread: vec![0; n_trajectories as usize * TH_WORDS],
             counts: vec![0; n_trajectories as usize * ns],
             props: vec![0; n_trajectories as usize * layout.n_props],
         });
-        let traj_words = off_scratch + 3 * ns * c;
-        let sum_words = nt * ns * SUM_WORDS;
-        let sample_words = if record { nt * (ns + 1) * c } else { 1 };
-        for (what, w) in [
-            ("trajectory state", traj_words),
-            ("ensemble sums", sum_words),
-            ("recorded samples", sample_words),
-        ] {
-            ctx.check_storage_buffer(what, 4 * w as u64)?;
-        }
         let mut params = EnsembleParams {
             n_species: ns as u32,
             n_reactions: nr as u32,
@@ -670,17 +703,7 @@ impl GpuEnsemble {
             out_stop: span.stop as u32,
             ..EnsembleParams::default()
         };
-        let shape = PlanShape {
-            chunk,
-            net_words: words.len(),
-            traj_words,
-            sum_words,
-            sample_words,
-        };
-        let mut ep = match self.plan.take() {
-            Some(p) if p.shape == shape => p,
-            _ => self.build_plan(shape)?,
-        };
+        let mut ep = self.plan_for(shape)?;
         let plan = &mut ep.plan;
         ctx.queue
             .write_buffer(plan.buffer("net"), 0, bytemuck::cast_slice(&words));
@@ -817,6 +840,22 @@ impl GpuEnsemble {
         self.counters = counters;
         Ok(states)
     }
+}
+
+/// Refuses output times the GPU cannot hold and trajectory counts outside u32.
+fn check_run(n_trajectories: u64, times: &[f64]) -> Result<()> {
+    check_times(times)?;
+    if let Some(&t) = times.iter().find(|&&t| t >= TIME_LIMIT) {
+        return Err(invalid(
+            "times",
+            t,
+            format!("< 2^31 = {TIME_LIMIT} time units on the GPU"),
+        ));
+    }
+    if n_trajectories == 0 || n_trajectories > u32::MAX as u64 {
+        return Err(invalid("trajectories", n_trajectories, "1..=4294967295"));
+    }
+    Ok(())
 }
 
 struct ChunkResult {
