@@ -9,6 +9,10 @@
 //! last output time. Only the chunk's exact integer sums of x and x^2 per (output, species) are
 //! read back, and added to a `stats::Accumulator` in u128.
 //!
+//! The dispatches are the steps of a scheduler `StepPlan` (`EnsemblePlan`): `run`, then a
+//! one-thread `done` pass whose flag ends the loop (`StepPlan::run_until`), so the host reads
+//! nothing but the loop guard between batches.
+//!
 //! Trajectory `k` (0-based over the whole run) draws its random numbers from Philox keyed by
 //! (seed, k, event, stream): the same seed gives the same trajectories whatever the chunk size,
 //! workgroup size or event budget.
