@@ -747,9 +747,7 @@ fn a_resumed_gpu_run_writes_the_files_of_a_straight_one() {
 /// timestamp queries.
 #[test]
 fn profiled_runs_give_the_same_sums_and_time_the_run_dispatches() {
-    let ctx = test_context();
-    let net = small_network();
-    let times = grid(10.0, 11);
+    let (ctx, net, times) = (test_context(), small_network(), grid(10.0, 11));
     for method in [Method::Direct, Method::Odm, Method::Tau] {
         let plain = launch_shape(32, 300, 61, 3);
         let profiled = EnsembleOptions {

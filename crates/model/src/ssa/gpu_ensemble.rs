@@ -417,17 +417,13 @@ impl GpuEnsemble {
         plan.add_buffer("sums", storage("ssa sums", shape.sum_words)?);
         plan.add_buffer("samples", storage("ssa samples", shape.sample_words)?);
         plan.add_buffer("status", storage("ssa status", STATUS_WORDS)?);
+        // The shader's bindings, in order.
+        let mut bindings = vec![Binding::uniform("params"), Binding::read("net")];
+        bindings.extend(["traj", "sums", "samples", "status"].map(Binding::read_write));
         let desc = |label, entry, workgroups| PassDesc {
             label,
             entry,
-            bindings: vec![
-                Binding::uniform("params"),
-                Binding::read("net"),
-                Binding::read_write("traj"),
-                Binding::read_write("sums"),
-                Binding::read_write("samples"),
-                Binding::read_write("status"),
-            ],
+            bindings: bindings.clone(),
             workgroups: [workgroups, 1, 1],
             constants: vec![
                 ("WG", o.workgroup_size as f64),
