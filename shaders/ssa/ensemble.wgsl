@@ -70,12 +70,14 @@ const RX_WORDS: u32 = 16u;
 const TH_WORDS: u32 = 8u;
 // Words per (output, species) accumulator: sum x (2), sum x^2 (3).
 const SUM_WORDS: u32 = 5u;
-// Status words: 0 threads still running, 1 overflow flag, 2 leaps, 3 rejected leaps, 4 SSA steps.
+// Status words: 0 threads still running after the last `run` dispatch, 1 overflow flag, 2 leaps,
+// 3 rejected leaps, 4 SSA steps, 5 done flag (`done`).
 const ST_ACTIVE: u32 = 0u;
 const ST_OVERFLOW: u32 = 1u;
 const ST_LEAPS: u32 = 2u;
 const ST_REJECTED: u32 = 3u;
 const ST_SSA: u32 = 4u;
+const ST_DONE: u32 = 5u;
 // Counts at or above this are refused (flagged): propensities are f32 and x^2 must fit 64 bits.
 const COUNT_LIMIT: u32 = 0x40000000u;
 // Random stream of the time and selection draws; Poisson draws of reaction j use stream j + 1.
@@ -84,12 +86,12 @@ const STREAM_EVENT: u32 = 0u;
 const SSA_FACTOR: f32 = 10.0;
 const SSA_STEPS: u32 = 100u;
 
-@group(0) @binding(0) var<uniform> p: EnsembleParams;
-@group(0) @binding(1) var<storage, read> net: array<u32>;
-@group(0) @binding(2) var<storage, read_write> traj: array<u32>;
-@group(0) @binding(3) var<storage, read_write> sums: array<atomic<u32>>;
-@group(0) @binding(4) var<storage, read_write> samples: array<u32>;
-@group(0) @binding(5) var<storage, read_write> status: array<atomic<u32>>;
+@group(1) @binding(0) var<uniform> p: EnsembleParams;
+@group(1) @binding(1) var<storage, read> net: array<u32>;
+@group(1) @binding(2) var<storage, read_write> traj: array<u32>;
+@group(1) @binding(3) var<storage, read_write> sums: array<atomic<u32>>;
+@group(1) @binding(4) var<storage, read_write> samples: array<u32>;
+@group(1) @binding(5) var<storage, read_write> status: array<atomic<u32>>;
 
 // Loop iterations this thread has run in this dispatch. Mesa's llvmpipe (lavapipe) ends every
 // loop of an invocation once 65535 loop iterations in total have run (its guard against
@@ -589,6 +591,17 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_
     if next_out < p.out_stop {
         atomicAdd(&status[ST_ACTIVE], 1u);
     }
+}
+
+// One thread after every `run` dispatch: the scheduler runs `run`, `done` until the done flag
+// rises (StepPlan::run_until), which it does once no thread is still running or a count
+// overflowed. Clears the count of running threads for the next `run`.
+@compute @workgroup_size(1)
+fn done() {
+    if atomicLoad(&status[ST_ACTIVE]) == 0u || atomicLoad(&status[ST_OVERFLOW]) != 0u {
+        atomicStore(&status[ST_DONE], 1u);
+    }
+    atomicStore(&status[ST_ACTIVE], 0u);
 }
 
 fn a0_critical(i: u32) -> f32 {

@@ -741,3 +741,57 @@ fn a_resumed_gpu_run_writes_the_files_of_a_straight_one() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Timestamps per pass (`profile`, used by `petri bench ssa`) record the run one batch at a time:
+/// the same sums as the unprofiled run (batches in flight), and GPU time when the adapter has
+/// timestamp queries.
+#[test]
+fn profiled_runs_give_the_same_sums_and_time_the_run_dispatches() {
+    let (ctx, net, times) = (test_context(), small_network(), grid(10.0, 11));
+    for method in [Method::Direct, Method::Odm, Method::Tau] {
+        let plain = launch_shape(32, 300, 61, 3);
+        let profiled = EnsembleOptions {
+            profile: true,
+            ..plain.clone()
+        };
+        let mut a = GpuEnsemble::new(&ctx, &net, method, &plain).unwrap();
+        let mut b = GpuEnsemble::new(&ctx, &net, method, &profiled).unwrap();
+        let sums = a.run_sums(500, 42, &times).unwrap();
+        assert_eq!(sums, b.run_sums(500, 42, &times).unwrap(), "{method:?}");
+        assert_eq!(a.counters.gpu_ns, None);
+        match b.counters.gpu_ns {
+            Some(ns) => assert!(ctx.has_timestamps() && ns > 0.0, "{ns}"),
+            None => assert!(!ctx.has_timestamps()),
+        }
+        // Both ran every chunk to the end; the profiled one in whole batches.
+        let (ca, cb) = (&a.counters, &b.counters);
+        assert!(ca.chunks == 2 && cb.chunks == 2, "{ca:?} {cb:?}");
+        assert!(
+            ca.dispatches <= cb.dispatches && cb.dispatches % 3 == 0,
+            "{ca:?} {cb:?}"
+        );
+        assert_eq!(cb.dispatches, 3 * cb.submissions);
+    }
+}
+
+/// A count reaching 2^30 stops the run with an overflow error, profiled or not.
+#[test]
+fn a_count_overflow_stops_the_run() {
+    let ctx = test_context();
+    let net = Network {
+        id: "burst".into(),
+        species: vec![species("X", 0, false)],
+        reactions: vec![reaction("burst", &[], &[(0, 1 << 28)], 1.0)],
+        compartment_volume: None,
+    };
+    let times = grid(100.0, 3);
+    for profile in [false, true] {
+        let options = EnsembleOptions {
+            profile,
+            ..launch_shape(32, 64, 10, 2)
+        };
+        let mut ens = GpuEnsemble::new(&ctx, &net, Method::Direct, &options).unwrap();
+        let err = ens.run_sums(40, 1, &times).unwrap_err().to_string();
+        assert!(err.contains("2^30"), "profile {profile}: {err}");
+    }
+}

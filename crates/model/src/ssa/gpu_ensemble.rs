@@ -9,6 +9,10 @@
 //! last output time. Only the chunk's exact integer sums of x and x^2 per (output, species) are
 //! read back, and added to a `stats::Accumulator` in u128.
 //!
+//! The dispatches are the steps of a scheduler `StepPlan` (`EnsemblePlan`): `run`, then a
+//! one-thread `done` pass whose flag ends the loop (`StepPlan::run_until`), so the host reads
+//! nothing but the loop guard between batches.
+//!
 //! Trajectory `k` (0-based over the whole run) draws its random numbers from Philox keyed by
 //! (seed, k, event, stream): the same seed gives the same trajectories whatever the chunk size,
 //! workgroup size or event budget.
@@ -24,8 +28,9 @@ use super::gpu_time::{time_to_ticks, TIME_LIMIT};
 use super::stats::{Accumulator, EnsembleStats};
 use crate::error::{invalid, ModelError, Result};
 use crate::reactions::Network;
-use petri_engine::kernel::{self, Access};
 use petri_engine::{buffers, shaders, GpuContext, Profiler};
+use petri_scheduler::plan::OnDemandPass;
+use petri_scheduler::{Binding, BufferAt, LoopEnd, PassDesc, PassSchedule, StepPlan};
 use std::time::Instant;
 
 /// Loop iterations per thread per dispatch on software adapters: Mesa's llvmpipe ends every
@@ -42,12 +47,12 @@ const TH_WORDS: usize = 8;
 /// Words per (output, species) accumulator (`SUM_WORDS`).
 const SUM_WORDS: usize = 5;
 const STATUS_WORDS: usize = 8;
-/// Status word indices (`ST_*` in the shader).
-const ST_ACTIVE: usize = 0;
+/// Status word indices (`ST_*` in the shader; word 0, the running threads, only the GPU reads).
 const ST_OVERFLOW: usize = 1;
 const ST_LEAPS: usize = 2;
 const ST_REJECTED: usize = 3;
 const ST_SSA: usize = 4;
+const ST_DONE: usize = 5;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct EnsembleOptions {
@@ -312,15 +317,35 @@ struct Span<'a> {
     keep_states: bool,
 }
 
+/// What a run's plan is built for: its buffers' sizes and its dispatch size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PlanShape {
+    chunk: u32,
+    net_words: usize,
+    traj_words: usize,
+    sum_words: usize,
+    sample_words: usize,
+}
+
+/// The step plan of one run shape. A step is a `run` dispatch (at most `event_budget` events
+/// per thread) and a one-thread `done` pass that raises the done flag once no thread is
+/// running; a batch is `dispatches_per_submit` steps. `init` starts a chunk from time 0.
+struct EnsemblePlan {
+    shape: PlanShape,
+    plan: StepPlan,
+    init: OnDemandPass,
+}
+
 pub struct GpuEnsemble {
     ctx: GpuContext,
     tables: NetTables,
     species: Vec<String>,
     method: Method,
     options: EnsembleOptions,
-    layout: wgpu::BindGroupLayout,
-    init: wgpu::ComputePipeline,
-    run: wgpu::ComputePipeline,
+    /// Direct method compiled: the shader's generated `network` section for this network.
+    compiled: Option<String>,
+    /// The plan of the last run, kept for the next run of the same shape.
+    plan: Option<EnsemblePlan>,
     /// Counters of the last `run` / `run_trajectories`.
     pub counters: EnsembleCounters,
 }
@@ -350,18 +375,6 @@ impl GpuEnsemble {
             "ssa ensemble",
             options.chunk.div_ceil(options.workgroup_size),
         )?;
-        let layout = kernel::bind_group_layout(
-            ctx,
-            "ssa ensemble",
-            &[
-                Access::Uniform,
-                Access::ReadOnly,
-                Access::ReadWrite,
-                Access::ReadWrite,
-                Access::ReadWrite,
-                Access::ReadWrite,
-            ],
-        );
         // Each thread's counts sit in workgroup memory during a dispatch.
         let shared = 4 * tables.n_species as u64 * options.workgroup_size as u64;
         let limit = ctx.limits().max_compute_workgroup_storage_size as u64;
@@ -371,36 +384,70 @@ impl GpuEnsemble {
             );
             return Err(invalid("workgroup_size", options.workgroup_size, allowed));
         }
-        let wg = [
-            ("WG", options.workgroup_size as f64),
-            ("NS", tables.n_species as f64),
-        ];
-        let run = if method == Method::Direct
+        let compiled = (method == Method::Direct
             && options.compiled
-            && tables.reactions.len() <= super::gpu_compiled::MAX_COMPILED_REACTIONS
-        {
-            let code = super::gpu_compiled::network_section(&tables);
-            kernel::compute_pipeline_generated(
-                ctx,
-                shaders::ssa::ensemble_compiled::RUN_COMPILED,
-                ("network", &code),
-                &[&layout],
-                &wg,
-            )?
-        } else {
-            kernel::compute_pipeline(ctx, shaders::ssa::ensemble::RUN, &[&layout], &wg)?
-        };
+            && tables.reactions.len() <= super::gpu_compiled::MAX_COMPILED_REACTIONS)
+            .then(|| super::gpu_compiled::network_section(&tables));
         Ok(Self {
             ctx: ctx.clone(),
             species: net.species.iter().map(|s| s.id.clone()).collect(),
             tables,
             method,
             options: options.clone(),
-            init: kernel::compute_pipeline(ctx, shaders::ssa::ensemble::INIT, &[&layout], &wg)?,
-            run,
-            layout,
+            compiled,
+            plan: None,
             counters: EnsembleCounters::default(),
         })
+    }
+
+    /// The plan and buffers for runs of `shape` (kept between runs of the same shape, so its
+    /// pipelines are built once).
+    fn build_plan(&self, shape: PlanShape) -> Result<EnsemblePlan> {
+        let ctx = &self.ctx;
+        let o = &self.options;
+        let mut plan = StepPlan::new(ctx, 0, o.dispatches_per_submit);
+        let storage =
+            |label: &str, words: usize| buffers::storage_zeroed(ctx, label, 4 * words as u64);
+        plan.add_buffer(
+            "params",
+            buffers::uniform_from(ctx, "ssa params", &EnsembleParams::default()),
+        );
+        plan.add_buffer("net", storage("ssa net", shape.net_words)?);
+        plan.add_buffer("traj", storage("ssa trajectories", shape.traj_words)?);
+        plan.add_buffer("sums", storage("ssa sums", shape.sum_words)?);
+        plan.add_buffer("samples", storage("ssa samples", shape.sample_words)?);
+        plan.add_buffer("status", storage("ssa status", STATUS_WORDS)?);
+        // The shader's bindings, in order.
+        let mut bindings = vec![Binding::uniform("params"), Binding::read("net")];
+        bindings.extend(["traj", "sums", "samples", "status"].map(Binding::read_write));
+        let desc = |label, entry, workgroups| PassDesc {
+            label,
+            entry,
+            bindings: bindings.clone(),
+            workgroups: [workgroups, 1, 1],
+            constants: vec![
+                ("WG", o.workgroup_size as f64),
+                ("NS", self.tables.n_species as f64),
+            ],
+        };
+        let groups = shape.chunk.div_ceil(o.workgroup_size);
+        let init =
+            plan.add_on_demand(ctx, desc("ssa init", shaders::ssa::ensemble::INIT, groups))?;
+        match &self.compiled {
+            Some(code) => plan.add_generated_pass(
+                ctx,
+                desc(
+                    "ssa run",
+                    shaders::ssa::ensemble_compiled::RUN_COMPILED,
+                    groups,
+                ),
+                ("network", code),
+                PassSchedule::default(),
+            )?,
+            None => plan.add_pass(ctx, desc("ssa run", shaders::ssa::ensemble::RUN, groups))?,
+        }
+        plan.add_pass(ctx, desc("ssa done", shaders::ssa::ensemble::DONE, 1))?;
+        Ok(EnsemblePlan { shape, plan, init })
     }
 
     pub fn tables(&self) -> &NetTables {
@@ -532,37 +579,38 @@ impl GpuEnsemble {
         })
     }
 
-    fn execute(
-        &mut self,
-        n_trajectories: u64,
-        seed: u64,
-        times: &[f64],
-        record: bool,
-        span: Span,
-        mut take: impl FnMut(&ChunkResult),
-    ) -> Result<Option<ThreadStates>> {
-        check_times(times)?;
-        if let Some(&t) = times.iter().find(|&&t| t >= TIME_LIMIT) {
-            return Err(invalid(
-                "times",
-                t,
-                format!("< 2^31 = {TIME_LIMIT} time units on the GPU"),
-            ));
-        }
-        if n_trajectories == 0 || n_trajectories > u32::MAX as u64 {
-            return Err(invalid("trajectories", n_trajectories, "1..=4294967295"));
-        }
-        let t0 = Instant::now();
-        let ctx = &self.ctx.clone();
-        let o = &self.options;
-        let (ns, nr, nt) = (
-            self.tables.n_species,
-            self.tables.reactions.len(),
-            times.len(),
-        );
-        let chunk = (o.chunk as u64).min(n_trajectories) as u32;
-        let (words, offs) = self.tables.pack(times);
+    /// Builds the plan for runs of `n_trajectories` at `times` (`record`: keeping individual
+    /// trajectories) ahead of the first such run, e.g. at setup or outside a timed region: a run
+    /// builds its plan (its pipelines and buffers) when the last run had another shape.
+    pub fn prepare(&mut self, n_trajectories: u64, times: &[f64], record: bool) -> Result<()> {
+        check_run(n_trajectories, times)?;
+        let net_words = self.tables.pack(times).0.len();
+        let (_, shape) = self.layout(n_trajectories, times.len(), net_words, record)?;
+        let plan = self.plan_for(shape)?;
+        self.plan = Some(plan);
+        Ok(())
+    }
 
+    /// The plan of the last run when it has `shape`, else a new one.
+    fn plan_for(&mut self, shape: PlanShape) -> Result<EnsemblePlan> {
+        match self.plan.take() {
+            Some(p) if p.shape == shape => Ok(p),
+            _ => self.build_plan(shape),
+        }
+    }
+
+    /// Where a run of `n_trajectories` over `n_out` outputs keeps its thread states, and the
+    /// shape of its plan (`net_words`: the packed tables and times); refuses buffers larger than
+    /// the device allows.
+    fn layout(
+        &self,
+        n_trajectories: u64,
+        n_out: usize,
+        net_words: usize,
+        record: bool,
+    ) -> Result<(StateLayout, PlanShape)> {
+        let (ns, nr) = (self.tables.n_species, self.tables.reactions.len());
+        let chunk = (self.options.chunk as u64).min(n_trajectories) as u32;
         // Thread records, counts, propensities and three scratch words per species.
         let c = chunk as usize;
         let off_counts = TH_WORDS * c;
@@ -578,27 +626,54 @@ impl GpuEnsemble {
             },
             words: off_scratch,
         };
+        let shape = PlanShape {
+            chunk,
+            net_words,
+            traj_words: off_scratch + 3 * ns * c,
+            sum_words: n_out * ns * SUM_WORDS,
+            sample_words: if record { n_out * (ns + 1) * c } else { 1 },
+        };
+        for (what, w) in [
+            ("trajectory state", shape.traj_words),
+            ("ensemble sums", shape.sum_words),
+            ("recorded samples", shape.sample_words),
+        ] {
+            self.ctx.check_storage_buffer(what, 4 * w as u64)?;
+        }
+        Ok((layout, shape))
+    }
+
+    fn execute(
+        &mut self,
+        n_trajectories: u64,
+        seed: u64,
+        times: &[f64],
+        record: bool,
+        span: Span,
+        mut take: impl FnMut(&ChunkResult),
+    ) -> Result<Option<ThreadStates>> {
+        check_run(n_trajectories, times)?;
+        let t0 = Instant::now();
+        let ctx = &self.ctx.clone();
+        let o = &self.options.clone();
+        let (ns, nr, nt) = (
+            self.tables.n_species,
+            self.tables.reactions.len(),
+            times.len(),
+        );
+        let (words, offs) = self.tables.pack(times);
+        let (layout, shape) = self.layout(n_trajectories, nt, words.len(), record)?;
+        let chunk = shape.chunk;
+        let (off_counts, off_props, off_scratch) =
+            (layout.off_counts, layout.off_props, layout.words);
+        let sum_words = shape.sum_words;
+        let sample_words = shape.sample_words;
         let mut states = span.keep_states.then(|| ThreadStates {
             next_out: span.stop,
             thread: vec![0; n_trajectories as usize * TH_WORDS],
             counts: vec![0; n_trajectories as usize * ns],
             props: vec![0; n_trajectories as usize * layout.n_props],
         });
-        let traj_words = off_scratch + 3 * ns * c;
-        let sum_words = nt * ns * SUM_WORDS;
-        let sample_words = if record { nt * (ns + 1) * c } else { 1 };
-        for (what, w) in [
-            ("trajectory state", traj_words),
-            ("ensemble sums", sum_words),
-            ("recorded samples", sample_words),
-        ] {
-            ctx.check_storage_buffer(what, 4 * w as u64)?;
-        }
-        let net_buf = buffers::storage_from(ctx, "ssa net", &words)?;
-        let traj_buf = buffers::storage_zeroed(ctx, "ssa trajectories", 4 * traj_words as u64)?;
-        let sums_buf = buffers::storage_zeroed(ctx, "ssa sums", 4 * sum_words as u64)?;
-        let samples_buf = buffers::storage_zeroed(ctx, "ssa samples", 4 * sample_words as u64)?;
-        let status_buf = buffers::storage_zeroed(ctx, "ssa status", 4 * STATUS_WORDS as u64)?;
         let mut params = EnsembleParams {
             n_species: ns as u32,
             n_reactions: nr as u32,
@@ -628,20 +703,10 @@ impl GpuEnsemble {
             out_stop: span.stop as u32,
             ..EnsembleParams::default()
         };
-        let params_buf = buffers::uniform_from(ctx, "ssa params", &params);
-        let group = kernel::bind_group(
-            ctx,
-            "ssa ensemble",
-            &self.layout,
-            &[
-                &params_buf,
-                &net_buf,
-                &traj_buf,
-                &sums_buf,
-                &samples_buf,
-                &status_buf,
-            ],
-        );
+        let mut ep = self.plan_for(shape)?;
+        let plan = &mut ep.plan;
+        ctx.queue
+            .write_buffer(plan.buffer("net"), 0, bytemuck::cast_slice(&words));
         let status_stage = buffers::staging(ctx, "ssa status", 4 * STATUS_WORDS as u64);
         let sums_stage = buffers::staging(ctx, "ssa sums", 4 * sum_words as u64);
         let samples_stage = buffers::staging(ctx, "ssa samples", 4 * sample_words as u64);
@@ -649,90 +714,86 @@ impl GpuEnsemble {
         let state_stage = states
             .as_ref()
             .map(|_| buffers::staging(ctx, "ssa thread states", state_bytes));
+        // Each batch profiled: a `run` and a `done` pass per step.
         let mut profiler = (o.profile && ctx.has_timestamps())
-            .then(|| Profiler::new(ctx, o.dispatches_per_submit));
+            .then(|| Profiler::new(ctx, 2 * o.dispatches_per_submit));
         let mut counters = EnsembleCounters {
             gpu_ns: profiler.as_ref().map(|_| 0.0),
             ..Default::default()
         };
+        // Raised by `done` once no thread is running (or on overflow).
+        let done_flag = BufferAt::new("status", 4 * ST_DONE as u64);
 
         let mut start = 0u64;
         while start < n_trajectories {
+            // The last chunk may be shorter: the plan dispatches a whole chunk's workgroups and
+            // the threads past `chunk_len` return at once.
             let len = (n_trajectories - start).min(chunk as u64) as u32;
             params.traj_offset = start as u32;
             params.chunk_len = len;
             ctx.queue
-                .write_buffer(&params_buf, 0, bytemuck::bytes_of(&params));
-            let groups = len.div_ceil(o.workgroup_size);
+                .write_buffer(plan.buffer("params"), 0, bytemuck::bytes_of(&params));
             let mut enc = ctx.device.create_command_encoder(&Default::default());
-            enc.clear_buffer(&sums_buf, 0, None);
-            enc.clear_buffer(&status_buf, 0, None);
+            enc.clear_buffer(plan.buffer("sums"), 0, None);
+            enc.clear_buffer(plan.buffer("status"), 0, None);
             match span.from {
                 Some(from) => {
                     let words = from.chunk_words(start as usize, len as usize, &layout);
                     ctx.queue
-                        .write_buffer(&traj_buf, 0, bytemuck::cast_slice(&words));
+                        .write_buffer(plan.buffer("traj"), 0, bytemuck::cast_slice(&words));
                 }
-                None => {
-                    let mut pass = enc.begin_compute_pass(&Default::default());
-                    pass.set_pipeline(&self.init);
-                    pass.set_bind_group(0, &group, &[]);
-                    pass.dispatch_workgroups(groups, 1, 1);
-                }
+                None => plan.record_on_demand(ctx, &mut enc, ep.init),
             }
-            let mut status;
-            loop {
-                for _ in 0..o.dispatches_per_submit {
-                    enc.clear_buffer(&status_buf, 0, Some(4));
-                    let timestamps = profiler
-                        .as_mut()
-                        .and_then(|p| p.timestamp_writes("ssa run"));
-                    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                        label: Some("ssa run"),
-                        timestamp_writes: timestamps,
-                    });
-                    pass.set_pipeline(&self.run);
-                    pass.set_bind_group(0, &group, &[]);
-                    pass.dispatch_workgroups(groups, 1, 1);
-                    counters.dispatches += 1;
-                }
-                if let Some(p) = &profiler {
+            ctx.queue.submit([enc.finish()]);
+            let first_step = plan.step;
+            match profiler.as_mut() {
+                // Batches kept in flight; the host reads only the guard's two words per batch.
+                None => match plan.run_until(ctx, &done_flag, u64::MAX - plan.step)? {
+                    LoopEnd::Flagged { step } => {
+                        let steps = step - first_step;
+                        counters.dispatches += steps;
+                        counters.submissions += steps.div_ceil(o.dispatches_per_submit as u64);
+                    }
+                    LoopEnd::Bound => unreachable!("a loop bounded by u64::MAX steps"),
+                },
+                // Timestamps per pass: one batch at a time, its status read back after it.
+                Some(p) => loop {
+                    let mut enc = plan.encode(ctx, o.dispatches_per_submit, Some(&mut *p));
                     p.resolve(&mut enc);
-                }
-                enc.copy_buffer_to_buffer(
-                    &status_buf,
-                    0,
-                    &status_stage,
-                    0,
-                    4 * STATUS_WORDS as u64,
-                );
-                ctx.queue.submit([enc.finish()]);
-                counters.submissions += 1;
-                status = buffers::map_and_read::<u32>(ctx, &status_stage)?;
-                if let (Some(p), Some(ns)) = (profiler.as_mut(), counters.gpu_ns.as_mut()) {
-                    *ns += p.collect(ctx)?.busy_ns();
-                }
-                if status[ST_OVERFLOW] != 0 {
-                    return Err(ModelError::Overflow {
-                        message: format!(
-                            "a species count reached 2^30 = {COUNT_LIMIT} in trajectories {start}..{} (the GPU ensemble's limit)",
-                            start + len as u64
-                        ),
-                    });
-                }
-                if status[ST_ACTIVE] == 0 {
-                    break;
-                }
-                enc = ctx.device.create_command_encoder(&Default::default());
+                    enc.copy_buffer_to_buffer(
+                        plan.buffer("status"),
+                        0,
+                        &status_stage,
+                        0,
+                        4 * STATUS_WORDS as u64,
+                    );
+                    ctx.queue.submit([enc.finish()]);
+                    counters.dispatches += o.dispatches_per_submit as u64;
+                    counters.submissions += 1;
+                    let status = buffers::map_and_read::<u32>(ctx, &status_stage)?;
+                    let times = p.collect(ctx)?;
+                    if let (Some(ns), Some((_, run_ns))) =
+                        (counters.gpu_ns.as_mut(), times.by_label.get("ssa run"))
+                    {
+                        *ns += run_ns;
+                    }
+                    if status[ST_DONE] != 0 {
+                        break;
+                    }
+                },
             }
-            counters.leaps += status[ST_LEAPS] as u64;
-            counters.rejected += status[ST_REJECTED] as u64;
-            counters.ssa_steps += status[ST_SSA] as u64;
             let mut enc = ctx.device.create_command_encoder(&Default::default());
-            enc.copy_buffer_to_buffer(&sums_buf, 0, &sums_stage, 0, 4 * sum_words as u64);
+            enc.copy_buffer_to_buffer(
+                plan.buffer("status"),
+                0,
+                &status_stage,
+                0,
+                4 * STATUS_WORDS as u64,
+            );
+            enc.copy_buffer_to_buffer(plan.buffer("sums"), 0, &sums_stage, 0, 4 * sum_words as u64);
             if record {
                 enc.copy_buffer_to_buffer(
-                    &samples_buf,
+                    plan.buffer("samples"),
                     0,
                     &samples_stage,
                     0,
@@ -740,9 +801,21 @@ impl GpuEnsemble {
                 );
             }
             if let Some(stage) = &state_stage {
-                enc.copy_buffer_to_buffer(&traj_buf, 0, stage, 0, state_bytes);
+                enc.copy_buffer_to_buffer(plan.buffer("traj"), 0, stage, 0, state_bytes);
             }
             ctx.queue.submit([enc.finish()]);
+            let status = buffers::map_and_read::<u32>(ctx, &status_stage)?;
+            if status[ST_OVERFLOW] != 0 {
+                return Err(ModelError::Overflow {
+                    message: format!(
+                        "a species count reached 2^30 = {COUNT_LIMIT} in trajectories {start}..{} (the GPU ensemble's limit)",
+                        start + len as u64
+                    ),
+                });
+            }
+            counters.leaps += status[ST_LEAPS] as u64;
+            counters.rejected += status[ST_REJECTED] as u64;
+            counters.ssa_steps += status[ST_SSA] as u64;
             let sums = buffers::map_and_read::<u32>(ctx, &sums_stage)?;
             let samples = match record {
                 true => buffers::map_and_read::<u32>(ctx, &samples_stage)?,
@@ -762,10 +835,27 @@ impl GpuEnsemble {
             counters.chunks += 1;
             start += len as u64;
         }
+        self.plan = Some(ep);
         counters.wall_s = t0.elapsed().as_secs_f64();
         self.counters = counters;
         Ok(states)
     }
+}
+
+/// Refuses output times the GPU cannot hold and trajectory counts outside u32.
+fn check_run(n_trajectories: u64, times: &[f64]) -> Result<()> {
+    check_times(times)?;
+    if let Some(&t) = times.iter().find(|&&t| t >= TIME_LIMIT) {
+        return Err(invalid(
+            "times",
+            t,
+            format!("< 2^31 = {TIME_LIMIT} time units on the GPU"),
+        ));
+    }
+    if n_trajectories == 0 || n_trajectories > u32::MAX as u64 {
+        return Err(invalid("trajectories", n_trajectories, "1..=4294967295"));
+    }
+    Ok(())
 }
 
 struct ChunkResult {

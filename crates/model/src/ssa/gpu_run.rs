@@ -134,7 +134,9 @@ impl<'a> GpuSsaRun<'a> {
             );
             return Err(invalid("trajectories", opts.trajectories, allowed));
         }
-        let ensemble = GpuEnsemble::new(ctx, net, opts.method, options)?;
+        let mut ensemble = GpuEnsemble::new(ctx, net, opts.method, options)?;
+        // Pipelines built at setup, not in the first span.
+        ensemble.prepare(opts.trajectories, &times, opts.keep_trajectories)?;
         let species: Vec<String> = net.species.iter().map(|s| s.id.clone()).collect();
         let mut acc = Accumulator::new(&times, species.clone());
         acc.n = opts.trajectories;
