@@ -76,6 +76,9 @@ pub struct Tables {
     highest_order: Vec<u32>,
     /// Per species: consumed as 2A by some second-order reaction.
     pair: Vec<bool>,
+    /// Per reaction: its rate constant and reactants (species, stoichiometry), for the
+    /// propensity bound.
+    kinetics: Vec<(f64, Vec<(usize, u32)>)>,
 }
 
 impl Tables {
@@ -95,6 +98,11 @@ impl Tables {
             changes: net.state_changes(),
             highest_order,
             pair,
+            kinetics: net
+                .reactions
+                .iter()
+                .map(|r| (r.rate, r.reactants.clone()))
+                .collect(),
         }
     }
 
@@ -146,7 +154,8 @@ impl Tables {
             .collect()
     }
 
-    /// tau' from the non-critical reactions (infinite if none can fire).
+    /// tau' from the non-critical reactions (infinite if none can fire): the smaller of the
+    /// species bound of CGP 2006 and the propensity bound of Gillespie & Petzold 2003.
     fn tau_prime(&self, counts: &[u64], a: &[f64], critical: &[bool]) -> f64 {
         let n = counts.len();
         let (mut mu, mut var) = (vec![0.0; n], vec![0.0; n]);
@@ -169,7 +178,53 @@ impl Tables {
                 tau = tau.min(bound * bound / var[s]);
             }
         }
+        let a0: f64 = a.iter().sum();
+        tau.min(self.propensity_bound(counts, a0, &mu, &var))
+    }
+
+    /// The largest leap over which no propensity is expected to change by more than
+    /// `EPSILON` a0 (Gillespie & Petzold, J. Chem. Phys. 119, 8229 (2003)), from the species'
+    /// drifts `mu` and variances `var` over the leap's reactions. Every reaction is bounded,
+    /// those with a = 0 or critical too: the species bound lets a count below g / eps change
+    /// by one molecule, which is harmless alone but, for A + R -> C with R = 0 and A = 1000,
+    /// turns on a propensity of c A = 2000 within the leap (Vilar's sequestration): the leap
+    /// then carries R molecules to its end that the exact process binds within 1 / (c A).
+    /// d a_j / d x_i is taken as the change from one more molecule, c C(x_k, nu_k) times
+    /// 1 (nu_i = 1) or x_i (nu_i = 2); the standard deviation of the change of a_j is bounded
+    /// by sum_i |d a_j / d x_i| sigma_i (covariances between reactants included).
+    fn propensity_bound(&self, counts: &[u64], a0: f64, mu: &[f64], var: &[f64]) -> f64 {
+        let allowed = EPSILON * a0;
+        let mut tau = f64::INFINITY;
+        for (rate, reactants) in &self.kinetics {
+            let (mut drift, mut sd) = (0.0, 0.0);
+            for (i, &(s, nu)) in reactants.iter().enumerate() {
+                let step = if nu == 1 { 1.0 } else { counts[s] as f64 };
+                let others = reactants
+                    .iter()
+                    .enumerate()
+                    .filter(|&(k, _)| k != i)
+                    .fold(*rate, |p, (_, &(t, mu_t))| p * binomial(counts[t], mu_t));
+                let partial = step * others;
+                drift += partial * mu[s];
+                sd += partial * var[s].sqrt();
+            }
+            if drift != 0.0 {
+                tau = tau.min(allowed / drift.abs());
+            }
+            if sd != 0.0 {
+                tau = tau.min(allowed * allowed / (sd * sd));
+            }
+        }
         tau
+    }
+}
+
+/// C(x, nu) for nu = 1 or 2 (like `Reaction::propensity`).
+fn binomial(x: u64, nu: u32) -> f64 {
+    let x = x as f64;
+    match nu {
+        1 => x,
+        _ => x * (x - 1.0).max(0.0) / 2.0,
     }
 }
 
