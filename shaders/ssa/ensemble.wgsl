@@ -295,8 +295,9 @@ fn poisson(mean: f32, r: vec4<u32>) -> u32 {
 }
 
 // The largest leap satisfying the leap condition for the non-critical reactions (propensities
-// already in `props`).
-fn leap_tau(i: u32) -> f32 {
+// already in `props`, summing to a0): the smaller of the species bound of CGP 2006 and the
+// propensity bound of Gillespie & Petzold 2003 (`propensity_bound`), as in ssa/tau.rs.
+fn leap_tau(i: u32, a0: f32) -> f32 {
     for (var s = 0u; s < p.n_species; s++) {
         loop_work++;
         traj[scratch_at(0u, s, i)] = 0u;
@@ -334,6 +335,49 @@ fn leap_tau(i: u32) -> f32 {
         }
         if var2 > 0.0 {
             tau = min(tau, bound * bound / var2);
+        }
+    }
+    return min(tau, propensity_bound(i, a0));
+}
+
+// The largest leap over which no propensity (zero and critical ones included) is expected to
+// change by more than epsilon a0, from the species' drift (scratch 0) and variance (scratch 1)
+// over the leap's reactions: the species bound lets a count below g / epsilon change by one
+// molecule, which for A + R -> C at R = 0 and a large A switches on a large propensity within
+// the leap (see ssa/tau.rs). d a_j / d x_s is the change from one more molecule of s.
+fn propensity_bound(i: u32, a0: f32) -> f32 {
+    let allowed = p.epsilon * a0;
+    var tau = 3.4028235e38;
+    for (var j = 0u; j < p.n_reactions; j++) {
+        loop_work++;
+        let c = bitcast<f32>(rx(j, 4u));
+        let nu0 = rx(j, 1u);
+        let nu1 = rx(j, 3u);
+        var drift = 0.0;
+        var sd = 0.0;
+        if nu0 > 0u {
+            let s0 = rx(j, 0u);
+            var partial = c * select(f32(count_at(s0, i)), 1.0, nu0 == 1u);
+            if nu1 > 0u {
+                partial = partial * binom(count_at(rx(j, 2u), i), nu1);
+            }
+            drift = drift + partial * bitcast<f32>(traj[scratch_at(0u, s0, i)]);
+            sd = sd + partial * sqrt(bitcast<f32>(traj[scratch_at(1u, s0, i)]));
+        }
+        if nu1 > 0u {
+            let s1 = rx(j, 2u);
+            var partial = c * select(f32(count_at(s1, i)), 1.0, nu1 == 1u);
+            if nu0 > 0u {
+                partial = partial * binom(count_at(rx(j, 0u), i), nu0);
+            }
+            drift = drift + partial * bitcast<f32>(traj[scratch_at(0u, s1, i)]);
+            sd = sd + partial * sqrt(bitcast<f32>(traj[scratch_at(1u, s1, i)]));
+        }
+        if drift != 0.0 {
+            tau = min(tau, allowed / abs(drift));
+        }
+        if sd > 0.0 {
+            tau = min(tau, allowed * allowed / (sd * sd));
         }
     }
     return tau;
@@ -493,7 +537,7 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_
         }
         if p.method == 2u && ssa_left == 0u {
             // Tau-leaping: leap when the leap condition allows more than ~10 SSA steps.
-            let tau1 = leap_tau(i) * tau_scale;
+            let tau1 = leap_tau(i, a0) * tau_scale;
             if tau1 >= SSA_FACTOR / a0 {
                 let r = event_draw(i, event);
                 let a0c = a0_critical(i);
