@@ -8,7 +8,10 @@
 //!    tau' = min(max(eps x_i / g_i, 1) / |mu_i|, max(eps x_i / g_i, 1)^2 / sigma_i^2) with
 //!    mu_i = sum_j v_ij a_j, sigma_i^2 = sum_j v_ij^2 a_j over non-critical j, eps = `EPSILON`,
 //!    and g_i from the highest order of the reactions consuming i: 1 for first order, 2 for
-//!    second order, 2 + 1/(x_i - 1) when species i is consumed as 2A.
+//!    second order, 2 + 1/(x_i - 1) when species i is consumed as 2A. tau' is also bounded so
+//!    that no propensity is expected to change by more than eps a0 over the leap (Gillespie &
+//!    Petzold 2003; `Tables::propensity_bound`): the species bound alone lets a species below
+//!    g_i / eps molecules change by one, which can switch on a fast bimolecular reaction.
 //! 3. If tau' < `SSA_FACTOR` / a0 a leap would fire only a few reactions: take up to `SSA_STEPS`
 //!    exact (direct-method) steps instead.
 //! 4. tau'' ~ Exp(a0 of the critical reactions). The leap is tau = min(tau', tau''); when tau''
