@@ -499,10 +499,9 @@ fn tau_ensemble_leaps_and_matches_exact_birth_death() {
 fn tau_ensemble_matches_the_exact_method_on_a_stiff_sequestration() {
     use petri_model::ssa::ensemble::run_ensemble_cpu;
     let ctx = test_context();
-    let net = read_network(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sequestration.json"),
-    )
-    .unwrap();
+    let net =
+        read_network(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sequestration.json"))
+            .unwrap();
     let times = grid(1.0, 5);
     let n = 4000u64;
     let exact = run_ensemble_cpu(&net, Method::Direct, n, 11, &times).unwrap();
@@ -512,7 +511,10 @@ fn tau_ensemble_matches_the_exact_method_on_a_stiff_sequestration() {
     let c = &ens.counters;
     let z = tau.z_scores(&exact);
     println!("{c:?}, {:.2} s", t0.elapsed().as_secs_f64());
-    println!("means: GPU tau {:?}, exact {:?}, z {z:?}", tau.mean, exact.mean);
+    println!(
+        "means: GPU tau {:?}, exact {:?}, z {z:?}",
+        tau.mean, exact.mean
+    );
     assert!(z.iter().flatten().all(|z| z.abs() < 4.0), "{z:?}");
     // It leaps (over A's birth-death before the gene is on), not only exact steps.
     assert!(c.leaps > n, "{c:?}");
