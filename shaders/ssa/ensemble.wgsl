@@ -350,37 +350,35 @@ fn propensity_bound(i: u32, a0: f32) -> f32 {
     var tau = 3.4028235e38;
     for (var j = 0u; j < p.n_reactions; j++) {
         loop_work++;
-        let c = bitcast<f32>(rx(j, 4u));
-        let nu0 = rx(j, 1u);
-        let nu1 = rx(j, 3u);
-        var drift = 0.0;
-        var sd = 0.0;
-        if nu0 > 0u {
-            let s0 = rx(j, 0u);
-            var partial = c * select(f32(count_at(s0, i)), 1.0, nu0 == 1u);
-            if nu1 > 0u {
-                partial = partial * binom(count_at(rx(j, 2u), i), nu1);
-            }
-            drift = drift + partial * bitcast<f32>(traj[scratch_at(0u, s0, i)]);
-            sd = sd + partial * sqrt(bitcast<f32>(traj[scratch_at(1u, s0, i)]));
+        // (drift, sd) of a_j over the leap.
+        let change = reactant_change(j, 0u, i) + reactant_change(j, 1u, i);
+        if change.x != 0.0 {
+            tau = min(tau, allowed / abs(change.x));
         }
-        if nu1 > 0u {
-            let s1 = rx(j, 2u);
-            var partial = c * select(f32(count_at(s1, i)), 1.0, nu1 == 1u);
-            if nu0 > 0u {
-                partial = partial * binom(count_at(rx(j, 0u), i), nu0);
-            }
-            drift = drift + partial * bitcast<f32>(traj[scratch_at(0u, s1, i)]);
-            sd = sd + partial * sqrt(bitcast<f32>(traj[scratch_at(1u, s1, i)]));
-        }
-        if drift != 0.0 {
-            tau = min(tau, allowed / abs(drift));
-        }
-        if sd > 0.0 {
-            tau = min(tau, allowed * allowed / (sd * sd));
+        if change.y > 0.0 {
+            tau = min(tau, allowed * allowed / (change.y * change.y));
         }
     }
     return tau;
+}
+
+// The part of a_j's expected change (drift, sd) due to its reactant in slot k (record words
+// 2k, 2k + 1): d a_j / d x_s times the drift and sd of x_s.
+fn reactant_change(j: u32, k: u32, i: u32) -> vec2<f32> {
+    let nu = rx(j, 2u * k + 1u);
+    if nu == 0u {
+        return vec2<f32>(0.0, 0.0);
+    }
+    let s = rx(j, 2u * k);
+    var partial = bitcast<f32>(rx(j, 4u)) * select(f32(count_at(s, i)), 1.0, nu == 1u);
+    let other = 2u * (1u - k);
+    let nu_other = rx(j, other + 1u);
+    if nu_other > 0u {
+        partial = partial * binom(count_at(rx(j, other), i), nu_other);
+    }
+    let mu = bitcast<f32>(traj[scratch_at(0u, s, i)]);
+    let sd = sqrt(bitcast<f32>(traj[scratch_at(1u, s, i)]));
+    return partial * vec2<f32>(mu, sd);
 }
 
 // Adds `times` firings of reaction j to the per-species change tally (scratch word 2).
