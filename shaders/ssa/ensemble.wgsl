@@ -297,8 +297,9 @@ fn poisson(mean: f32, r: vec4<u32>) -> u32 {
 }
 
 // The largest leap satisfying the leap condition for the non-critical reactions (propensities
-// already in `props`).
-fn leap_tau(i: u32) -> f32 {
+// already in `props`, summing to a0): the smaller of the species bound of CGP 2006 and the
+// propensity bound of Gillespie & Petzold 2003 (`propensity_bound`), as in ssa/tau.rs.
+fn leap_tau(i: u32, a0: f32) -> f32 {
     for (var s = 0u; s < p.n_species; s++) {
         loop_work++;
         traj[scratch_at(0u, s, i)] = 0u;
@@ -338,7 +339,48 @@ fn leap_tau(i: u32) -> f32 {
             tau = min(tau, bound * bound / var2);
         }
     }
+    return min(tau, propensity_bound(i, a0));
+}
+
+// The largest leap over which no propensity (zero and critical ones included) is expected to
+// change by more than epsilon a0, from the species' drift (scratch 0) and variance (scratch 1)
+// over the leap's reactions: the species bound lets a count below g / epsilon change by one
+// molecule, which for A + R -> C at R = 0 and a large A switches on a large propensity within
+// the leap (see ssa/tau.rs). d a_j / d x_s is the change from one more molecule of s.
+fn propensity_bound(i: u32, a0: f32) -> f32 {
+    let allowed = p.epsilon * a0;
+    var tau = 3.4028235e38;
+    for (var j = 0u; j < p.n_reactions; j++) {
+        loop_work++;
+        // (drift, sd) of a_j over the leap.
+        let change = reactant_change(j, 0u, i) + reactant_change(j, 1u, i);
+        if change.x != 0.0 {
+            tau = min(tau, allowed / abs(change.x));
+        }
+        if change.y > 0.0 {
+            tau = min(tau, allowed * allowed / (change.y * change.y));
+        }
+    }
     return tau;
+}
+
+// The part of a_j's expected change (drift, sd) due to its reactant in slot k (record words
+// 2k, 2k + 1): d a_j / d x_s times the drift and sd of x_s.
+fn reactant_change(j: u32, k: u32, i: u32) -> vec2<f32> {
+    let nu = rx(j, 2u * k + 1u);
+    if nu == 0u {
+        return vec2<f32>(0.0, 0.0);
+    }
+    let s = rx(j, 2u * k);
+    var partial = bitcast<f32>(rx(j, 4u)) * select(f32(count_at(s, i)), 1.0, nu == 1u);
+    let other = 2u * (1u - k);
+    let nu_other = rx(j, other + 1u);
+    if nu_other > 0u {
+        partial = partial * binom(count_at(rx(j, other), i), nu_other);
+    }
+    let mu = bitcast<f32>(traj[scratch_at(0u, s, i)]);
+    let sd = sqrt(bitcast<f32>(traj[scratch_at(1u, s, i)]));
+    return partial * vec2<f32>(mu, sd);
 }
 
 // Adds `times` firings of reaction j to the per-species change tally (scratch word 2).
@@ -495,7 +537,7 @@ fn run(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_
         }
         if p.method == 2u && ssa_left == 0u {
             // Tau-leaping: leap when the leap condition allows more than ~10 SSA steps.
-            let tau1 = leap_tau(i) * tau_scale;
+            let tau1 = leap_tau(i, a0) * tau_scale;
             if tau1 >= SSA_FACTOR / a0 {
                 let r = event_draw(i, event);
                 let a0c = a0_critical(i);

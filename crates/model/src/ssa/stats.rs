@@ -125,6 +125,32 @@ impl EnsembleStats {
         let population_var = self.sd[k][s].powi(2) * (n - 1.0) / n;
         population_var + (self.mean[k][s] - mu).powi(2)
     }
+
+    /// The two-sample z statistic of every mean against `other`'s (same times and species),
+    /// (m - m') / sqrt(sd^2 / n + sd'^2 / n'), as `z[time][species]`; 0 where both ensembles
+    /// agree exactly (no spread, same mean), infinite where they differ without spread.
+    pub fn z_scores(&self, other: &EnsembleStats) -> Vec<Vec<f64>> {
+        assert!(
+            self.times == other.times && self.species == other.species,
+            "z scores compare ensembles of the same times and species"
+        );
+        let (n, m) = (self.n as f64, other.n as f64);
+        (0..self.times.len())
+            .map(|k| {
+                (0..self.species.len())
+                    .map(|s| {
+                        let d = self.mean[k][s] - other.mean[k][s];
+                        let se = (self.sd[k][s].powi(2) / n + other.sd[k][s].powi(2) / m).sqrt();
+                        if d == 0.0 {
+                            0.0
+                        } else {
+                            d / se
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -155,5 +181,17 @@ mod tests {
         b.add(&[vec![6]]);
         let st = a.merge(&b).finish();
         assert_eq!((st.n, st.mean[0][0], st.sd[0][0]), (3, 3.0, 7f64.sqrt()));
+
+        // z of means 3 and 5 with sd sqrt(7) and sqrt(26/3) over 3 and 4 trajectories.
+        let mut c = Accumulator::new(&[0.0], vec!["A".into()]);
+        for x in [2u64, 3, 7, 8] {
+            c.add(&[vec![x]]);
+        }
+        let other = c.finish();
+        assert_eq!(other.sd[0][0], (26f64 / 3.0).sqrt());
+        let z = st.z_scores(&other)[0][0];
+        let expected = -2.0 / (7.0f64 / 3.0 + 26.0 / 12.0).sqrt();
+        assert!((z - expected).abs() < 1e-12, "{z} {expected}");
+        assert_eq!(st.z_scores(&st), vec![vec![0.0]]);
     }
 }
