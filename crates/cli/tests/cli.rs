@@ -609,3 +609,17 @@ fn primitives_bench_prints_its_four_rows() {
         &["no GPU adapter", "no-such-gpu"],
     );
 }
+
+/// A config that leaves fields out runs on their defaults and says which (issue 22: a config
+/// without a grid ran 100^3 without a word).
+#[test]
+fn the_defaults_a_config_leaves_to_the_run_are_named() {
+    let dir = scratch("defaults");
+    let cfg = write_config(&dir, r#"{"model": "angiogenesis", "grid": [16, 16, 16]}"#);
+    let out = dir.join("out").display().to_string();
+    let o = petri(&["run", &cfg, "--steps", "1", "--out", &out]);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("defaults used for D = 0.00035"), "{t}");
+    assert!(t.contains("seed = 42") && !t.contains("grid = "), "{t}");
+}

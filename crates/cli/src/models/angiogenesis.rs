@@ -57,7 +57,26 @@ fn sim_options(workgroup: Option<[u32; 3]>) -> SimOptions {
 /// Reads an angiogenesis config.
 fn load_config(path: &Path) -> Result<AngioConfig> {
     let text = read_for(path, Model::Angiogenesis)?;
-    Ok(AngioConfig::from_json(&text, &path.display().to_string())?)
+    let config = AngioConfig::from_json(&text, &path.display().to_string())?;
+    if let Some(line) = defaults_used(&text, &config) {
+        eprintln!("{}: {line}", path.display());
+    }
+    Ok(config)
+}
+
+/// The top-level fields the config leaves out, with the default values the run takes for
+/// them (a config without "grid" runs on 100^3: say so), or None when it gives them all.
+fn defaults_used(text: &str, config: &AngioConfig) -> Option<String> {
+    let given: serde_json::Value =
+        serde_json::from_str(text.trim_start_matches('\u{feff}')).ok()?;
+    let used = serde_json::to_value(config).ok()?;
+    let missing: Vec<String> = used
+        .as_object()?
+        .iter()
+        .filter(|(key, _)| given.get(key.as_str()).is_none() && key.as_str() != "provenance")
+        .map(|(key, value)| format!("{key} = {value}"))
+        .collect();
+    (!missing.is_empty()).then(|| format!("defaults used for {}", missing.join(", ")))
 }
 
 pub(crate) fn run(args: RunArgs) -> Result<()> {
