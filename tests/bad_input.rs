@@ -29,6 +29,7 @@ const BAD_CONFIGS_AND_FLAGS: &[Case] = &[
     ("angiogenesis: empty workgroup", "run {angio} --workgroup 0,1,1 --out {out}", &["--workgroup", "0,1,1"]),
     ("angiogenesis: several devices", "run {angio} --devices 2 --out {out}", &["--devices"]),
     ("rdme: no devices", "run {min} --devices 0 --out {out}", &["--devices 0", "1 to lattice.shape.z"]),
+    ("rdme: a lattice beyond the device's buffers", "run {min_huge} --out {out}", &["rdme particles", "max_storage_buffer_binding_size"]),
     ("rdme: more devices than planes", "run {min} --devices 100000 --out {out}", &["--devices 100000", "1 to lattice.shape.z"]),
     ("rdme: three-dimensional workgroup", "run {min} --workgroup 8,8,2 --out {out}", &["--workgroup 8,8,2", "X,Y,1"]),
     ("network: one output time", "run {net} --t-end 1 --points 1 --out {out}", &["points = 1"]),
@@ -166,6 +167,13 @@ fn bad_configs_and_flags() {
             "min_d",
             variant(&dir, "min_d.json", min(), |c| {
                 c["diffusion"][0]["d_m2_per_s"] = 2.5e-10.into()
+            }),
+        ),
+        // 16 GiB of particle words: refused before the lattice is built.
+        (
+            "min_huge",
+            variant(&dir, "min_huge.json", min(), |c| {
+                c["lattice"]["shape"] = serde_json::json!([1024, 1024, 1024])
             }),
         ),
         (
