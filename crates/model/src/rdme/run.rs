@@ -217,25 +217,23 @@ impl RdmeRun<'_> {
 }
 
 /// Refuses, before the lattice is built (seconds to minutes for a large one), a lattice whose
-/// slab would not fit a device's particle buffer: 16 bytes per site, the owned planes of the
-/// initial split plus up to `halo_depth` planes on each side with a neighbour.
+/// slab would not fit a device's particle buffer: 16 bytes per site of the slab the initial split
+/// gives each device, halos included.
 fn check_device_memory(
     contexts: &[GpuContext],
     model: &RdmeModel,
     options: &SimOptions,
 ) -> Result<()> {
+    use petri_scheduler::slabs::{equal_split, extents, halo_depth};
     let [nx, ny, nz] = model.config.lattice.shape;
     let split = match &options.split {
         Some(s) if s.len() == contexts.len() => s.clone(),
-        _ => petri_scheduler::slabs::equal_split(nz, contexts.len().max(1)),
+        _ => equal_split(nz, contexts.len().max(1)),
     };
-    let halo = match contexts.len() {
-        1 => 0,
-        _ => options.halo_depth,
-    };
-    for (ctx, &planes) in contexts.iter().zip(&split) {
-        let local = (planes + 2 * halo).min(nz) as u64;
-        ctx.check_storage_buffer("rdme particles", 16 * nx as u64 * ny as u64 * local)?;
+    let slabs = extents(&split, halo_depth(options.halo_depth, &split));
+    for (ctx, slab) in contexts.iter().zip(&slabs) {
+        let sites = nx as u64 * ny as u64 * slab.planes() as u64;
+        ctx.check_storage_buffer("rdme particles", 16 * sites)?;
     }
     Ok(())
 }
