@@ -117,19 +117,7 @@ impl EnsembleOptions {
                 ">= 1 each",
             ));
         }
-        if !(self.epsilon > 0.0 && self.epsilon < 1.0) {
-            return Err(invalid(
-                "epsilon",
-                self.epsilon,
-                "0 < epsilon < 1 (CGP: 0.03)",
-            ));
-        }
-        if self.n_critical == 0 {
-            return Err(invalid("n_critical", self.n_critical, ">= 1 (CGP: 10)"));
-        }
-        if !(self.normal_above >= 1.0 && self.normal_above <= 1000.0) {
-            return Err(invalid("normal_above", self.normal_above, "1..=1000"));
-        }
+        super::tau::check_leap_condition(self.epsilon, self.n_critical, self.normal_above)?;
         if self.odm_refresh == 0 {
             return Err(invalid("odm_refresh", self.odm_refresh, ">= 1 events"));
         }
