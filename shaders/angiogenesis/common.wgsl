@@ -21,8 +21,12 @@ struct AngioParams {
     max_segments: u32,
     branching: u32,
     anastomosis: u32,
-    _pad1: u32,
-    _pad2: u32,
+    dims: u32,            // 2 for the 2D model (nz = 1), else 3
+    branch_density: f32,  // n_b of the density condition (0: off)
+    trials_per_age: f32,  // 1/psi (0 when psi = 0: a branching trial every step)
+    tumour: u32,          // 0: face at x = Lx; 1: sphere of radius 0.1 at (Lx, Ly/2, Lz/2)
+    h: f32,
+    _pad: u32,
 }
 
 // Occupancy value of a site no sprout has visited.
@@ -77,6 +81,19 @@ fn neighbours(p: AngioParams, x: u32, y: u32, z: u32) -> Neighbours {
     );
 }
 
+// Whether site i lies in the tumour: the x = Lx face, or the sphere of radius 0.1 centred at
+// (Lx, Ly/2, Lz/2). CPU twin: uniforms.rs (in_tumour).
+fn in_tumour(p: AngioParams, i: u32) -> bool {
+    let q = site_coords(p, i);
+    if p.tumour == 0u {
+        return q.x + 1u == p.nx;
+    }
+    let dx = f32(p.nx - 1u - q.x) * p.h;
+    let dy = 0.5 * p.h * (f32(2u * q.y) - f32(p.ny - 1u));
+    let dz = 0.5 * p.h * (f32(2u * q.z) - f32(p.nz - 1u));
+    return dx * dx + dy * dy + dz * dz <= 0.01;
+}
+
 fn chi(p: AngioParams, c: f32) -> f32 {
     return p.chi0 / (1.0 + p.alpha * c);
 }
@@ -91,7 +108,8 @@ struct Stencil {
 
 // The coefficients of the explicit scheme (seed eq. 4 in 3D) at a site:
 //   P(-axis) = r - a T, P(+axis) = r + a T, T = chi(c) dc + rho df (undivided central differences),
-//   P0 = 1 - 6 r + a alpha chi/(1 + alpha c) |dc|^2 - (k/h^2)(chi lap c + rho lap f),
+//   P0 = 1 - 2 d r + a alpha chi/(1 + alpha c) |dc|^2 - (k/h^2)(chi lap c + rho lap f),
+// in d = p.dims dimensions (a 2D grid's z differences are 0: its z neighbours are the site),
 // r = k D / h^2, a = k / (4 h^2). Returned as (P0, Tx, Ty, Tz). CPU twin: cpu.rs (coefficients).
 fn coefficients(p: AngioParams, s: Stencil) -> vec4<f32> {
     let dcx = s.cxp - s.cxm;
@@ -107,7 +125,7 @@ fn coefficients(p: AngioParams, s: Stencil) -> vec4<f32> {
     let a = 0.25 * p.k * p.inv_h2;
     let kh = p.k * p.inv_h2;
     let grad2 = dcx * dcx + dcy * dcy + dcz * dcz;
-    let p0 = 1.0 - 6.0 * r + a * p.alpha * ch / (1.0 + p.alpha * s.c0) * grad2 - kh * (ch * lapc + p.rho * lapf);
+    let p0 = 1.0 - f32(2u * p.dims) * r + a * p.alpha * ch / (1.0 + p.alpha * s.c0) * grad2 - kh * (ch * lapc + p.rho * lapf);
     return vec4<f32>(p0, ch * dcx + p.rho * dfx, ch * dcy + p.rho * dfy, ch * dcz + p.rho * dfz);
 }
 

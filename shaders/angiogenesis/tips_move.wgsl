@@ -5,9 +5,12 @@
 // Move probabilities at the tip's site are the coefficients of the explicit scheme (common.wgsl):
 // stay P0, -axis r - a T, +axis r + a T. Negative ones are clipped to 0, moves out of the grid
 // are 0, and the rest are renormalised by their sum (the same walk fields.wgsl takes n
-// through). A tip that steps onto the trail of another sprout (not its own, not its parent's) stops there (anastomosis); one that reaches x = Lx
-// stops (it has reached the tumour). Each move appends a vessel segment. A tip older than
-// branch_age then branches with the A&C probability Pb(c), into a free neighbour chosen
+// through). A tip that steps onto another sprout's site (one not of its family: itself, its
+// parent, its children) stops there (anastomosis: a loop closes); one that enters the tumour
+// stops (in_tumour). Each move appends a vessel segment. Each time its sprout age passes a
+// multiple of psi (branch_age), a tip has one branching trial (so results do not depend on the
+// step): it branches with A&C's chance Pb(c) if the local endothelial density is high enough
+// (dense_enough) and a neighbour is free, into a free neighbour chosen
 // uniformly: it only records the wish here, with its rank among the wishes of its workgroup
 // (a workgroup prefix sum) and the workgroup's total; tips_scan.wgsl and tips_spawn.wgsl then
 // allocate the new tips in parent order. Layout of `branch` (T = max_tips, G = T/64 groups):
@@ -28,12 +31,46 @@ var<workgroup> wish_scan: array<u32, WG>;
 @group(1) @binding(6) var<storage, read_write> segments: array<vec4<u32>>;
 @group(1) @binding(7) var<storage, read_write> counters: array<atomic<u32>>;
 
+// A&C's branching probability Pb(c) of one trial (params.rs: BRANCH_LEVELS).
 fn branch_probability(c: f32) -> f32 {
     if c < 0.25 { return 0.0; }
     if c < 0.45 { return 0.2; }
     if c < 0.6 { return 0.3; }
     if c < 0.68 { return 0.4; }
     return 1.0;
+}
+
+// One branching trial per psi of sprout age: whether the age passed a multiple of psi this
+// step (every step when psi = 0). CPU twin: uniforms.rs (branch_trial).
+fn branch_trial(before: f32, after: f32) -> bool {
+    return p.branch_age <= 0.0
+        || floor(after * p.trials_per_age) > floor(before * p.trials_per_age);
+}
+
+// Whether sprout `owner` is tip t, t's parent or a child of t: no anastomosis within a family.
+// A tip's `parent` is written only when it is spawned, so reading another tip's is race-free.
+fn kin(t: u32, parent: u32, owner: u32) -> bool {
+    return owner == t || owner == parent || tips[owner].parent == t;
+}
+
+// A&C's density condition: c times the occupied sites of the 3x3x3 block around the site (3x3
+// in 2D; inside the grid; the site included) exceeds n_b. Always true for n_b = 0.
+fn dense_enough(site: u32) -> bool {
+    if p.branch_density <= 0.0 {
+        return true;
+    }
+    let q = site_coords(p, site);
+    let lo = vec3<u32>(max(q, vec3<u32>(1u)) - vec3<u32>(1u));
+    let hi = min(q + vec3<u32>(1u), vec3<u32>(p.nx, p.ny, p.nz) - vec3<u32>(1u));
+    var occupied = 0u;
+    for (var z = lo.z; z <= hi.z; z++) {
+        for (var y = lo.y; y <= hi.y; y++) {
+            for (var x = lo.x; x <= hi.x; x++) {
+                occupied += select(0u, 1u, occ[site_index(p, x, y, z)] != FREE);
+            }
+        }
+    }
+    return c_in[site] * f32(occupied) > p.branch_density;
 }
 
 // Neighbour of site i in direction d (1..6: -x,+x,-y,+y,-z,+z), or FREE when outside the grid.
@@ -117,11 +154,12 @@ fn move_tip(t: u32) -> u32 {
             break;
         }
     }
+    let age_before = tip.age;
     tip.age = tip.age + p.k;
     if choice != 0u {
         let s1 = neighbour(s, choice);
         let owner = occ[s1];
-        if p.anastomosis != 0u && owner != FREE && owner != t && owner != tip.parent {
+        if p.anastomosis != 0u && owner != FREE && !kin(t, tip.parent, owner) {
             tip.alive = 0u;
             atomicAdd(&counters[C_ANASTOMOSES], 1u);
         }
@@ -131,14 +169,14 @@ fn move_tip(t: u32) -> u32 {
         } else {
             atomicAdd(&counters[C_SEGMENT_OVERFLOW], 1u);
         }
-        if site_coords(p, s1).x + 1u == p.nx && tip.alive != 0u {
+        if tip.alive != 0u && in_tumour(p, s1) {
             tip.alive = 0u;
             atomicAdd(&counters[C_REACHED], 1u);
         }
         tip.site = s1;
     }
-    if p.branching != 0u && tip.alive != 0u && tip.age > p.branch_age {
-        if rng_unit(rnd.y) < branch_probability(c_in[tip.site]) {
+    if p.branching != 0u && tip.alive != 0u && branch_trial(age_before, tip.age) {
+        if rng_unit(rnd.y) < branch_probability(c_in[tip.site]) && dense_enough(tip.site) {
             var free_dirs = 0u;
             for (var d = 1u; d < 7u; d++) {
                 let j = neighbour(tip.site, d);

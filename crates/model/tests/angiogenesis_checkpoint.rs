@@ -94,6 +94,7 @@ fn resumed_run_is_bitwise_identical() {
     let ctx = test_context();
     let mut cfg = config(20);
     cfg.tips.branch_age = 0.0;
+    cfg.tips.branch_density = 1.5;
     let u0 = AngioUniforms::new(&cfg, 0.0);
     let mut s = AngioState::initial(&cfg, &u0);
     // A tip where c is high, so branching happens within the test.

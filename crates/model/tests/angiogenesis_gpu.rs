@@ -51,6 +51,9 @@ fn compare_with_cpu(tip_ys: &[u32], max_tips: u32, steps: u64) {
     let ctx = test_context();
     let mut cfg = config(32);
     cfg.tips.branch_age = 0.0;
+    // Low enough that tips branch within the test once their trail is beside them (c N > n_b
+    // needs 2 occupied sites where c > 0.75), high enough to hold back fresh tips (N = 1).
+    cfg.tips.branch_density = 1.5;
     cfg.tips.max_tips = max_tips;
     let u0 = AngioUniforms::new(&cfg, 0.0);
     let mut s = AngioState::initial(&cfg, &u0);
@@ -228,6 +231,7 @@ fn determinism_across_workgroup_sizes_and_batches() {
     let mut cfg = config(24);
     cfg.tips.initial = InitialTips::Clusters;
     cfg.tips.branch_age = 0.01;
+    cfg.tips.branch_density = 1.5;
     let u0 = AngioUniforms::new(&cfg, 0.0);
     let mut s = AngioState::initial(&cfg, &u0);
     s.add_tip(u0.index(16, 12, 12) as u32);

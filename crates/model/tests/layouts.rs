@@ -13,7 +13,8 @@ use petri_model::ssa::{
 fn host_structs_match_their_wgsl_structs() {
     let angio = host_layout!(AngioUniforms:
         nx, ny, nz, ncells, k, d, inv_h2, chi0, alpha, rho, beta, gamma, eta, branch_age,
-        max_tips, max_segments, branching, anastomosis);
+        max_tips, max_segments, branching, anastomosis, dims, branch_density, trials_per_age, tumour,
+        h);
     let tip = host_layout!(Tip: site, age, alive, parent);
     let grid = host_layout!(Grid: nx, ny, nz, r);
     let lattice = host_layout!(LatticeUniforms:

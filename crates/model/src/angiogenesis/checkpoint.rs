@@ -46,8 +46,10 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// Format version of the angiogenesis part (metadata and arrays), written and read.
-pub const VERSION: u32 = 1;
+/// Format version of the angiogenesis part (metadata and arrays), written and read. Version 2:
+/// the branching rule (per-psi hazard, density condition) and family anastomosis changed what a
+/// state continues into, so version 1 checkpoints are refused rather than resumed under new rules.
+pub const VERSION: u32 = 2;
 /// Model name in the container.
 pub const MODEL: &str = "angiogenesis";
 

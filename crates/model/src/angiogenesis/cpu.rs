@@ -41,7 +41,7 @@ pub fn coefficients(u: &AngioUniforms, c0: f32, f0: f32, cn: [f32; 6], fn_: [f32
     let ty = ch * dcy + u.rho * dfy;
     let tz = ch * dcz + u.rho * dfz;
     let grad2 = dcx * dcx + dcy * dcy + dcz * dcz;
-    let p0 = 1.0 - 6.0 * r + a * u.alpha * ch / (1.0 + u.alpha * c0) * grad2
+    let p0 = 1.0 - (2 * u.dims) as f32 * r + a * u.alpha * ch / (1.0 + u.alpha * c0) * grad2
         - kh * (ch * lapc + u.rho * lapf);
     [
         p0,
@@ -257,11 +257,12 @@ pub fn tip_move(u: &AngioUniforms, seed: u64, s: &mut AngioState, t: u32) -> Opt
             break;
         }
     }
+    let age_before = tip.age;
     tip.age += u.k;
     if choice != 0 {
         let s1 = neighbour(u, site, choice).expect("moves out of the grid have probability 0");
         let owner = s.occ[s1 as usize];
-        if u.anastomosis != 0 && owner != FREE && owner != t && owner != tip.parent {
+        if u.anastomosis != 0 && owner != FREE && !kin(&s.tips, t, tip.parent, owner) {
             tip.alive = 0;
             s.counters[Counter::Anastomoses as usize] += 1;
         }
@@ -272,7 +273,7 @@ pub fn tip_move(u: &AngioUniforms, seed: u64, s: &mut AngioState, t: u32) -> Opt
         } else {
             s.counters[Counter::SegmentOverflow as usize] += 1;
         }
-        if u.coords(s1)[0] + 1 == u.nx && tip.alive != 0 {
+        if tip.alive != 0 && u.in_tumour(s1) {
             tip.alive = 0;
             s.counters[Counter::Reached as usize] += 1;
         }
@@ -281,8 +282,9 @@ pub fn tip_move(u: &AngioUniforms, seed: u64, s: &mut AngioState, t: u32) -> Opt
     let mut wish = None;
     if u.branching != 0
         && tip.alive != 0
-        && tip.age > u.branch_age
-        && rng::unit(rnd[1]) < branch_probability(s.c[tip.site as usize])
+        && u.branch_trial(age_before, tip.age)
+        && rng::unit(rnd[1]) < branch_probability(s.c[tip.site as usize]) as f32
+        && dense_enough(u, s, tip.site)
     {
         let free: Vec<u32> = (1..7)
             .filter_map(|d| neighbour(u, tip.site, d))
@@ -295,6 +297,32 @@ pub fn tip_move(u: &AngioUniforms, seed: u64, s: &mut AngioState, t: u32) -> Opt
     }
     s.tips[t as usize] = tip;
     wish
+}
+
+/// Whether the sprout `owner` is tip t itself, t's parent, or a child of t: a tip does not
+/// anastomose with its own family's trail (tips_move.wgsl, kin).
+fn kin(tips: &[Tip], t: u32, parent: u32, owner: u32) -> bool {
+    owner == t || owner == parent || tips[owner as usize].parent == t
+}
+
+/// A&C's density condition at a tip's site: c times the occupied sites of the 3x3x3 block
+/// around it (3x3 in 2D, inside the grid, the site included) exceeds n_b; always true for
+/// n_b = 0 (tips_move.wgsl, dense_enough).
+fn dense_enough(u: &AngioUniforms, s: &AngioState, site: u32) -> bool {
+    if u.branch_density <= 0.0 {
+        return true;
+    }
+    let [x, y, z] = u.coords(site);
+    let range = |v: u32, n: u32| v.saturating_sub(1)..=(v + 1).min(n - 1);
+    let mut occupied = 0u32;
+    for zz in range(z, u.nz) {
+        for yy in range(y, u.ny) {
+            for xx in range(x, u.nx) {
+                occupied += (s.occ[u.index(xx, yy, zz)] != FREE) as u32;
+            }
+        }
+    }
+    s.c[site as usize] * occupied as f32 > u.branch_density
 }
 
 /// Marks occupancy and turns wishes into new tips in parent order (tips_scan.wgsl and

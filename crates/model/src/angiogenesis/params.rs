@@ -25,8 +25,14 @@ pub struct TipConfig {
     pub branching: bool,
     /// A tip stepping onto another sprout's trail stops (A&C anastomosis).
     pub anastomosis: bool,
-    /// Sprout age (model time units) before a tip may branch: psi.
+    /// psi: a tip has one branching trial each time its sprout age (time since it formed or
+    /// last branched) passes a multiple of psi, with chance Pb(c), so results do not depend on
+    /// dt. 0: a trial every step.
     pub branch_age: f64,
+    /// Endothelial density threshold n_b of A&C's third branching condition: a tip branches
+    /// only where c times the number of occupied sites in its 3x3x3 neighbourhood (3x3 in 2D,
+    /// the tip's own site included) exceeds n_b. 0 turns the condition off.
+    pub branch_density: f64,
     /// Capacity of the tip table; branches past it are counted as overflow.
     pub max_tips: u32,
     /// Capacity of the vessel segment list (one segment per tip move).
@@ -52,6 +58,7 @@ impl Default for TipConfig {
             branching: true,
             anastomosis: true,
             branch_age: 0.5,
+            branch_density: 2.5,
             max_tips: 4096,
             max_segments: 1 << 20,
             initial: InitialTips::Clusters,
@@ -66,7 +73,8 @@ pub struct AngioConfig {
     /// Must be "angiogenesis".
     pub model: String,
     /// Grid nodes along x, y, z. Spacing h = 1/(max(grid) - 1) on all axes, so the domain is
-    /// [0,1] along the longest axis and (N-1) h along the others.
+    /// [0,1] along the longest axis and (N-1) h along the others. A single z node (nz = 1) is
+    /// the 2D model of A&C 1998 on the x-y plane.
     pub grid: [u32; 3],
     /// Time step k. None: `dt_safety` times the stability bound.
     pub dt: Option<f64>,
@@ -145,10 +153,17 @@ impl AngioConfig {
         if self.model != "angiogenesis" {
             return Err(invalid("model", &self.model, "\"angiogenesis\""));
         }
-        for (axis, &n) in ["grid[0]", "grid[1]", "grid[2]"].iter().zip(&self.grid) {
+        for (axis, &n) in ["grid[0]", "grid[1]"].iter().zip(&self.grid) {
             if !(4..=MAX_SIDE).contains(&n) {
                 return Err(invalid(axis, n, format!("an integer in 4..={MAX_SIDE}")));
             }
+        }
+        if !(self.grid[2] == 1 || (4..=MAX_SIDE).contains(&self.grid[2])) {
+            return Err(invalid(
+                "grid[2]",
+                self.grid[2],
+                format!("1 (the 2D model) or an integer in 4..={MAX_SIDE}"),
+            ));
         }
         // The shaders compute in f32: a larger value would be infinite there.
         let nonneg = |field: &str, v: f64| -> Result<()> {
@@ -169,6 +184,7 @@ impl AngioConfig {
         nonneg("gamma", self.gamma)?;
         nonneg("eta", self.eta)?;
         nonneg("tips.branch_age", self.tips.branch_age)?;
+        nonneg("tips.branch_density", self.tips.branch_density)?;
         if self.d == 0.0 {
             return Err(invalid("D", self.d, "a finite number > 0"));
         }
@@ -226,15 +242,24 @@ impl AngioConfig {
         self.grid.iter().map(|&n| n as usize).product()
     }
 
+    /// Space dimensions: 2 for a single z node (the 2D model), else 3.
+    pub fn dims(&self) -> u32 {
+        if self.grid[2] == 1 {
+            2
+        } else {
+            3
+        }
+    }
+
     /// The explicit scheme's stability bound for fields c, f. The forward-time centred-space
-    /// advection-diffusion update is von Neumann stable for k <= h^2/(6D) (diffusion) and
-    /// k <= 2D/|v|^2 (taxis velocity v = chi(c) grad c + rho grad f, at its largest over the
-    /// grid). The coefficients here vary in space and time (c is consumed, f produced), and runs
-    /// at 0.9 x 2D/|v|^2 blow up (the 100^3 demo within 65 steps), so the taxis limit is halved:
-    /// k <= min(h^2/(6D), D/|v|^2).
+    /// advection-diffusion update is von Neumann stable for k <= h^2/(2 d D) in d dimensions
+    /// (diffusion) and k <= 2D/|v|^2 (taxis velocity v = chi(c) grad c + rho grad f, at its
+    /// largest over the grid). The coefficients here vary in space and time (c is consumed, f
+    /// produced), and runs at 0.9 x 2D/|v|^2 blow up (the 100^3 demo within 65 steps), so the
+    /// taxis limit is halved: k <= min(h^2/(2 d D), D/|v|^2).
     pub fn stability_bound(&self, max_speed_sq: f64) -> f64 {
         let h = self.h();
-        let diffusion = h * h / (6.0 * self.d);
+        let diffusion = h * h / (2.0 * self.dims() as f64 * self.d);
         if max_speed_sq > 0.0 {
             diffusion.min(self.d / max_speed_sq)
         } else {
@@ -250,8 +275,9 @@ impl AngioConfig {
                 "dt",
                 k,
                 format!(
-                    "at most {bound:.6e} on this grid (explicit stability: min(h^2/(6D), D/max|v|^2) \
+                    "at most {bound:.6e} on this grid (explicit stability: min(h^2/({}D), D/max|v|^2) \
                      with h = {:.6e}); use a smaller dt or null for the automatic step",
+                    2 * self.dims(),
                     self.h()
                 ),
             )),
@@ -262,7 +288,7 @@ impl AngioConfig {
                     "D, chi0, rho",
                     format!("{:e}, {:e}, {:e}", self.d, self.chi0, self.rho),
                     format!(
-                        "values whose stability bound min(h^2/(6D), D/max|v|^2) gives a time step \
+                        "values whose stability bound min(h^2/(2 d D), D/max|v|^2) gives a time step \
                          in f32's normal range (>= 1.2e-38); here it is {bound:e} (h = {:e}, max|v|^2 = \
                          {max_speed_sq:e})",
                         self.h()
@@ -284,19 +310,18 @@ where
     chi0 / (T::from(1.0) + alpha * c)
 }
 
-/// A&C branching probability as a function of local TAF concentration.
-pub fn branch_probability(c: f32) -> f32 {
-    if c < 0.25 {
-        0.0
-    } else if c < 0.45 {
-        0.2
-    } else if c < 0.6 {
-        0.3
-    } else if c < 0.68 {
-        0.4
-    } else {
-        1.0
-    }
+/// A&C's branching probability Pb(c) of one trial (one per psi of sprout age), a step function
+/// of the local TAF concentration (A&C 1998 section 4.1): the levels and the c at which each
+/// starts (`branch_probability` of tips_move.wgsl).
+pub const BRANCH_LEVELS: [(f32, f64); 4] = [(0.25, 0.2), (0.45, 0.3), (0.6, 0.4), (0.68, 1.0)];
+
+/// Pb(c): 0 below c = 0.25, then 0.2, 0.3, 0.4 and 1 (BRANCH_LEVELS).
+pub fn branch_probability(c: f32) -> f64 {
+    BRANCH_LEVELS
+        .iter()
+        .rev()
+        .find(|&&(from, _)| c >= from)
+        .map_or(0.0, |&(_, pb)| pb)
 }
 
 #[cfg(test)]
@@ -368,9 +393,28 @@ mod tests {
     #[test]
     fn branching_probability_steps() {
         assert_eq!(branch_probability(0.1), 0.0);
+        assert_eq!(branch_probability(0.2499), 0.0);
+        assert_eq!(branch_probability(0.25), 0.2);
         assert_eq!(branch_probability(0.3), 0.2);
         assert_eq!(branch_probability(0.5), 0.3);
         assert_eq!(branch_probability(0.65), 0.4);
         assert_eq!(branch_probability(0.9), 1.0);
+    }
+
+    #[test]
+    fn two_d_grids_are_accepted_and_bounded_as_2d() {
+        let c = parse(r#"{"grid": [33, 33, 1]}"#).unwrap();
+        assert_eq!(c.dims(), 2);
+        let h = 1.0 / 32.0;
+        assert!((c.stability_bound(0.0) - h * h / (4.0 * 0.00035)).abs() < 1e-12);
+        let e = parse(r#"{"grid": [33, 33, 2]}"#).unwrap_err().to_string();
+        assert!(
+            e.contains("grid[2]") && e.contains("1 (the 2D model)"),
+            "{e}"
+        );
+        let e = parse(r#"{"tips": {"branch_density": -1}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("tips.branch_density"), "{e}");
     }
 }

@@ -107,9 +107,14 @@ impl AngioState {
                         }
                     } as f32;
                     s.f[i] = (0.75 * (-px * px / 0.45).exp()) as f32;
-                    s.n[i] = ((-px * px / 0.001).exp()
-                        * (3.0 * pi * py).sin().powi(2)
-                        * (3.0 * pi * pz).sin().powi(2)) as f32;
+                    // The 2D model has clusters along y only.
+                    let across_z = if u.nz == 1 {
+                        1.0
+                    } else {
+                        (3.0 * pi * pz).sin().powi(2)
+                    };
+                    s.n[i] = ((-px * px / 0.001).exp() * (3.0 * pi * py).sin().powi(2) * across_z)
+                        as f32;
                 }
             }
         }
@@ -152,7 +157,7 @@ impl AngioState {
     }
 }
 
-/// Sites of the initial tips on the x = 0 face.
+/// Sites of the initial tips on the x = 0 face (on the x = 0 edge in 2D: y in {1/6, 1/2, 5/6}).
 pub fn initial_tip_sites(cfg: &AngioConfig, u: &AngioUniforms) -> Vec<u32> {
     let h = cfg.h();
     let [_, ly, lz] = cfg.lengths();
@@ -161,7 +166,12 @@ pub fn initial_tip_sites(cfg: &AngioConfig, u: &AngioUniforms) -> Vec<u32> {
         InitialTips::Single => vec![u.index(0, node(ly / 2.0, u.ny), node(lz / 2.0, u.nz)) as u32],
         InitialTips::Clusters => {
             let mut sites = Vec::new();
-            for &pz in &[1.0 / 6.0, 0.5, 5.0 / 6.0] {
+            let planes: &[f64] = if u.nz == 1 {
+                &[0.0]
+            } else {
+                &[1.0 / 6.0, 0.5, 5.0 / 6.0]
+            };
+            for &pz in planes {
                 for &py in &[1.0 / 6.0, 0.5, 5.0 / 6.0] {
                     if py <= ly && pz <= lz {
                         sites.push(u.index(0, node(py, u.ny), node(pz, u.nz)) as u32);

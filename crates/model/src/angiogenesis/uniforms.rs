@@ -1,6 +1,6 @@
 //! The parameters as the shaders see them (`shaders/angiogenesis/common.wgsl`, AngioParams).
 
-use super::params::AngioConfig;
+use super::params::{AngioConfig, Tumour};
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -23,8 +23,17 @@ pub struct AngioUniforms {
     pub max_segments: u32,
     pub branching: u32,
     pub anastomosis: u32,
-    pub _pad1: u32,
-    pub _pad2: u32,
+    /// 2 for the 2D model (nz = 1), else 3: the stay weight is 1 - 2 dims r.
+    pub dims: u32,
+    /// n_b of the density condition (0: off).
+    pub branch_density: f32,
+    /// 1/psi (0 when psi = 0: a branching trial every step).
+    pub trials_per_age: f32,
+    /// 0: tumour face at x = Lx; 1: sphere of radius 0.1 at (Lx, Ly/2, Lz/2).
+    pub tumour: u32,
+    /// Grid spacing.
+    pub h: f32,
+    pub _pad: u32,
 }
 
 impl AngioUniforms {
@@ -50,8 +59,19 @@ impl AngioUniforms {
             max_segments: cfg.tips.max_segments,
             branching: cfg.tips.branching as u32,
             anastomosis: cfg.tips.anastomosis as u32,
-            _pad1: 0,
-            _pad2: 0,
+            dims: cfg.dims(),
+            branch_density: cfg.tips.branch_density as f32,
+            trials_per_age: if cfg.tips.branch_age > 0.0 {
+                (1.0 / cfg.tips.branch_age) as f32
+            } else {
+                0.0
+            },
+            tumour: match cfg.tumour {
+                Tumour::Face => 0,
+                Tumour::Sphere => 1,
+            },
+            h: h as f32,
+            _pad: 0,
         }
     }
 
@@ -63,5 +83,27 @@ impl AngioUniforms {
         let x = i % self.nx;
         let yz = i / self.nx;
         [x, yz % self.ny, yz / self.ny]
+    }
+
+    /// Whether site i lies in the tumour: the x = Lx face, or the sphere of radius 0.1
+    /// (`in_tumour` of common.wgsl, same f32 operations).
+    pub fn in_tumour(&self, i: u32) -> bool {
+        let [x, y, z] = self.coords(i);
+        if self.tumour == 0 {
+            return x + 1 == self.nx;
+        }
+        let dx = (self.nx - 1 - x) as f32 * self.h;
+        let dy = (2 * y) as f32 - (self.ny - 1) as f32;
+        let dz = (2 * z) as f32 - (self.nz - 1) as f32;
+        let (dy, dz) = (0.5 * self.h * dy, 0.5 * self.h * dz);
+        dx * dx + dy * dy + dz * dz <= 0.01
+    }
+
+    /// Whether a tip whose sprout age went from `before` to `after` this step has a branching
+    /// trial: its age passed a multiple of psi (every step when psi = 0). `branch_trial` of
+    /// tips_move.wgsl: multiplications, which WGSL rounds exactly as the CPU does.
+    pub fn branch_trial(&self, before: f32, after: f32) -> bool {
+        self.branch_age <= 0.0
+            || (after * self.trials_per_age).floor() > (before * self.trials_per_age).floor()
     }
 }

@@ -1,0 +1,329 @@
+//! The tip rules against what they must do (MODELS.md section 1, A&C 1998 section 4.1): one
+//! branching trial with chance Pb(c) per psi of sprout age whatever the step, none where
+//! c < 0.25, the density condition c N > n_b, counts that stay put when dt is halved, and the
+//! first passage to the tumour at the time the chemotactic drift integral predicts. These run the
+//! CPU reference; angiogenesis_gpu.rs checks that the GPU takes the same steps, and the clock is
+//! run on the GPU here too.
+
+use petri_engine::testing::test_context;
+use petri_model::angiogenesis::params::{InitialTips, Tumour};
+use petri_model::angiogenesis::state::Counter;
+use petri_model::angiogenesis::{cpu, AngioConfig, AngioSim, AngioState, AngioUniforms};
+use petri_model::angiogenesis::{params::chi, SimOptions};
+use rayon::prelude::*;
+
+mod common;
+use common::mean_and_se;
+
+/// A 256 x 256 2D grid in uniform, static fields (no taxis, no feedback) with 4096 tips at
+/// (4i+1, 4j+1), so that no two share a neighbour, practically still (D = 1e-9), no anastomosis
+/// and no density condition.
+fn clock(c: f32, k: f64) -> (AngioConfig, AngioUniforms, AngioState) {
+    let mut cfg = AngioConfig {
+        grid: [256, 256, 1],
+        dt: Some(k),
+        d: 1e-9,
+        ..AngioConfig::default()
+    };
+    (cfg.chi0, cfg.rho, cfg.beta, cfg.gamma, cfg.eta) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    cfg.tips.anastomosis = false;
+    cfg.tips.branch_density = 0.0;
+    cfg.tips.max_tips = 1 << 14;
+    let u = AngioUniforms::new(&cfg, k);
+    let mut s = AngioState::uniform(&u, 0.0, 0.5, c);
+    for j in 0..64 {
+        for i in 0..64 {
+            s.add_tip(u.index(4 * i + 1, 4 * j + 1, 0) as u32);
+        }
+    }
+    (cfg, u, s)
+}
+
+const ORIGINAL: u32 = 4096;
+
+fn cpu_steps(u: &AngioUniforms, seed: u64, s: &mut AngioState, steps: u64) {
+    for _ in 0..steps {
+        cpu::step(u, seed, true, s);
+    }
+}
+
+/// Steps until time t (the first step at or past it).
+fn steps_to(t: f64, k: f64) -> u64 {
+    (t / k).ceil() as u64
+}
+
+/// Branches whose parent is one of the original tips, and the others.
+fn branches_by_generation(s: &AngioState) -> (usize, usize) {
+    let new = &s.tips[ORIGINAL as usize..];
+    let first = new.iter().filter(|t| t.parent < ORIGINAL).count();
+    (first, new.len() - first)
+}
+
+/// |observed - expected| within 4 binomial standard errors of `trials` trials of chance p.
+fn assert_binomial(what: &str, hits: usize, trials: usize, p: f64) {
+    let n = trials as f64;
+    let se = (p * (1.0 - p) / n).sqrt().max(1e-12);
+    let frac = hits as f64 / n;
+    assert!(
+        (frac - p).abs() <= 4.0 * se,
+        "{what}: {hits} of {trials} = {frac:.4}, expected {p} +- 4 x {se:.4}"
+    );
+}
+
+/// The clock: no branch before psi; one trial at age psi (fraction Pb branched by 1.5 psi), a
+/// second at 2 psi for the originals, the children's first at 2 psi; the same at k and k/2.
+#[test]
+fn one_branching_trial_per_psi_whatever_the_step() {
+    let psi = 0.5;
+    for (c, pb) in [(0.3f32, 0.2), (0.5, 0.3), (0.65, 0.4), (0.9, 1.0)] {
+        for k in [psi / 12.5, psi / 25.0] {
+            let (cfg, u, mut s) = clock(c, k);
+            cpu_steps(&u, cfg.seed, &mut s, steps_to(0.9 * psi, k));
+            assert_eq!(
+                s.counter(Counter::Branches),
+                0,
+                "c {c}: branched before psi"
+            );
+            let to = steps_to(1.5 * psi, k) - s.step;
+            cpu_steps(&u, cfg.seed, &mut s, to);
+            let (first, _) = branches_by_generation(&s);
+            assert_binomial(
+                &format!("c {c}, k {k}: first trial"),
+                first,
+                ORIGINAL as usize,
+                pb,
+            );
+            let children = first;
+            let to = steps_to(2.5 * psi, k) - s.step;
+            cpu_steps(&u, cfg.seed, &mut s, to);
+            let (first, second) = branches_by_generation(&s);
+            // Each original had two independent trials; each child born at psi one (at Pb = 1
+            // a child may find its neighbours taken by its parent's second branch).
+            assert_binomial(
+                &format!("c {c}, k {k}: originals' two trials"),
+                first,
+                2 * ORIGINAL as usize,
+                pb,
+            );
+            if pb < 1.0 {
+                assert_binomial(
+                    &format!("c {c}, k {k}: children's first trial"),
+                    second,
+                    children,
+                    pb,
+                );
+            }
+        }
+    }
+}
+
+/// The GPU keeps the same clock: equal to the CPU reference after 2.5 psi, tip for tip.
+#[test]
+fn gpu_branching_clock_equals_the_cpu_reference() {
+    let ctx = test_context();
+    let k = 0.5 / 12.5;
+    let (cfg, u, s) = clock(0.5, k);
+    let steps = steps_to(1.25, k);
+    let mut sim = AngioSim::from_state(&ctx, &cfg, k, &s, &SimOptions::default()).unwrap();
+    sim.advance(&ctx, steps);
+    let gpu = sim.read_state(&ctx).unwrap();
+    let mut cpu = s;
+    cpu_steps(&u, cfg.seed, &mut cpu, steps);
+    assert!(gpu.counter(Counter::Branches) > 1000);
+    assert_eq!(gpu.tips, cpu.tips);
+    assert_eq!(gpu.occ, cpu.occ);
+    assert_eq!(gpu.counters, cpu.counters);
+}
+
+/// Pb(c) = 0 below c = 0.25: no branch in 20 psi at c = 0.2499, the 0.2 level at c = 0.25.
+#[test]
+fn no_branching_below_c_one_quarter() {
+    let k = 0.5 / 12.5;
+    let (cfg, u, mut s) = clock(0.2499, k);
+    cpu_steps(&u, cfg.seed, &mut s, steps_to(10.0, k));
+    assert_eq!(s.counter(Counter::Branches), 0);
+    let (cfg, u, mut s) = clock(0.25, k);
+    cpu_steps(&u, cfg.seed, &mut s, steps_to(0.75, k));
+    assert_binomial("c = 0.25", s.tips.len() - ORIGINAL as usize, 4096, 0.2);
+}
+
+/// c N > n_b: at c = 0.5 and n_b = 2.5, a tip with 5 occupied sites in its 3x3 block (itself and
+/// the four corners) never branches; with a sixth (one face neighbour) it branches with Pb = 0.3.
+#[test]
+fn density_condition_needs_c_times_occupied_above_threshold() {
+    let k = 0.5 / 12.5;
+    for (extra_face, pb) in [(false, 0.0), (true, 0.3)] {
+        let (mut cfg, _, _) = clock(0.5, k);
+        cfg.tips.branch_density = 2.5;
+        let u = AngioUniforms::new(&cfg, k);
+        let mut s = AngioState::uniform(&u, 0.0, 0.5, 0.5);
+        let mut sites = Vec::new();
+        for j in 0..32 {
+            for i in 0..32 {
+                let (x, y) = (4 * i + 2, 4 * j + 2);
+                s.add_tip(u.index(x, y, 0) as u32);
+                sites.push((x, y));
+            }
+        }
+        for &(x, y) in &sites {
+            let mut mark = |x: u32, y: u32| s.occ[u.index(x, y, 0)] = 0;
+            for (dx, dy) in [(0, 0), (2, 0), (0, 2), (2, 2)] {
+                mark(x - 1 + dx, y - 1 + dy);
+            }
+            if extra_face {
+                mark(x + 1, y);
+            }
+        }
+        cpu_steps(&u, cfg.seed, &mut s, steps_to(0.75, k));
+        assert_binomial(
+            &format!("extra face {extra_face}"),
+            s.tips.len() - sites.len(),
+            sites.len(),
+            pb,
+        );
+    }
+}
+
+/// The full rule set (taxis, feedback, branching with density, anastomosis) on a 61 x 61 2D grid
+/// to t = 8: sprouts, live tips and anastomoses over 16 seeds at k and k/2 agree within 3
+/// standard errors of their difference. D is raised to 0.002 so the run takes ~1000 steps.
+#[test]
+fn halving_dt_leaves_the_counts_unchanged() {
+    let mut cfg = AngioConfig {
+        grid: [61, 61, 1],
+        d: 0.002,
+        ..AngioConfig::default()
+    };
+    cfg.tips.max_tips = 1 << 14;
+    cfg.tips.max_segments = 1 << 22;
+    let u0 = AngioUniforms::new(&cfg, 0.0);
+    let s0 = AngioState::initial(&cfg, &u0);
+    let k = cfg.time_step(s0.max_taxis_speed_sq(&cfg, &u0)).unwrap();
+    let t_end = 8.0;
+    let counts = |k: f64| -> Vec<[f64; 3]> {
+        let u = AngioUniforms::new(&cfg, k);
+        (1..=16u64)
+            .into_par_iter()
+            .map(|seed| {
+                let mut s = s0.clone();
+                cpu_steps(&u, seed, &mut s, steps_to(t_end, k));
+                let live = s.tips.iter().filter(|t| t.alive != 0).count();
+                [
+                    s.tips.len() as f64,
+                    live as f64,
+                    s.counter(Counter::Anastomoses) as f64,
+                ]
+            })
+            .collect()
+    };
+    let (full, half) = (counts(k), counts(k / 2.0));
+    for (i, what) in ["sprouts", "live tips", "anastomoses"].iter().enumerate() {
+        let a: Vec<f64> = full.iter().map(|c| c[i]).collect();
+        let b: Vec<f64> = half.iter().map(|c| c[i]).collect();
+        let ((ma, sa), (mb, sb)) = (mean_and_se(&a), mean_and_se(&b));
+        let se = (sa * sa + sb * sb).sqrt();
+        eprintln!("{what}: k {ma:.1} +- {sa:.1}, k/2 {mb:.1} +- {sb:.1}");
+        assert!(
+            (ma - mb).abs() <= 3.0 * se,
+            "{what}: {ma:.1} +- {sa:.1} at k, {mb:.1} +- {sb:.1} at k/2"
+        );
+    }
+    // The test means something only if the rules acted.
+    let sprouts: f64 = full.iter().map(|c| c[0]).sum::<f64>() / 16.0;
+    let anastomoses: f64 = full.iter().map(|c| c[2]).sum::<f64>() / 16.0;
+    assert!(
+        sprouts > 10.0 && anastomoses > 1.0,
+        "{sprouts} {anastomoses}"
+    );
+}
+
+/// With haptotaxis off (rho = 0) and static fields, 1024 tips start on the axis at x = 0 of a 2D
+/// strip ([601, 241, 1], h = 1/600: the walk's weights are never clipped, and the walls at 4
+/// spreads of the tips' lateral wander, where moves through the wall are refused and the rest
+/// renormalised, are not met) and walk up the TAF of the sphere tumour. c depends on the distance
+/// r to the tumour's centre only, so they arrive at r = 0.1 at the time of the radial drift
+/// integral T = int_0.1^1 dr / (chi(c) |c'(r)|): the mean arrival within 2% of T, the first
+/// before T and within 6 standard deviations of the arrival times.
+#[test]
+fn first_arrival_at_the_tumour_follows_the_drift_integral() {
+    let mut cfg = AngioConfig {
+        grid: [601, 241, 1],
+        tumour: Tumour::Sphere,
+        rho: 0.0,
+        ..AngioConfig::default()
+    };
+    (cfg.beta, cfg.gamma, cfg.eta) = (0.0, 0.0, 0.0);
+    cfg.tips.branching = false;
+    cfg.tips.anastomosis = false;
+    cfg.tips.initial = InitialTips::Single;
+    cfg.tips.max_tips = 1024;
+    cfg.tips.max_segments = 1 << 24;
+    let u0 = AngioUniforms::new(&cfg, 0.0);
+    let mut s = AngioState::initial(&cfg, &u0);
+    let start = s.tips[0].site;
+    while s.tips.len() < 1024 {
+        s.add_tip(start);
+    }
+    let k = cfg.time_step(s.max_taxis_speed_sq(&cfg, &u0)).unwrap();
+    let u = AngioUniforms::new(&cfg, k);
+
+    // Drift integral along the axis, r = 1 - x, c = ((nu - r)/(nu - 0.1))^2 (Simpson, f64).
+    // Off the axis the drift points at the centre; lateral wander adds D/r ~ 1e-3 of it.
+    let nu = (5f64.sqrt() - 0.1) / (5f64.sqrt() - 1.0);
+    let speed = |x: f64| {
+        let r = 1.0 - x;
+        let c = ((nu - r) / (nu - 0.1)).powi(2);
+        let dc = 2.0 * (nu - r) / (nu - 0.1).powi(2);
+        chi(cfg.chi0, cfg.alpha, c) * dc
+    };
+    let n = 2000;
+    let dx = 0.9 / n as f64;
+    let predicted: f64 = (0..=n)
+        .map(|i| {
+            let w = if i == 0 || i == n {
+                1.0
+            } else if i % 2 == 1 {
+                4.0
+            } else {
+                2.0
+            };
+            w / speed(i as f64 * dx)
+        })
+        .sum::<f64>()
+        * dx
+        / 3.0;
+    // The walk is never clipped: the taxis part of each weight is below the diffusive part.
+    let h = cfg.h();
+    assert!(speed(0.9) * h / (2.0 * cfg.d) < 1.0);
+
+    let mut arrival = vec![f64::NAN; 1024];
+    let limit = steps_to(2.0 * predicted, k);
+    while s.step < limit && arrival.iter().any(|a| a.is_nan()) {
+        // The tips' part of cpu::step: the fields are static here (no taxis-free n feeds back).
+        let wishes: Vec<Option<u32>> = (0..s.tips.len() as u32)
+            .map(|t| cpu::tip_move(&u, cfg.seed, &mut s, t))
+            .collect();
+        cpu::tip_commit(&u, &mut s, &wishes);
+        s.step += 1;
+        for (a, t) in arrival.iter_mut().zip(&s.tips) {
+            if a.is_nan() && t.alive == 0 {
+                *a = s.step as f64 * k;
+            }
+        }
+    }
+    assert_eq!(s.counter(Counter::Reached), 1024, "every tip should arrive");
+    let (mean, se) = mean_and_se(&arrival);
+    let sd = se * (arrival.len() as f64).sqrt();
+    let first = arrival.iter().cloned().fold(f64::INFINITY, f64::min);
+    eprintln!(
+        "arrival mean {mean:.4} (sd {sd:.4}), first {first:.4}, drift integral {predicted:.4}"
+    );
+    assert!(
+        (mean - predicted).abs() < 0.02 * predicted,
+        "mean arrival {mean}, drift integral {predicted}"
+    );
+    assert!(
+        first < predicted && first > predicted - 6.0 * sd,
+        "first arrival {first}"
+    );
+}
