@@ -1,3 +1,6 @@
+// Both loops end: the walk runs to a fixed bound, the ring loop adds the slice's thread count
+// (at least 1) toward its bound.
+//!bounded-loops
 //!include common/step.wgsl
 //!include angiogenesis/common.wgsl
 // The field update: one explicit step of the continuous model (A&C 1998; Darbyshire 2015 eq. 4

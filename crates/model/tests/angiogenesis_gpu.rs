@@ -3,7 +3,7 @@
 use petri_engine::testing::test_context;
 use petri_engine::GpuContext;
 use petri_model::angiogenesis::params::InitialTips;
-use petri_model::angiogenesis::sim::occupied_bits;
+use petri_model::angiogenesis::sim::{fields_workgroup_bytes, occupied_bits};
 use petri_model::angiogenesis::state::{Counter, FREE};
 use petri_model::angiogenesis::{
     cpu, run_observed, AngioConfig, AngioSim, AngioState, AngioUniforms, SimOptions,
@@ -357,6 +357,36 @@ fn oversized_grid_names_the_limit() {
         Err(e) => e.to_string(),
     };
     assert!(err.contains("max_storage_buffer_binding_size"), "{err}");
+}
+
+/// A workgroup whose field-update tile needs more workgroup memory than the adapter has is
+/// refused before any pipeline is made, naming the limit and the flag.
+#[test]
+fn field_workgroup_beyond_workgroup_memory_names_the_limit() {
+    let ctx = test_context();
+    let l = ctx.limits();
+    // The widest row of threads the adapter allows: the most workgroup memory per thread.
+    let wx = l
+        .max_compute_workgroup_size_x
+        .min(l.max_compute_invocations_per_workgroup);
+    let workgroup = [wx, 1, 1];
+    assert!(
+        fields_workgroup_bytes(workgroup) > l.max_compute_workgroup_storage_size as u64,
+        "this adapter can run the field update at any workgroup size it allows"
+    );
+    let cfg = config(8);
+    let opt = SimOptions {
+        workgroup,
+        ..SimOptions::default()
+    };
+    let err = match AngioSim::new(&ctx, &cfg, &opt) {
+        Ok(_) => panic!("workgroup {workgroup:?} should need too much workgroup memory"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        err.contains("max_compute_workgroup_storage_size") && err.contains("--workgroup"),
+        "{err}"
+    );
 }
 
 /// With taxis, tip feedback and the paper's initial fields, the density update keeps sum(n)

@@ -469,9 +469,9 @@ fn check_fields_workgroup(ctx: &GpuContext, workgroup: [u32; 3]) -> Result<()> {
         return Err(petri_engine::EngineError::LimitExceeded {
             adapter: ctx.adapter.name.clone(),
             what: format!(
-                "workgroup memory of the field update at --workgroup {workgroup:?} \
-                 (16 (WX + 2)(WY + 2) WZ bytes; max_compute_workgroup_storage_size): \
-                 choose a smaller workgroup"
+                "workgroup memory for the field update at --workgroup {workgroup:?} \
+                 (16 (WX + 2)(WY + 2) WZ bytes, max_compute_workgroup_storage_size; \
+                 a smaller workgroup needs less)"
             ),
             asked,
             limit,
