@@ -1,6 +1,3 @@
-// Both loops end: the walk runs to a fixed bound, the ring loop adds the slice's thread count
-// (at least 1) toward its bound.
-//!bounded-loops
 //!include common/step.wgsl
 //!include angiogenesis/common.wgsl
 // The field update: one explicit step of the continuous model (A&C 1998; Darbyshire 2015 eq. 4
@@ -16,13 +13,16 @@
 //
 // Each site's weights and W are worked out once per step where possible, not once per reader:
 // a workgroup is WZ slices of WX x WY columns, and each slice walks ZCHUNK planes up in z. At
-// every plane a thread has its own site's weights from the step before (it works one plane
+// every plane a thread has its own site's weights from the iteration before (it works one plane
 // ahead), puts what the site sends to its four neighbours in the plane into workgroup memory,
 // and the threads also work out the sites of the ring around the tile (each sends one value in).
 // After a barrier each site sums what comes in; what comes from below and above stays in
 // registers. Only the ring and one plane above and below each chunk are worked out twice. Every
 // value is the same function of the fields wherever it is worked out, so the result does not
 // depend on the workgroup size.
+// Both loops end: the walk runs to a fixed bound, the ring loop adds the slice's thread count
+// (at least 1) toward its bound.
+//!bounded-loops
 
 override WX: u32 = 32u;
 override WY: u32 = 8u;
