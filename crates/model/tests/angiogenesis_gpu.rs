@@ -121,6 +121,10 @@ fn odd_grid_matches_cpu_reference_for_any_workgroup() {
     for (y, z) in [(2, 3), (5, 17), (9, 30), (10, 36)] {
         s.add_tip(u0.index(8, y, z) as u32);
     }
+    // A cluster where c is high: branching even under a local density condition.
+    for y in 4..7 {
+        s.add_tip(u0.index(9, y, 24) as u32);
+    }
     let states: Vec<AngioState> = [[32, 8, 1], [4, 3, 2], [1, 1, 1]]
         .into_iter()
         .map(|workgroup| {
