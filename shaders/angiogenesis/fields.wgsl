@@ -61,15 +61,36 @@ struct Site {
     sum: f32,
 }
 
+fn site_from(st: Stencil, nb: Neighbours, n: f32) -> Site {
+    let w = clip_moves(p, coefficients(p, st), nb.lo, nb.hi);
+    let sum = weight_sum(w);
+    return Site(n, st.f0, st.c0, w, select(sum, -1.0, sum <= 0.0));
+}
+
+// A site of the ring, all from memory.
 fn site(x: u32, y: u32, z: u32) -> Site {
     let nb = neighbours(p, x, y, z);
     let st = Stencil(
         c_in[nb.i], c_in[nb.xm], c_in[nb.xp], c_in[nb.ym], c_in[nb.yp], c_in[nb.zm], c_in[nb.zp],
         f_in[nb.i], f_in[nb.xm], f_in[nb.xp], f_in[nb.ym], f_in[nb.yp], f_in[nb.zm], f_in[nb.zp],
     );
-    let w = clip_moves(p, coefficients(p, st), nb.lo, nb.hi);
-    let sum = weight_sum(w);
-    return Site(n_in[nb.i], st.f0, st.c0, w, select(sum, -1.0, sum <= 0.0));
+    return site_from(st, nb, n_in[nb.i]);
+}
+
+// A site of the thread's own column, given c and f at the planes below, at and above it
+// (c.x, c.y, c.z; a wall's plane repeated, as `neighbours` does) and n at it.
+fn column_site(x: u32, y: u32, z: u32, c: vec3<f32>, f: vec3<f32>, n: f32) -> Site {
+    let nb = neighbours(p, x, y, z);
+    let st = Stencil(
+        c.y, c_in[nb.xm], c_in[nb.xp], c_in[nb.ym], c_in[nb.yp], c.x, c.z,
+        f.y, f_in[nb.xm], f_in[nb.xp], f_in[nb.ym], f_in[nb.yp], f.x, f.z,
+    );
+    return site_from(st, nb, n);
+}
+
+// Index of the own column's site at plane z, clamped to the grid.
+fn column_index(x: u32, y: u32, z: i32) -> u32 {
+    return site_index(p, x, y, u32(clamp(z, 0, i32(p.nz) - 1)));
 }
 
 // The density a site sends along the move of weight w.
@@ -113,20 +134,45 @@ fn main(
     let thread = lid.x + WX * lid.y;
 
     // The walk runs one plane ahead: at iteration q it works out the own site at plane
-    // z_begin + q - 1 and updates plane z_begin + q - 2 (the first two iterations only fill).
+    // z_ahead = z_begin + q - 1 and updates plane z_begin + q - 2 (the first two iterations only
+    // fill). The own column's c and f at z_ahead - 1, z_ahead, z_ahead + 1 stay in registers;
+    // what the next iteration needs from memory is loaded one iteration early, so that the wait
+    // for it overlaps this iteration's work.
     var next: Site;
     var cur: Site;
     var from_below = 0.0;
     var from_above = 0.0;
+    let zb = i32(z_begin);
+    var c_col = vec3<f32>();
+    var f_col = vec3<f32>();
+    var c_load = 0.0;
+    var f_load = 0.0;
+    var n_load = 0.0;
+    if column {
+        c_col = vec3<f32>(0.0, c_in[column_index(x, y, zb - 2)], c_in[column_index(x, y, zb - 1)]);
+        f_col = vec3<f32>(0.0, f_in[column_index(x, y, zb - 2)], f_in[column_index(x, y, zb - 1)]);
+        c_load = c_in[column_index(x, y, zb)];
+        f_load = f_in[column_index(x, y, zb)];
+        n_load = n_in[column_index(x, y, zb - 1)];
+    }
     for (var q = 0u; q < ZCHUNK + 2u; q++) {
         let z_ahead = z_begin + q - 1u;
         // Shift: the site below sends up; the site worked out ahead becomes the current one.
         from_below = send(cur, cur.w.wzp);
         cur = next;
-        // z_ahead wraps to 0xFFFFFFFF below plane 0: out of the grid too.
-        if column && z_ahead < p.nz {
-            next = site(x, y, z_ahead);
-            from_above = send(next, next.w.wzm);
+        if column {
+            c_col = vec3<f32>(c_col.yz, c_load);
+            f_col = vec3<f32>(f_col.yz, f_load);
+            let n_ahead = n_load;
+            let za = zb + i32(q) - 1;
+            c_load = c_in[column_index(x, y, za + 2)];
+            f_load = f_in[column_index(x, y, za + 2)];
+            n_load = n_in[column_index(x, y, za + 1)];
+            // z_ahead wraps to 0xFFFFFFFF below plane 0: out of the grid too.
+            if z_ahead < p.nz {
+                next = column_site(x, y, z_ahead, c_col, f_col, n_ahead);
+                from_above = send(next, next.w.wzm);
+            }
         }
         let z = z_begin + q - 2u;
         let live = q >= 2u && z < p.nz;
