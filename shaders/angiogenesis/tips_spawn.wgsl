@@ -3,7 +3,8 @@
 // Tip cells, part 3 (one thread per tip slot): marks every tip's site as occupied and turns
 // branch wishes into new tips at slot = count before this step + workgroup offset + rank, so new
 // sprouts are numbered in their parents' order whatever the thread timing. Occupancy keeps the
-// smallest sprout index at a site (atomicMin), again independent of timing. The parent's age
+// smallest sprout index at a site (atomicMin), again independent of timing; every marked site
+// also gets its bit in `occupied` (atomicOr), which the field update reads. The parent's age
 // restarts at 0. CPU reference: cpu.rs (tip_commit). Layout of `branch`: see tips_move.wgsl.
 
 const WG: u32 = 64u;
@@ -12,6 +13,13 @@ const WG: u32 = 64u;
 @group(1) @binding(1) var<storage, read_write> tips: array<Tip>;
 @group(1) @binding(2) var<storage, read> branch: array<u32>;
 @group(1) @binding(3) var<storage, read_write> occ: array<atomic<u32>>;
+@group(1) @binding(4) var<storage, read_write> occupied: array<atomic<u32>>;
+
+// Marks site i as occupied by sprout `id`.
+fn occupy(i: u32, id: u32) {
+    atomicMin(&occ[i], id);
+    atomicOr(&occupied[i >> 5u], 1u << (i & 31u));
+}
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -22,7 +30,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     if i >= count {
         return;
     }
-    atomicMin(&occ[tips[i].site], i);
+    occupy(tips[i].site, i);
     let wish = branch[i];
     if wish == 0u {
         return;
@@ -31,6 +39,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     if slot < p.max_tips {
         tips[slot] = Tip(wish - 1u, 0.0, 1u, i);
         tips[i].age = 0.0;
-        atomicMin(&occ[wish - 1u], slot);
+        occupy(wish - 1u, slot);
     }
 }

@@ -25,8 +25,8 @@
 //! includes ends for every input, by a fixed bound or a counter that only moves toward its
 //! bound. [`module`] then creates it without the counters naga adds to every loop so that a loop
 //! the compiler cannot prove finite still ends (`ShaderRuntimeChecks::force_loop_bounding`);
-//! bounds checks stay on. The RDME step's passes declare it: the counters made their steps about
-//! a tenth slower. Fragments cannot declare it: the file that includes them vouches for them.
+//! bounds checks stay on. The RDME step's passes and the angiogenesis field update declare it:
+//! the counters made the RDME steps about a tenth slower. Fragments cannot declare it: the file that includes them vouches for them.
 
 use crate::error::{EngineError, Result};
 
@@ -211,6 +211,7 @@ mod tests {
         // The RDME step's passes (module doc).
         assert!(rdme::diffuse::SHADER.bounded_loops());
         assert!(rdme::resolve::RESOLVE.bounded_loops());
+        assert!(angiogenesis::fields::MAIN.bounded_loops());
         assert!(!rdme::observe::SHADER.bounded_loops());
     }
 

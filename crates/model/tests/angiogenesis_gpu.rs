@@ -3,6 +3,7 @@
 use petri_engine::testing::test_context;
 use petri_engine::GpuContext;
 use petri_model::angiogenesis::params::InitialTips;
+use petri_model::angiogenesis::sim::{fields_workgroup_bytes, occupied_bits};
 use petri_model::angiogenesis::state::{Counter, FREE};
 use petri_model::angiogenesis::{
     cpu, run_observed, AngioConfig, AngioSim, AngioState, AngioUniforms, SimOptions,
@@ -48,7 +49,6 @@ fn gpu_step_matches_cpu_reference_on_32_cubed() {
 }
 
 fn compare_with_cpu(tip_ys: &[u32], max_tips: u32, steps: u64) {
-    let ctx = test_context();
     let mut cfg = config(32);
     cfg.tips.branch_age = 0.0;
     // Low enough that tips branch within the test once their trail is beside them (c N > n_b
@@ -63,9 +63,25 @@ fn compare_with_cpu(tip_ys: &[u32], max_tips: u32, steps: u64) {
             s.add_tip(u0.index(20, y, z) as u32);
         }
     }
-    let k = cfg.time_step(s.max_taxis_speed_sq(&cfg, &u0)).unwrap();
-    let u = AngioUniforms::new(&cfg, k);
-    let gpu = run_gpu(&ctx, &cfg, k, &s, steps, &SimOptions::default());
+    let gpu = gpu_against_cpu(&cfg, &s, steps, &SimOptions::default());
+    assert!(
+        gpu.counter(Counter::TipOverflow) > 0,
+        "test should exercise tip overflow"
+    );
+}
+
+/// Runs `steps` steps from `s` on the GPU and on the CPU reference: fields within 1e-5
+/// relative; tips, occupancy, vessels and counters identical; the field update's occupancy bits
+/// equal to those of the CPU's occupancy. Returns the GPU state.
+fn gpu_against_cpu(cfg: &AngioConfig, s: &AngioState, steps: u64, opt: &SimOptions) -> AngioState {
+    let ctx = test_context();
+    let u0 = AngioUniforms::new(cfg, 0.0);
+    let k = cfg.time_step(s.max_taxis_speed_sq(cfg, &u0)).unwrap();
+    let u = AngioUniforms::new(cfg, k);
+    let mut sim = AngioSim::from_state(&ctx, cfg, k, s, opt).unwrap();
+    sim.advance(&ctx, steps);
+    let gpu = sim.read_state(&ctx).unwrap();
+    let gpu_bits = sim.read_occupied_bits(&ctx).unwrap();
     let mut cpu_state = s.clone();
     for _ in 0..steps {
         cpu::step(&u, cfg.seed, true, &mut cpu_state);
@@ -75,6 +91,7 @@ fn compare_with_cpu(tip_ys: &[u32], max_tips: u32, steps: u64) {
     assert_close("c", &gpu.c, &cpu_state.c, 1e-5);
     assert_eq!(gpu.tips, cpu_state.tips);
     assert_eq!(gpu.occ, cpu_state.occ);
+    assert_eq!(gpu_bits, occupied_bits(&cpu_state.occ));
     let mut cpu_segments = cpu_state.segments.clone();
     cpu_segments.sort_by_key(|s| (s[3], s[2], s[0], s[1]));
     assert_eq!(gpu.segments, cpu_segments);
@@ -83,10 +100,51 @@ fn compare_with_cpu(tip_ys: &[u32], max_tips: u32, steps: u64) {
         gpu.counter(Counter::Branches) > 0,
         "test should exercise branching"
     );
+    // The bits were built from the initial occupancy and the tips have marked more sites since.
+    let visited = |occ: &[u32]| occ.iter().filter(|&&o| o != FREE).count();
     assert!(
-        gpu.counter(Counter::TipOverflow) > 0,
-        "test should exercise tip overflow"
+        visited(&gpu.occ) > visited(&s.occ),
+        "tips should occupy new sites"
     );
+    gpu
+}
+
+/// A grid whose cell count is not a multiple of 32 (13 x 11 x 37 = 5291 sites: the last
+/// occupancy word is partly used), cut by the walls inside the tiles and into z chunks of
+/// several lengths: the GPU matches the CPU reference (as above) for three workgroup sizes, one
+/// thread per workgroup among them, and gives the same state bit for bit with each.
+#[test]
+fn odd_grid_matches_cpu_reference_for_any_workgroup() {
+    let mut cfg = config(8);
+    cfg.grid = [13, 11, 37];
+    cfg.tips.branch_age = 0.0;
+    let u0 = AngioUniforms::new(&cfg, 0.0);
+    assert_ne!(u0.ncells % 32, 0);
+    let mut s = AngioState::initial(&cfg, &u0);
+    for (y, z) in [(2, 3), (5, 17), (9, 30), (10, 36)] {
+        s.add_tip(u0.index(8, y, z) as u32);
+    }
+    // A cluster where c is high: branching even under a local density condition.
+    for y in 4..7 {
+        s.add_tip(u0.index(9, y, 24) as u32);
+    }
+    let states: Vec<AngioState> = [[32, 8, 1], [4, 3, 2], [1, 1, 1]]
+        .into_iter()
+        .map(|workgroup| {
+            let opt = SimOptions {
+                workgroup,
+                max_steps_per_batch: 256,
+            };
+            gpu_against_cpu(&cfg, &s, 20, &opt)
+        })
+        .collect();
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    for other in &states[1..] {
+        assert_eq!(bits(&other.n), bits(&states[0].n));
+        assert_eq!(bits(&other.f), bits(&states[0].f));
+        assert_eq!(bits(&other.c), bits(&states[0].c));
+        assert_eq!(other.tips, states[0].tips);
+    }
 }
 
 /// Walkers with chi = rho = 0: each axis step has probability kD/h^2, so MSD = 6 D t.
@@ -307,6 +365,36 @@ fn oversized_grid_names_the_limit() {
         Err(e) => e.to_string(),
     };
     assert!(err.contains("max_storage_buffer_binding_size"), "{err}");
+}
+
+/// A workgroup whose field-update tile needs more workgroup memory than the adapter has is
+/// refused before any pipeline is made, naming the limit and the flag.
+#[test]
+fn field_workgroup_beyond_workgroup_memory_names_the_limit() {
+    let ctx = test_context();
+    let l = ctx.limits();
+    // The widest row of threads the adapter allows: the most workgroup memory per thread.
+    let wx = l
+        .max_compute_workgroup_size_x
+        .min(l.max_compute_invocations_per_workgroup);
+    let workgroup = [wx, 1, 1];
+    assert!(
+        fields_workgroup_bytes(workgroup) > l.max_compute_workgroup_storage_size as u64,
+        "this adapter can run the field update at any workgroup size it allows"
+    );
+    let cfg = config(8);
+    let opt = SimOptions {
+        workgroup,
+        ..SimOptions::default()
+    };
+    let err = match AngioSim::new(&ctx, &cfg, &opt) {
+        Ok(_) => panic!("workgroup {workgroup:?} should need too much workgroup memory"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        err.contains("max_compute_workgroup_storage_size") && err.contains("--workgroup"),
+        "{err}"
+    );
 }
 
 /// With taxis, tip feedback and the paper's initial fields, the density update keeps sum(n)

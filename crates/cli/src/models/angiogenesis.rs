@@ -179,6 +179,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         eprintln!("note: this adapter has no timestamp queries; GPU times are wall clock");
     }
     let cpu_column = format!("CPU ms/step ({} thr)", rayon_threads());
+    let actual_column = format!("GB/s @{}B", bench::ACTUAL_BYTES_PER_CELL);
     let table = Table::print(&[
         "grid",
         "cells",
@@ -188,7 +189,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         "GPU s total",
         "Gcell/s",
         "GB/s @8B",
-        "GB/s @44B",
+        &actual_column,
         "tips",
         &cpu_column,
         "GPU/CPU speedup",

@@ -6,7 +6,8 @@
 //! [`AngioSim::read_state`] returns them), the GPU counters and the step number. Nothing else
 //! carries over from one step to the next on the GPU: the random numbers are drawn from a
 //! counter-based generator keyed by the seed (in the config) and the step, the ping-pong half of
-//! the fields follows from the step's parity, and the branch flags are cleared within every step.
+//! the fields follows from the step's parity, the branch flags are cleared within every step, and
+//! the field update's occupancy bits are rebuilt from `occ` when the run is made again.
 //! So resuming from a checkpoint gives bitwise the same run as not stopping, on the same adapter
 //! (a different adapter may round the field update differently, as for any run).
 //!

@@ -1,6 +1,8 @@
 //! CPU reference of one step, written to mirror the shaders operation by operation:
-//! `tip_move` = tips_move.wgsl, `tip_commit` = tips_scan.wgsl + tips_spawn.wgsl, `weight_sums` =
-//! fields_weights.wgsl, `update_site` = fields.wgsl.
+//! `tip_move` = tips_move.wgsl, `tip_commit` = tips_scan.wgsl + tips_spawn.wgsl, `weight_sums`
+//! then `update_site` = fields.wgsl. The GPU's one field pass works W of each site out in
+//! workgroup memory as it goes; the CPU keeps W of every site in an array first, with the same
+//! f32 operations.
 //! Tests compare the GPU against it; `fields_step_parallel` (rayon) is the multithreaded CPU
 //! baseline of the benchmark.
 
@@ -86,7 +88,7 @@ fn stencil(u: &AngioUniforms, v: &[f32], i: u32) -> [f32; 6] {
     [at(1), at(2), at(3), at(4), at(5), at(6)]
 }
 
-/// The clipped weights of site i (fields_weights.wgsl and tips_move.wgsl).
+/// The clipped weights of site i (fields.wgsl and tips_move.wgsl).
 pub fn site_weights(u: &AngioUniforms, i: u32, f: &[f32], c: &[f32]) -> [f32; 7] {
     let iu = i as usize;
     clip_moves(
@@ -95,7 +97,7 @@ pub fn site_weights(u: &AngioUniforms, i: u32, f: &[f32], c: &[f32]) -> [f32; 7]
     )
 }
 
-/// W, the sum of the clipped weights at a site, -1 where all are 0 (fields_weights.wgsl).
+/// W, the sum of the clipped weights at a site, -1 where all are 0 (fields.wgsl, site).
 pub fn weight_sum_or_stuck(w: [f32; 7]) -> f32 {
     let s = weight_sum(w);
     if s <= 0.0 {
@@ -105,14 +107,16 @@ pub fn weight_sum_or_stuck(w: [f32; 7]) -> f32 {
     }
 }
 
-/// W at every site (fields_weights.wgsl).
+/// W at every site (fields.wgsl works each out once per step in workgroup memory).
 pub fn weight_sums(u: &AngioUniforms, f: &[f32], c: &[f32]) -> Vec<f32> {
     (0..u.ncells)
         .map(|i| weight_sum_or_stuck(site_weights(u, i, f, c)))
         .collect()
 }
 
-/// Weighted inflow from neighbour j into i (fields.wgsl, inflow).
+/// What neighbour j sends into i: n(j) times its move weight toward i over W(j) (fields.wgsl,
+/// send). The weight here is worked out with the same f32 operations as `clip_moves` of j's
+/// coefficients gives it (i is inside the grid), without the rest of j's coefficients.
 fn inflow(
     u: &AngioUniforms,
     (n, f, c, w): (&[f32], &[f32], &[f32], &[f32]),

@@ -1,9 +1,13 @@
 //! The angiogenesis model on the GPU: buffers, the step plan (tips_move, tips_scan, tips_spawn,
-//! fields_weights, fields),
-//! observables read back every few steps without stalling, and full-state readback.
+//! fields), observables read back every few steps without stalling, and full-state readback.
+//!
+//! Occupancy is held twice: `occ`, the smallest sprout id per site (the tip passes need owners
+//! for the anastomosis rule), and `occupied`, one bit per site (bit i % 32 of word i / 32), all
+//! the field update needs (m = 1 at visited sites) at 1/32 of the traffic. tips_spawn sets both;
+//! the bits are derived data, built from `occ` on upload and never stored.
 
 use super::params::AngioConfig;
-use super::state::{AngioState, Counter, Segment, Tip, COUNTERS};
+use super::state::{AngioState, Counter, Segment, Tip, COUNTERS, FREE};
 use super::uniforms::AngioUniforms;
 use crate::error::{ModelError, Result};
 use petri_engine::{buffers, shaders, GpuContext, Profiler};
@@ -13,7 +17,8 @@ use serde::Serialize;
 /// How the plan is laid out on the GPU; results do not depend on it.
 #[derive(Clone, Debug)]
 pub struct SimOptions {
-    /// Workgroup size of the field update (x, y, z).
+    /// Workgroup size of the field update (x, y, z). Each z-slice of WX x WY threads also works
+    /// out the ring of 2 (WX + WY) sites around its tile, so square-ish tiles of 256 waste less.
     pub workgroup: [u32; 3],
     /// Most steps recorded into one submission.
     pub max_steps_per_batch: u32,
@@ -22,7 +27,7 @@ pub struct SimOptions {
 impl Default for SimOptions {
     fn default() -> Self {
         Self {
-            workgroup: [64, 4, 1],
+            workgroup: [32, 8, 1],
             max_steps_per_batch: 256,
         }
     }
@@ -160,6 +165,7 @@ impl AngioSim {
         cfg.validate()?;
         check_limits(ctx, cfg)?;
         ctx.check_workgroup_size("the field update (--workgroup)", options.workgroup)?;
+        check_fields_workgroup(ctx, options.workgroup)?;
         let u = AngioUniforms::new(cfg, k);
         let cells = u.ncells as u64;
         let field_pair = |name: &str, data: &[f32]| -> Result<[wgpu::Buffer; 2]> {
@@ -184,6 +190,10 @@ impl AngioSim {
             buffers::uniform_from(ctx, "angiogenesis params", &u),
         );
         plan.add_buffer("occ", buffers::storage_from(ctx, "occupancy", &state.occ)?);
+        plan.add_buffer(
+            "occupied",
+            buffers::storage_from(ctx, "occupancy bits", &occupied_bits(&state.occ))?,
+        );
         let mut tips = state.tips.clone();
         tips.resize(
             cfg.tips.max_tips as usize,
@@ -267,30 +277,18 @@ impl AngioSim {
                         Binding::read_write("tips"),
                         Binding::read("branch"),
                         Binding::read_write("occ"),
+                        Binding::read_write("occupied"),
                     ],
                     slot_groups,
                 ),
             )?;
         }
         let [wx, wy, wz] = options.workgroup;
-        plan.add_buffer("w", buffers::storage_zeroed(ctx, "weight sums", cells * 4)?);
-        let groups = [u.nx.div_ceil(wx), u.ny.div_ceil(wy), u.nz.div_ceil(wz)];
-        let constants = vec![("WX", wx as f64), ("WY", wy as f64), ("WZ", wz as f64)];
-        plan.add_pass(
-            ctx,
-            PassDesc {
-                label: "fields_weights",
-                entry: shaders::angiogenesis::fields_weights::MAIN,
-                bindings: vec![
-                    Binding::uniform("params"),
-                    Binding::current("f"),
-                    Binding::current("c"),
-                    Binding::read_write("w"),
-                ],
-                workgroups: groups,
-                constants: constants.clone(),
-            },
-        )?;
+        let groups = [
+            u.nx.div_ceil(wx),
+            u.ny.div_ceil(wy),
+            u.nz.div_ceil(wz * FIELDS_ZCHUNK),
+        ];
         plan.add_pass(
             ctx,
             PassDesc {
@@ -301,14 +299,18 @@ impl AngioSim {
                     Binding::current("n"),
                     Binding::current("f"),
                     Binding::current("c"),
-                    Binding::read("occ"),
-                    Binding::read("w"),
+                    Binding::read("occupied"),
                     Binding::next("n"),
                     Binding::next("f"),
                     Binding::next("c"),
                 ],
                 workgroups: groups,
-                constants,
+                constants: vec![
+                    ("WX", wx as f64),
+                    ("WY", wy as f64),
+                    ("WZ", wz as f64),
+                    ("ZCHUNK", FIELDS_ZCHUNK as f64),
+                ],
             },
         )?;
         let sums_for = |parity: usize| -> Result<[Reduction; 3]> {
@@ -406,6 +408,14 @@ impl AngioSim {
             .collect()
     }
 
+    /// The field update's occupancy bits, read back (waits for the GPU); equal to
+    /// `occupied_bits(&read_state(ctx)?.occ)` whenever the tip passes keep both in step.
+    pub fn read_occupied_bits(&self, ctx: &GpuContext) -> Result<Vec<u32>> {
+        let mut bits: Vec<u32> = buffers::read_vec(ctx, self.plan.buffer("occupied"))?;
+        bits.truncate((self.uniforms.ncells as usize).div_ceil(32));
+        Ok(bits)
+    }
+
     /// The whole state, read back (waits for the GPU). Segments are sorted by (step, sprout) so
     /// the output does not depend on the order in which GPU threads appended them.
     pub fn read_state(&self, ctx: &GpuContext) -> Result<AngioState> {
@@ -437,6 +447,47 @@ impl AngioSim {
             step: self.plan.step,
         })
     }
+}
+
+/// Planes each slice of a field-update workgroup walks through in z (`ZCHUNK` in
+/// shaders/angiogenesis/fields.wgsl): the sites of the plane below and above a chunk are worked
+/// out twice, so longer is leaner; shorter gives more workgroups (400x400x140 with 32x8x1: 5850).
+pub const FIELDS_ZCHUNK: u32 = 16;
+
+/// Workgroup memory of the field update: what each site of a slice's tile and its one-site ring
+/// sends to its four neighbours in the plane (fields.wgsl, `sent`).
+pub fn fields_workgroup_bytes(workgroup: [u32; 3]) -> u64 {
+    let [wx, wy, wz] = workgroup.map(|n| n as u64);
+    4 * 4 * (wx + 2) * (wy + 2) * wz
+}
+
+/// Fails when the field update's workgroup memory at this workgroup size exceeds the adapter's.
+fn check_fields_workgroup(ctx: &GpuContext, workgroup: [u32; 3]) -> Result<()> {
+    let asked = fields_workgroup_bytes(workgroup);
+    let limit = ctx.limits().max_compute_workgroup_storage_size as u64;
+    if asked > limit {
+        return Err(petri_engine::EngineError::LimitExceeded {
+            adapter: ctx.adapter.name.clone(),
+            what: format!(
+                "workgroup memory for the field update at --workgroup {workgroup:?} \
+                 (16 (WX + 2)(WY + 2) WZ bytes, max_compute_workgroup_storage_size; \
+                 a smaller workgroup needs less)"
+            ),
+            asked,
+            limit,
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// One bit per site, set where a sprout has been (`occ` not FREE): bit i % 32 of word i / 32.
+pub fn occupied_bits(occ: &[u32]) -> Vec<u32> {
+    let mut bits = vec![0u32; occ.len().div_ceil(32)];
+    for (i, _) in occ.iter().enumerate().filter(|(_, &o)| o != FREE) {
+        bits[i / 32] |= 1 << (i % 32);
+    }
+    bits
 }
 
 /// Fails before anything is allocated when a buffer would exceed the adapter's limits.
