@@ -4,7 +4,7 @@
 //! too, or drive [`AngioRun`] with `runtime::run` itself.
 
 use super::checkpoint::Checkpoint;
-use super::output::{fields_file, write_fields, write_picture, write_vessels};
+use super::output::{fields_file, frame_file, write_fields, write_picture, write_vessels};
 use super::params::AngioConfig;
 use super::sim::{AngioSim, Observables, SimOptions};
 use crate::error::Result;
@@ -98,23 +98,33 @@ impl Simulation for AngioRun<'_> {
     }
 
     fn write_snapshot(&mut self, dir: &Path) -> Result<Vec<String>> {
-        let path = fields_file(dir, self.sim.step());
-        write_fields(&path, &self.sim.cfg, &self.sim.read_state(self.ctx)?)?;
-        Ok(vec![file_name(&path)])
+        let (cfg, k) = (&self.sim.cfg, self.sim.k);
+        let state = self.sim.read_state(self.ctx)?;
+        let fields = fields_file(dir, state.step);
+        write_fields(&fields, cfg, &state)?;
+        let frame = frame_file(dir, state.step);
+        write_picture(&[&frame], cfg, k, &state)?;
+        Ok(vec![file_name(&fields), file_name(&frame)])
     }
 
     fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
-        let cfg = &self.sim.cfg;
+        let (cfg, k) = (&self.sim.cfg, self.sim.k);
         let state = self.sim.read_state(self.ctx)?;
-        let fields = fields_file(dir, self.sim.step());
+        let fields = fields_file(dir, state.step);
         write_fields(&fields, cfg, &state)?;
         write_vessels(&dir.join("vessels.vtp"), cfg, &state)?;
-        write_picture(&dir.join("vessels.png"), cfg, &state)?;
-        Ok(vec![
-            file_name(&fields),
-            "vessels.vtp".into(),
-            "vessels.png".into(),
-        ])
+        let picture = dir.join("vessels.png");
+        let mut files = vec![file_name(&fields), "vessels.vtp".into()];
+        // With frames on, the film ends on the final state too.
+        if cfg.snapshot_every > 0 {
+            let frame = frame_file(dir, state.step);
+            write_picture(&[&picture, &frame], cfg, k, &state)?;
+            files.push(file_name(&frame));
+        } else {
+            write_picture(&[&picture], cfg, k, &state)?;
+        }
+        files.push("vessels.png".into());
+        Ok(files)
     }
 
     fn save_checkpoint(&mut self, path: &Path) -> Result<()> {
