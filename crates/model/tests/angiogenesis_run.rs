@@ -39,15 +39,19 @@ fn run_writes_every_output() {
     assert_eq!(lines.len(), 1 + 1 + 4);
     assert!(lines[5].starts_with("20,"));
 
-    // Snapshots at 10 and 20, vessels, picture, manifest, checkpoint.
-    for f in [
+    // Snapshots at 10 and 20 with a picture (frame) each, vessels, picture, manifest,
+    // checkpoint.
+    let files = [
         "fields_0000010.vti",
+        "vessels_0000010.png",
         "fields_0000020.vti",
+        "vessels_0000020.png",
         "vessels.vtp",
         "vessels.png",
         "manifest.json",
         "checkpoint.petri",
-    ] {
+    ];
+    for f in files {
         let meta = std::fs::metadata(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
         assert!(meta.len() > 0, "{f} is empty");
     }
@@ -57,8 +61,13 @@ fn run_writes_every_output() {
         head.contains("ImageData") && head.contains("WholeExtent=\"0 15 0 15 0 15\""),
         "{head}"
     );
-    let png = std::fs::read(dir.join("vessels.png")).unwrap();
-    assert_eq!(&png[1..4], b"PNG");
+    // The pictures decode, two views of the 16^3 grid side by side; the last frame is the
+    // final picture.
+    let picture = decode_png(&dir.join("vessels.png"));
+    assert_eq!(picture.0, 1100);
+    assert!((500..700).contains(&picture.1), "{picture:?}");
+    assert_eq!(decode_png(&dir.join("vessels_0000020.png")), picture);
+    assert_eq!(decode_png(&dir.join("vessels_0000010.png")).0, 1100);
 
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
@@ -67,13 +76,28 @@ fn run_writes_every_output() {
     assert_eq!(m["last_step"], 20);
     assert_eq!(m["adapter"]["name"], ctx.adapter.name.as_str());
     assert!(m["dt"].as_f64().unwrap() > 0.0);
-    assert!(m["outputs"]
+    let listed: Vec<&str> = m["outputs"]
         .as_array()
         .unwrap()
         .iter()
-        .any(|o| o == "vessels.vtp"));
+        .map(|o| o.as_str().unwrap())
+        .collect();
+    for f in files {
+        assert!(listed.contains(&f), "{f} not in {listed:?}");
+    }
     assert_eq!(m["config"]["grid"], serde_json::json!([16, 16, 16]));
 
     let ck = Checkpoint::load(&dir.join("checkpoint.petri")).unwrap();
     assert_eq!(ck.state.step, 20);
+}
+
+/// Width, height and pixels of an 8-bit RGB PNG file.
+fn decode_png(path: &Path) -> (u32, u32, Vec<u8>) {
+    let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    let mut reader = png::Decoder::new(file).read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgb);
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, buf)
 }

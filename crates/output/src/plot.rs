@@ -275,6 +275,31 @@ impl Figure {
         })
     }
 
+    /// The height at which the panels fill their share of the width, keeping the tallest
+    /// panel's ratio of axis lengths: no empty band above or below panels of equal aspect.
+    pub fn fitted_height(&self) -> u32 {
+        let bar = if self.color_scale.is_some() {
+            BAR_WIDTH
+        } else {
+            0
+        };
+        let cell = self.width.saturating_sub(bar) / self.panels.len().max(1) as u32;
+        let plot_width = cell.saturating_sub(2 * MARGIN + Y_LABEL_AREA) as f64;
+        let ratio = self
+            .panels
+            .iter()
+            .map(|p| (p.y.hi - p.y.lo) / (p.x.hi - p.x.lo))
+            .filter(|r| r.is_finite())
+            .fold(0.0, f64::max);
+        let legend = if self.legend().is_empty() {
+            0
+        } else {
+            LEGEND_HEIGHT
+        };
+        let frame = TITLE_HEIGHT + legend + PANEL_TITLE_HEIGHT + 2 * MARGIN + X_LABEL_AREA;
+        frame + (plot_width * ratio).round() as u32
+    }
+
     /// Draws the figure and saves it as a PNG file.
     pub fn save_png(&self, path: &Path) -> Result<(), OutputError> {
         self.render()?.save_png(path)
@@ -695,6 +720,25 @@ mod tests {
         let up = span(red.iter().map(|p| p.1).collect());
         let ratio = up as f64 / across as f64;
         assert!((ratio - 0.35).abs() < 0.02, "ratio {ratio}");
+    }
+
+    #[test]
+    fn a_fitted_height_leaves_no_empty_band() {
+        let mut fig = figure(vec![unit_panel(), unit_panel()]);
+        fig.height = fig.fitted_height();
+        let img = fig.render().unwrap();
+        // The frames' bottom edge lies just above the tick labels and the legend.
+        let (left, _) = frame_columns(&img, img.height / 2);
+        let frame = [FRAME.0, FRAME.1, FRAME.2];
+        let bottom = (0..img.height)
+            .rev()
+            .find(|&y| img.get(left + 5, y) == Some(frame))
+            .unwrap();
+        let below = img.height - 1 - bottom;
+        assert!(
+            below <= (MARGIN + X_LABEL_AREA + 2) as usize,
+            "{below} px below"
+        );
     }
 
     #[test]

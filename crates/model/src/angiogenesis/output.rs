@@ -60,8 +60,8 @@ pub fn write_vessels(path: &Path, cfg: &AngioConfig, s: &AngioState) -> Result<(
     Ok(())
 }
 
-/// Width of the vessel pictures in pixels.
-const PICTURE_WIDTH: u32 = 1100;
+/// Width of the vessel pictures in pixels: two views of a 3-D grid, one of a 2-D grid.
+const PICTURE_WIDTH: [u32; 2] = [760, 1100];
 /// Vessels: near-black lines, clear over the pale colour map of c.
 const VESSEL: [u8; 3] = [20, 20, 30];
 const TIP: [u8; 3] = [220, 20, 60];
@@ -139,9 +139,9 @@ pub fn vessel_figure(cfg: &AngioConfig, k: f64, s: &AngioState) -> Figure {
             panel.heat_map = Some(mean_c(&u, s, dims, v, h));
             let at = |p: &[f64; 3]| (p[v.across], p[v.up]);
             let segments = sites.chunks_exact(2).map(|p| [at(&p[0]), at(&p[1])]);
-            panel.lines.push(
-                Lines::new(VESSEL, line_width, segments.collect()).labelled("vessels"),
-            );
+            panel
+                .lines
+                .push(Lines::new(VESSEL, line_width, segments.collect()).labelled("vessels"));
             panel.lines.push(tumour(cfg, v).labelled("tumour"));
             let live = format!("live tips ({})", tips.len());
             panel
@@ -150,15 +150,16 @@ pub fn vessel_figure(cfg: &AngioConfig, k: f64, s: &AngioState) -> Figure {
             panel
         })
         .collect();
-    Figure {
-        width: PICTURE_WIDTH,
-        height: if views.len() == 1 { 720 } else { 600 },
+    let mut figure = Figure {
+        width: PICTURE_WIDTH[views.len() - 1],
+        height: 0,
         title: format!(
-            "Angiogenesis   t = {:.3} (step {}, dt = {:.4})   {} sprouts",
+            "Angiogenesis   t = {:.3} (step {}, dt = {:.4})   {} sprout{}",
             s.step as f64 * k,
             s.step,
             k,
-            s.tips.len()
+            s.tips.len(),
+            if s.tips.len() == 1 { "" } else { "s" }
         ),
         panels,
         color_scale: Some(ColorScale {
@@ -167,7 +168,9 @@ pub fn vessel_figure(cfg: &AngioConfig, k: f64, s: &AngioState) -> Figure {
             hi: c_hi,
             map: pale_viridis,
         }),
-    }
+    };
+    figure.height = figure.fitted_height();
+    figure
 }
 
 /// c averaged along the view's depth axis, one cell per grid node.
@@ -223,4 +226,131 @@ pub fn frame_file(dir: &Path, step: u64) -> PathBuf {
 /// File name of the field snapshot at `step`.
 pub fn fields_file(dir: &Path, step: u64) -> PathBuf {
     dir.join(format!("fields_{step:07}.vti"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use petri_output::RgbImage;
+
+    /// A state on `grid` with c rising along x, one sprout that ran straight along x from
+    /// x = 1/4 to 3/4 through the middle of the other axes, and its live tip at the end.
+    fn straight_sprout(grid: [u32; 3]) -> (AngioConfig, AngioState) {
+        let cfg = AngioConfig {
+            grid,
+            ..AngioConfig::default()
+        };
+        let u = AngioUniforms::new(&cfg, 0.01);
+        let mut s = AngioState::uniform(&u, 0.0, 0.0, 0.0);
+        for (i, c) in s.c.iter_mut().enumerate() {
+            *c = u.coords(i as u32)[0] as f32 / (u.nx - 1) as f32;
+        }
+        let (y, z) = (u.ny / 2, u.nz / 2);
+        let (from, to) = (u.nx / 4, 3 * u.nx / 4);
+        for x in from..to {
+            let site = |x| u.index(x, y, z) as u32;
+            s.segments.push([site(x), site(x + 1), 0, x - from + 1]);
+        }
+        s.add_tip(u.index(to, y, z) as u32);
+        s.step = 40;
+        (cfg, s)
+    }
+
+    /// (column, row) of every pixel of colour `rgb` above the legend.
+    fn pixels_of(img: &RgbImage, rgb: [u8; 3]) -> Vec<(usize, usize)> {
+        (0..img.height - 40)
+            .flat_map(|y| (0..img.width).map(move |x| (x, y)))
+            .filter(|&(x, y)| img.get(x, y) == Some(rgb))
+            .collect()
+    }
+
+    #[test]
+    fn a_straight_vessel_is_a_straight_line_of_the_vessel_colour() {
+        let (cfg, s) = straight_sprout([33, 33, 1]);
+        let path = std::env::temp_dir().join(format!("petri-vessels-{}.png", std::process::id()));
+        write_picture(&[&path], &cfg, 0.01, &s).unwrap();
+        let img = decode(&path);
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(img.width, 760);
+        let vessel = pixels_of(&img, VESSEL);
+        assert!(!vessel.is_empty());
+        // One horizontal band, two pixels thick, half the plot wide.
+        let rows: Vec<usize> = vessel.iter().map(|p| p.1).collect();
+        let (top, bottom) = (*rows.iter().min().unwrap(), *rows.iter().max().unwrap());
+        assert!(bottom - top <= 2, "vessel rows {top}..={bottom}");
+        let cols: Vec<usize> = vessel.iter().map(|p| p.0).collect();
+        let (left, right) = (*cols.iter().min().unwrap(), *cols.iter().max().unwrap());
+        assert!((250..350).contains(&(right - left)), "{left}..{right}");
+        // Every pixel of the band between its ends is vessel; above and below it none is.
+        let mid = (top + bottom) / 2;
+        assert!((left..=right).all(|x| img.get(x, mid) == Some(VESSEL)));
+        for x in left..=right {
+            for y in [top - 4, bottom + 4] {
+                assert_ne!(img.get(x, y), Some(VESSEL), "({x}, {y})");
+            }
+        }
+        // The live tip sits at the right end.
+        let tip = pixels_of(&img, TIP);
+        assert!(!tip.is_empty());
+        assert!(tip
+            .iter()
+            .all(|p| p.0.abs_diff(right) <= 8 && p.1.abs_diff(mid) <= 4));
+    }
+
+    #[test]
+    fn the_colour_bar_runs_through_the_scale_of_c() {
+        let (cfg, s) = straight_sprout([33, 33, 1]);
+        let img = vessel_figure(&cfg, 0.01, &s).render().unwrap();
+        let pale: Vec<[u8; 3]> = (0..=512).map(|k| pale_viridis(k as f32 / 512.0)).collect();
+        let mid = img.height / 2;
+        let bar_x = (0..img.width)
+            .rev()
+            .find(|&x| pale.contains(&img.get(x, mid).unwrap()))
+            .unwrap();
+        assert!(bar_x > img.width - 110, "bar at column {bar_x}");
+        // Top to bottom, c falls: green (rising along viridis) falls.
+        let greens: Vec<u8> = (0..img.height)
+            .map(|y| img.get(bar_x, y).unwrap())
+            .filter(|c| pale.contains(c))
+            .map(|c| c[1])
+            .collect();
+        assert!(greens.len() > 300, "a bar of {} px", greens.len());
+        assert!(greens.windows(2).all(|w| w[0] >= w[1]));
+        assert!(greens[0] > greens[greens.len() - 1] + 100);
+    }
+
+    #[test]
+    fn a_3d_grid_is_shown_from_the_top_and_the_side() {
+        let (cfg, s) = straight_sprout([17, 17, 17]);
+        let img = vessel_figure(&cfg, 0.01, &s).render().unwrap();
+        assert_eq!(img.width, 1100);
+        // The vessel runs along x in the middle of y and z: a line in each view, level.
+        let vessel = pixels_of(&img, VESSEL);
+        let half = img.width / 2;
+        let left: Vec<_> = vessel.iter().filter(|p| p.0 < half).collect();
+        let right: Vec<_> = vessel.iter().filter(|p| p.0 >= half).collect();
+        assert!(left.len() > 200 && right.len() > 200);
+        let rows = |v: &[&(usize, usize)]| {
+            let r: Vec<usize> = v.iter().map(|p| p.1).collect();
+            (*r.iter().min().unwrap(), *r.iter().max().unwrap())
+        };
+        assert_eq!(rows(&left), rows(&right));
+    }
+
+    fn decode(path: &Path) -> RgbImage {
+        let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+        let mut reader = png::Decoder::new(file).read_info().unwrap();
+        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        assert_eq!(info.color_type, png::ColorType::Rgb);
+        let pixels = buf[..info.buffer_size()]
+            .chunks_exact(3)
+            .map(|p| [p[0], p[1], p[2]])
+            .collect();
+        RgbImage {
+            width: info.width as usize,
+            height: info.height as usize,
+            pixels,
+        }
+    }
 }
