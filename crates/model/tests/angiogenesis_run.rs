@@ -91,6 +91,45 @@ fn run_writes_every_output() {
     assert_eq!(ck.state.step, 20);
 }
 
+#[test]
+fn frames_alone_come_every_frame_every_steps() {
+    let ctx = test_context();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("angiogenesis_run_frames");
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut cfg = config(16);
+    cfg.frame_every = 10;
+    let opts = RunOptions {
+        steps: Some(25),
+        out_dir: dir.clone(),
+        overwrite: false,
+        sim: SimOptions::default(),
+        checkpoint_every: None,
+        resume: None,
+    };
+    let report = run(&ctx, &cfg, &opts, |_| {}).unwrap();
+    // Pictures at 10, 20 and the last step; the fields only at the end.
+    let frames: Vec<&str> = report
+        .outputs
+        .iter()
+        .map(String::as_str)
+        .filter(|f| f.ends_with(".png") || f.ends_with(".vti"))
+        .collect();
+    assert_eq!(
+        frames,
+        [
+            "vessels_0000010.png",
+            "vessels_0000020.png",
+            "fields_0000025.vti",
+            "vessels_0000025.png",
+            "vessels.png"
+        ]
+    );
+    for f in frames {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+    assert_eq!(decode_png(&dir.join("vessels_0000010.png")).0, 1100);
+}
+
 /// Width, height and pixels of an 8-bit RGB PNG file.
 fn decode_png(path: &Path) -> (u32, u32, Vec<u8>) {
     let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());

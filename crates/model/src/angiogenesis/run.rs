@@ -1,6 +1,7 @@
 //! An angiogenesis run as the runtime drives it (`crate::runtime`): observables every
-//! `observe_every` steps through the GPU readback ring, field snapshots, and at the end the
-//! fields, the vessel network and its picture. The CLI calls [`run`]; an embedding program can
+//! `observe_every` steps through the GPU readback ring, field snapshots with a picture each,
+//! pictures alone every `frame_every` steps, and at the end the fields, the vessel network and
+//! its picture. The CLI calls [`run`]; an embedding program can
 //! too, or drive [`AngioRun`] with `runtime::run` itself.
 
 use super::checkpoint::Checkpoint;
@@ -63,6 +64,7 @@ impl Simulation for AngioRun<'_> {
             steps: cfg.steps,
             observe_every: cfg.observe_every as u64,
             snapshot_every: cfg.snapshot_every,
+            frame_every: cfg.frame_every,
             seconds_per_step: None,
         }
     }
@@ -107,6 +109,13 @@ impl Simulation for AngioRun<'_> {
         Ok(vec![file_name(&fields), file_name(&frame)])
     }
 
+    fn write_frame(&mut self, dir: &Path) -> Result<Vec<String>> {
+        let state = self.sim.read_state(self.ctx)?;
+        let frame = frame_file(dir, state.step);
+        write_picture(&[&frame], &self.sim.cfg, self.sim.k, &state)?;
+        Ok(vec![file_name(&frame)])
+    }
+
     fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
         let (cfg, k) = (&self.sim.cfg, self.sim.k);
         let state = self.sim.read_state(self.ctx)?;
@@ -116,7 +125,7 @@ impl Simulation for AngioRun<'_> {
         let picture = dir.join("vessels.png");
         let mut files = vec![file_name(&fields), "vessels.vtp".into()];
         // With frames on, the film ends on the final state too.
-        if cfg.snapshot_every > 0 {
+        if cfg.snapshot_every > 0 || cfg.frame_every > 0 {
             let frame = frame_file(dir, state.step);
             write_picture(&[&picture, &frame], cfg, k, &state)?;
             files.push(file_name(&frame));
