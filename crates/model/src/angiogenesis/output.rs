@@ -66,6 +66,7 @@ const PICTURE_WIDTH: [u32; 2] = [760, 1100];
 const VESSEL: [u8; 3] = [20, 20, 30];
 const TIP: [u8; 3] = [220, 20, 60];
 const TUMOUR: [u8; 3] = [200, 0, 160];
+const JOINED: [u8; 3] = [30, 90, 230];
 
 /// c's colour map: viridis faded halfway to white, so dark vessel lines stay visible over it.
 fn pale_viridis(t: f32) -> [u8; 3] {
@@ -83,7 +84,8 @@ struct View {
 const AXIS_NAMES: [&str; 3] = ["x", "y", "z"];
 
 /// The picture of the vessel network at the state's step (`vessels.png` and the frames): the
-/// vessels as lines (one per tip move) over the TAF c, live tips as dots, the tumour, the time
+/// vessels as lines (one per tip move) over the TAF c, live tips as dots, tips stopped by
+/// anastomosis as rings, the tumour, the time
 /// t = step x k in the title. A 3-D grid is shown in two views, top (x-y, c averaged over z)
 /// and side (x-z, c averaged over y); a 2-D grid (nz = 1) in one. Axes in model units (the
 /// longest side is 1).
@@ -121,11 +123,19 @@ pub fn vessel_figure(cfg: &AngioConfig, k: f64, s: &AngioState) -> Figure {
         .flat_map(|g| [g[0], g[1]])
         .map(|site| u.coords(site).map(|i| i as f64 * h))
         .collect();
+    let position = |site: u32| u.coords(site).map(|i| i as f64 * h);
     let tips: Vec<[f64; 3]> = s
         .tips
         .iter()
         .filter(|t| t.alive != 0)
-        .map(|t| u.coords(t.site).map(|i| i as f64 * h))
+        .map(|t| position(t.site))
+        .collect();
+    // A tip stops by anastomosis, or on reaching the last x plane (the tumour).
+    let joined: Vec<[f64; 3]> = s
+        .tips
+        .iter()
+        .filter(|t| t.alive == 0 && u.coords(t.site)[0] + 1 < u.nx)
+        .map(|t| position(t.site))
         .collect();
     let c_hi = s.c.iter().cloned().fold(1f32, f32::max) as f64;
     // Thinner lines where cells are smaller than two pixels.
@@ -143,6 +153,10 @@ pub fn vessel_figure(cfg: &AngioConfig, k: f64, s: &AngioState) -> Figure {
                 .lines
                 .push(Lines::new(VESSEL, line_width, segments.collect()).labelled("vessels"));
             panel.lines.push(tumour(cfg, v).labelled("tumour"));
+            let mut rings = Points::new(JOINED, 4, joined.iter().map(at).collect());
+            rings.filled = false;
+            let label = format!("anastomoses ({})", joined.len());
+            panel.points.push(rings.labelled(label));
             let live = format!("live tips ({})", tips.len());
             panel
                 .points
@@ -252,6 +266,9 @@ mod tests {
             s.segments.push([site(x), site(x + 1), 0, x - from + 1]);
         }
         s.add_tip(u.index(to, y, z) as u32);
+        // A second sprout that stopped by anastomosis, a quarter of the way up y.
+        s.add_tip(u.index(u.nx / 2, u.ny / 4, z) as u32);
+        s.tips[1].alive = 0;
         s.step = 40;
         (cfg, s)
     }
@@ -295,6 +312,13 @@ mod tests {
         assert!(tip
             .iter()
             .all(|p| p.0.abs_diff(right) <= 8 && p.1.abs_diff(mid) <= 4));
+        // The stopped tip is a ring below the vessel's middle (at y = 1/4, the vessel at 1/2).
+        let ring = pixels_of(&img, JOINED);
+        assert!(!ring.is_empty());
+        let centre = (left + right) / 2;
+        assert!(ring
+            .iter()
+            .all(|p| p.0.abs_diff(centre) <= 8 && p.1 > mid + 100));
     }
 
     #[test]
