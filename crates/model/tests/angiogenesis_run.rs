@@ -8,24 +8,31 @@ use petri_engine::testing::test_context;
 use petri_model::angiogenesis::checkpoint::Checkpoint;
 use petri_model::angiogenesis::run::{run, RunOptions};
 use petri_model::angiogenesis::SimOptions;
+use petri_output::RgbImage;
 use std::path::Path;
+
+/// A new run of `steps` into the empty folder `name` of the tests' scratch space.
+fn options(name: &str, steps: u64, checkpoint_every: Option<u64>) -> RunOptions {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    RunOptions {
+        steps: Some(steps),
+        out_dir: dir,
+        overwrite: false,
+        sim: SimOptions::default(),
+        checkpoint_every,
+        resume: None,
+    }
+}
 
 #[test]
 fn run_writes_every_output() {
     let ctx = test_context();
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("angiogenesis_run_outputs");
-    let _ = std::fs::remove_dir_all(&dir);
     let mut cfg = config(16);
     cfg.observe_every = 5;
     cfg.snapshot_every = 10;
-    let opts = RunOptions {
-        steps: Some(20),
-        out_dir: dir.clone(),
-        overwrite: false,
-        sim: SimOptions::default(),
-        checkpoint_every: Some(10),
-        resume: None,
-    };
+    let opts = options("angiogenesis_run_outputs", 20, Some(10));
+    let dir = opts.out_dir.clone();
     let mut seen = Vec::new();
     let manifest = run(&ctx, &cfg, &opts, |o| seen.push(o.step)).unwrap();
     // The first observation (the starting state) is shown too.
@@ -94,18 +101,10 @@ fn run_writes_every_output() {
 #[test]
 fn frames_alone_come_every_frame_every_steps() {
     let ctx = test_context();
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("angiogenesis_run_frames");
-    let _ = std::fs::remove_dir_all(&dir);
     let mut cfg = config(16);
     cfg.frame_every = 10;
-    let opts = RunOptions {
-        steps: Some(25),
-        out_dir: dir.clone(),
-        overwrite: false,
-        sim: SimOptions::default(),
-        checkpoint_every: None,
-        resume: None,
-    };
+    let opts = options("angiogenesis_run_frames", 25, None);
+    let dir = opts.out_dir.clone();
     let report = run(&ctx, &cfg, &opts, |_| {}).unwrap();
     // Pictures at 10, 20 and the last step; the fields only at the end.
     let frames: Vec<&str> = report
@@ -131,12 +130,7 @@ fn frames_alone_come_every_frame_every_steps() {
 }
 
 /// Width, height and pixels of an 8-bit RGB PNG file.
-fn decode_png(path: &Path) -> (u32, u32, Vec<u8>) {
-    let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
-    let mut reader = png::Decoder::new(file).read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    assert_eq!(info.color_type, png::ColorType::Rgb);
-    buf.truncate(info.buffer_size());
-    (info.width, info.height, buf)
+fn decode_png(path: &Path) -> (usize, usize, Vec<[u8; 3]>) {
+    let image = RgbImage::load_png(path).unwrap();
+    (image.width, image.height, image.pixels)
 }

@@ -286,7 +286,7 @@ mod tests {
         let (cfg, s) = straight_sprout([33, 33, 1]);
         let path = std::env::temp_dir().join(format!("petri-vessels-{}.png", std::process::id()));
         write_picture(&[&path], &cfg, 0.01, &s).unwrap();
-        let img = decode(&path);
+        let img = RgbImage::load_png(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
         assert_eq!(img.width, 760);
         let vessel = pixels_of(&img, VESSEL);
@@ -359,22 +359,5 @@ mod tests {
             (*r.iter().min().unwrap(), *r.iter().max().unwrap())
         };
         assert_eq!(rows(&left), rows(&right));
-    }
-
-    fn decode(path: &Path) -> RgbImage {
-        let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
-        let mut reader = png::Decoder::new(file).read_info().unwrap();
-        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-        let info = reader.next_frame(&mut buf).unwrap();
-        assert_eq!(info.color_type, png::ColorType::Rgb);
-        let pixels = buf[..info.buffer_size()]
-            .chunks_exact(3)
-            .map(|p| [p[0], p[1], p[2]])
-            .collect();
-        RgbImage {
-            width: info.width as usize,
-            height: info.height as usize,
-            pixels,
-        }
     }
 }
