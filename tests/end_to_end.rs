@@ -48,7 +48,12 @@ fn angiogenesis_asset() {
     }
     let (points, lines) = vtp(&out.join("vessels.vtp"));
     assert!(points > 0 && lines > 0, "the initial tips have grown");
-    png(&out.join("vessels.png"));
+    // The picture, and a frame of it at each snapshot and at the end.
+    let picture = png(&out.join("vessels.png"));
+    assert_eq!(picture.0, 1100);
+    for frame in ["vessels_0000010.png", "vessels_0000020.png"] {
+        assert_eq!(png(&out.join(frame)), picture);
+    }
 }
 
 #[test]

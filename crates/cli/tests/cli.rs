@@ -50,7 +50,7 @@ fn short_run_writes_outputs_and_resumes() {
     let cfg = write_config(
         &dir,
         r#"{"model": "angiogenesis", "grid": [16, 16, 16], "steps": 40, "observe_every": 10,
-            "tips": {"max_tips": 256, "max_segments": 65536}}"#,
+            "snapshot_every": 10, "tips": {"max_tips": 256, "max_segments": 65536}}"#,
     );
     let out = dir.join("a").display().to_string();
     let o = petri(&[
@@ -69,15 +69,25 @@ fn short_run_writes_outputs_and_resumes() {
         "{}",
         text(&o)
     );
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("a/manifest.json")).unwrap()).unwrap();
+    let listed: Vec<String> = serde_json::from_value(manifest["outputs"].clone()).unwrap();
     for f in [
         "manifest.json",
         "observables.csv",
+        "fields_0000010.vti",
+        "vessels_0000010.png",
         "fields_0000020.vti",
+        "vessels_0000020.png",
         "vessels.vtp",
         "vessels.png",
         "checkpoint.petri",
     ] {
         assert!(dir.join("a").join(f).exists(), "missing {f}");
+        assert!(
+            listed.contains(&f.to_string()),
+            "{f} not listed in {listed:?}"
+        );
     }
     let ck = dir.join("a/checkpoint.petri").display().to_string();
     let out2 = dir.join("b").display().to_string();
@@ -88,6 +98,17 @@ fn short_run_writes_outputs_and_resumes() {
         "{}",
         text(&o)
     );
+    // Resumed in its own folder, the run keeps the earlier frames and adds its own.
+    let o = petri(&["run", "--resume", &ck, "--steps", "20", "--out", &out]);
+    assert!(o.status.success(), "{}", text(&o));
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("a/manifest.json")).unwrap()).unwrap();
+    let listed: Vec<String> = serde_json::from_value(manifest["outputs"].clone()).unwrap();
+    for step in [10, 20, 30, 40] {
+        let f = format!("vessels_{step:07}.png");
+        assert!(dir.join("a").join(&f).exists(), "missing {f}");
+        assert!(listed.contains(&f), "{f} not listed in {listed:?}");
+    }
 }
 
 fn assert_refused(o: &Output, needles: &[&str]) {

@@ -36,6 +36,9 @@ pub enum OutputError {
     /// model or version, or without an array asked for.
     #[error("checkpoint {}: {message}", path.display())]
     Checkpoint { path: PathBuf, message: String },
+    /// Drawing a figure failed (see `plot`).
+    #[error("plot error: {0}")]
+    Plot(String),
     /// An output folder a run may not use as it is (see `folder`).
     #[error("output folder {}: {message}", path.display())]
     Folder { path: PathBuf, message: String },

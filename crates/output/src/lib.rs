@@ -3,6 +3,8 @@
 //! * [`vtk`]: 3-D grids (`.vti`) and vessel/sprout line networks (`.vtp`) for ParaView.
 //! * [`csv`]: time series of numbers, one row per step, for spreadsheets and pandas.
 //! * [`picture`]: RGB pictures saved as PNG, with the viridis colour map.
+//! * [`plot`]: figures a person reads (panels with axes, heat map and colour bar, lines, points,
+//!   legend, title), saved as PNG.
 //! * [`manifest`]: pretty-printed JSON describing a run.
 //! * [`folder`]: what a run may find in its output folder (fresh, overwrite, continue).
 //! * [`checkpoint`]: the one checkpoint container of every model (named typed arrays, checksum),
@@ -18,6 +20,7 @@ pub mod error;
 pub mod folder;
 pub mod manifest;
 pub mod picture;
+pub mod plot;
 pub mod vtk;
 
 /// Error type shared by all writers.
@@ -42,6 +45,9 @@ pub use manifest::write_json_pretty;
 
 /// RGB pictures, colour mapping and PNG output.
 pub use picture::{blend, colormap_viridis, scalar_image, RgbImage, NAN_COLOR};
+
+/// Figures with axes, colour bar and legend.
+pub use plot::{Axis, ColorScale, Figure, HeatMap, Lines, Panel, Points};
 
 /// VTK XML writers: image data (`.vti`) and line segments (`.vtp`).
 pub use vtk::{write_image_data, write_polylines};

@@ -76,6 +76,39 @@ impl RgbImage {
         writer.finish().map_err(png_err)?;
         crate::write_atomically(path, |out| out.write_all(&bytes))
     }
+
+    /// Reads an 8-bit RGB PNG file, as [`save_png`](Self::save_png) writes them (to check or
+    /// compare pictures); refuses other kinds of PNG.
+    pub fn load_png(path: &Path) -> Result<Self, OutputError> {
+        let bad =
+            |what: String| OutputError::InvalidArgument(format!("{}: {what}", path.display()));
+        let file = std::fs::File::open(path).map_err(OutputError::io(path))?;
+        let mut reader = png::Decoder::new(std::io::BufReader::new(file))
+            .read_info()
+            .map_err(|e| bad(e.to_string()))?;
+        let size = reader
+            .output_buffer_size()
+            .ok_or_else(|| bad("too large".into()))?;
+        let mut buf = vec![0; size];
+        let info = reader
+            .next_frame(&mut buf)
+            .map_err(|e| bad(e.to_string()))?;
+        if (info.color_type, info.bit_depth) != (png::ColorType::Rgb, png::BitDepth::Eight) {
+            return Err(bad(format!(
+                "{:?} {:?} pixels, not 8-bit RGB",
+                info.bit_depth, info.color_type
+            )));
+        }
+        let pixels = buf[..info.buffer_size()]
+            .chunks_exact(3)
+            .map(|p| [p[0], p[1], p[2]])
+            .collect();
+        Ok(Self {
+            width: info.width as usize,
+            height: info.height as usize,
+            pixels,
+        })
+    }
 }
 
 /// Viridis at t = 0, 0.1, ..., 1 (matplotlib's values); interpolated linearly in between.
@@ -165,17 +198,6 @@ pub fn scalar_image(
 mod tests {
     use super::*;
 
-    fn decode(path: &Path) -> (u32, u32, Vec<u8>) {
-        let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
-        let mut reader = png::Decoder::new(file).read_info().unwrap();
-        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-        let info = reader.next_frame(&mut buf).unwrap();
-        assert_eq!(info.color_type, png::ColorType::Rgb);
-        assert_eq!(info.bit_depth, png::BitDepth::Eight);
-        buf.truncate(info.buffer_size());
-        (info.width, info.height, buf)
-    }
-
     #[test]
     fn save_and_decode_round_trip() {
         let dir = tempfile::tempdir().unwrap();
@@ -186,11 +208,25 @@ mod tests {
         img.set(1, 1, [1, 2, 3]).unwrap();
         img.save_png(&path).unwrap();
 
-        let (w, h, bytes) = decode(&path);
-        assert_eq!((w, h), (3, 2));
-        assert_eq!(bytes, img.pixels.as_flattened());
-        assert_eq!(&bytes[0..3], &[255, 0, 0]);
-        assert_eq!(&bytes[15..18], &[0, 10, 200]);
+        let back = RgbImage::load_png(&path).unwrap();
+        assert_eq!(back, img);
+        assert_eq!(back.get(2, 1), Some([0, 10, 200]));
+
+        // Other PNGs, and files that are no PNG, are refused naming the file.
+        let grey = dir.path().join("grey.png");
+        let mut bytes = Vec::new();
+        let mut encoder = png::Encoder::new(&mut bytes, 1, 1);
+        encoder.set_color(png::ColorType::Grayscale);
+        encoder
+            .write_header()
+            .unwrap()
+            .write_image_data(&[7])
+            .unwrap();
+        std::fs::write(&grey, bytes).unwrap();
+        let e = RgbImage::load_png(&grey).unwrap_err().to_string();
+        assert!(e.contains("grey.png") && e.contains("not 8-bit RGB"), "{e}");
+        std::fs::write(&grey, b"not a png").unwrap();
+        assert!(RgbImage::load_png(&grey).is_err());
     }
 
     #[test]

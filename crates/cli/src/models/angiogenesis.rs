@@ -90,11 +90,11 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
     // What the run starts from, read before any device opens.
     enum Start {
         Resume(Box<Checkpoint>),
-        New(AngioConfig),
+        New(Box<AngioConfig>),
     }
     let start = match (&args.resume, &args.config) {
         (Some(path), _) => Start::Resume(Box::new(Checkpoint::load(path)?)),
-        (None, Some(path)) => Start::New(load_config(path)?),
+        (None, Some(path)) => Start::New(Box::new(load_config(path)?)),
         (None, None) => unreachable!("clap requires a config without --resume"),
     };
     crate::run::check_out(&args, Model::Angiogenesis)?;

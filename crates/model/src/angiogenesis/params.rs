@@ -96,6 +96,9 @@ pub struct AngioConfig {
     pub observe_every: u32,
     /// Field snapshots (.vti) are written every this many steps (0: only at the end).
     pub snapshot_every: u64,
+    /// Pictures of the vessels (frames `vessels_NNNNNNN.png`) every this many steps, besides
+    /// one per snapshot (0: none).
+    pub frame_every: u64,
     /// Where values the paper lacks come from (free text, kept in the run manifest).
     pub provenance: serde_json::Value,
 }
@@ -120,6 +123,7 @@ impl Default for AngioConfig {
             tips: TipConfig::default(),
             observe_every: 50,
             snapshot_every: 0,
+            frame_every: 0,
             provenance: serde_json::Value::Null,
         }
     }

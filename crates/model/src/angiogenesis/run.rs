@@ -1,10 +1,11 @@
 //! An angiogenesis run as the runtime drives it (`crate::runtime`): observables every
-//! `observe_every` steps through the GPU readback ring, field snapshots, and at the end the
-//! fields, the vessel network and its picture. The CLI calls [`run`]; an embedding program can
+//! `observe_every` steps through the GPU readback ring, field snapshots with a picture each,
+//! pictures alone every `frame_every` steps, and at the end the fields, the vessel network and
+//! its picture. The CLI calls [`run`]; an embedding program can
 //! too, or drive [`AngioRun`] with `runtime::run` itself.
 
 use super::checkpoint::Checkpoint;
-use super::output::{fields_file, write_fields, write_picture, write_vessels};
+use super::output::{fields_file, frame_file, write_fields, write_picture, write_vessels};
 use super::params::AngioConfig;
 use super::sim::{AngioSim, Observables, SimOptions};
 use crate::error::Result;
@@ -63,6 +64,7 @@ impl Simulation for AngioRun<'_> {
             steps: cfg.steps,
             observe_every: cfg.observe_every as u64,
             snapshot_every: cfg.snapshot_every,
+            frame_every: cfg.frame_every,
             seconds_per_step: None,
         }
     }
@@ -98,23 +100,40 @@ impl Simulation for AngioRun<'_> {
     }
 
     fn write_snapshot(&mut self, dir: &Path) -> Result<Vec<String>> {
-        let path = fields_file(dir, self.sim.step());
-        write_fields(&path, &self.sim.cfg, &self.sim.read_state(self.ctx)?)?;
-        Ok(vec![file_name(&path)])
+        let (cfg, k) = (&self.sim.cfg, self.sim.k);
+        let state = self.sim.read_state(self.ctx)?;
+        let fields = fields_file(dir, state.step);
+        write_fields(&fields, cfg, &state)?;
+        let frame = frame_file(dir, state.step);
+        write_picture(&[&frame], cfg, k, &state)?;
+        Ok(vec![file_name(&fields), file_name(&frame)])
+    }
+
+    fn write_frame(&mut self, dir: &Path) -> Result<Vec<String>> {
+        let state = self.sim.read_state(self.ctx)?;
+        let frame = frame_file(dir, state.step);
+        write_picture(&[&frame], &self.sim.cfg, self.sim.k, &state)?;
+        Ok(vec![file_name(&frame)])
     }
 
     fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
-        let cfg = &self.sim.cfg;
+        let (cfg, k) = (&self.sim.cfg, self.sim.k);
         let state = self.sim.read_state(self.ctx)?;
-        let fields = fields_file(dir, self.sim.step());
+        let fields = fields_file(dir, state.step);
         write_fields(&fields, cfg, &state)?;
         write_vessels(&dir.join("vessels.vtp"), cfg, &state)?;
-        write_picture(&dir.join("vessels.png"), cfg, &state)?;
-        Ok(vec![
-            file_name(&fields),
-            "vessels.vtp".into(),
-            "vessels.png".into(),
-        ])
+        let picture = dir.join("vessels.png");
+        let mut files = vec![file_name(&fields), "vessels.vtp".into()];
+        // With frames on, the film ends on the final state too.
+        if cfg.snapshot_every > 0 || cfg.frame_every > 0 {
+            let frame = frame_file(dir, state.step);
+            write_picture(&[&picture, &frame], cfg, k, &state)?;
+            files.push(file_name(&frame));
+        } else {
+            write_picture(&[&picture], cfg, k, &state)?;
+        }
+        files.push("vessels.png".into());
+        Ok(files)
     }
 
     fn save_checkpoint(&mut self, path: &Path) -> Result<()> {

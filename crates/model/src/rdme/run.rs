@@ -97,6 +97,7 @@ impl Simulation for RdmeRun<'_> {
             steps: cfg.steps,
             observe_every: cfg.output.observe_every,
             snapshot_every: cfg.output.snapshot_every,
+            frame_every: 0,
             seconds_per_step: Some(cfg.tau_s),
         }
     }

@@ -14,6 +14,9 @@ pub struct Schedule {
     pub observe_every: u64,
     /// Steps between snapshots of the state; 0: only the final one.
     pub snapshot_every: u64,
+    /// Steps between frames (pictures of the state, lighter than snapshots) besides those a
+    /// snapshot writes; 0: none.
+    pub frame_every: u64,
     /// Simulated seconds per step, for a model with a physical time unit.
     pub seconds_per_step: Option<f64>,
 }
@@ -35,8 +38,8 @@ pub trait Observation {
 /// A simulation in progress, built by its model from a validated config (or a checkpoint).
 ///
 /// The runtime calls, in this order: [`open_series`](Self::open_series), `observe` at the
-/// first step, then repeatedly `advance` (to the next observation, snapshot or checkpoint) with
-/// `write_snapshot` and `save_checkpoint` where due, then `flush_observations`,
+/// first step, then repeatedly `advance` (to the next observation, snapshot, frame or
+/// checkpoint) with `write_snapshot`, `write_frame` and `save_checkpoint` where due, then `flush_observations`,
 /// `write_final_state`, `save_checkpoint` (when checkpoints were asked for), `finish` and
 /// `manifest_details`.
 pub trait Simulation {
@@ -87,6 +90,11 @@ pub trait Simulation {
 
     /// Writes a snapshot of the state at the current step into `dir`; returns the file names.
     fn write_snapshot(&mut self, dir: &Path) -> Result<Vec<String>>;
+    /// Writes a picture of the state at the current step into `dir` (at frame steps that are
+    /// no snapshot steps); returns the file names. A model without pictures writes none.
+    fn write_frame(&mut self, _dir: &Path) -> Result<Vec<String>> {
+        Ok(Vec::new())
+    }
     /// Writes the final state (the last snapshot, pictures of it) into `dir`.
     fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>>;
     /// Writes a checkpoint of the current step to `path`.

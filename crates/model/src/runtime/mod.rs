@@ -4,8 +4,8 @@
 //! happens, so every model observes, snapshots and checkpoints on the same rules.
 //!
 //! The rules: everything happens at absolute multiples of its period (observations every
-//! `observe_every` steps, snapshots every `snapshot_every`, checkpoints every
-//! `--checkpoint-every`), so a resumed run observes at the same steps as a straight one; the
+//! `observe_every` steps, snapshots every `snapshot_every`, frames (pictures) every
+//! `frame_every`, checkpoints every `--checkpoint-every`), so a resumed run observes at the same steps as a straight one; the
 //! first and the last step are always observed; a run resumed into its own folder keeps the
 //! earlier rows of its time series.
 

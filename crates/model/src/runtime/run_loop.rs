@@ -188,6 +188,7 @@ fn run_steps<S: Simulation>(
     let every = |n: u64| if n == 0 { u64::MAX } else { n };
     let observe_every = schedule.observe_every.max(1);
     let snapshot_every = every(schedule.snapshot_every);
+    let frame_every = every(schedule.frame_every);
     let checkpoint_every = every(opts.checkpoint_every.unwrap_or(0));
     let next_multiple = |s: u64, n: u64| (s / n).saturating_add(1).saturating_mul(n);
     let checkpoint_path = dir.join(CHECKPOINT_FILE);
@@ -198,6 +199,7 @@ fn run_steps<S: Simulation>(
         let s = sim.step();
         let stop = next_multiple(s, observe_every)
             .min(next_multiple(s, snapshot_every))
+            .min(next_multiple(s, frame_every))
             .min(next_multiple(s, checkpoint_every))
             .min(end);
         let observe = stop.is_multiple_of(observe_every) || stop == end;
@@ -208,7 +210,9 @@ fn run_steps<S: Simulation>(
         drain(sim, &mut pending)?;
         let snapshot = stop.is_multiple_of(snapshot_every) && stop < end;
         let checkpoint = stop.is_multiple_of(checkpoint_every) && stop < end;
-        if snapshot || checkpoint {
+        // A snapshot holds the state's picture too.
+        let frame = stop.is_multiple_of(frame_every) && stop < end && !snapshot;
+        if snapshot || checkpoint || frame {
             // The state is read back here: observations in flight arrive first, so a
             // non-finite value stops the run before it reaches a file.
             sim.flush_observations(&mut |o| {
@@ -219,6 +223,11 @@ fn run_steps<S: Simulation>(
             let t = Instant::now();
             if snapshot {
                 let files = sim.write_snapshot(dir)?;
+                record.add(&files);
+                outputs.extend(files);
+            }
+            if frame {
+                let files = sim.write_frame(dir)?;
                 record.add(&files);
                 outputs.extend(files);
             }
@@ -396,6 +405,7 @@ mod tests {
         series: Option<(&'static str, f64)>,
         in_flight: Vec<Obs>,
         events: Vec<String>,
+        frame_every: u64,
     }
 
     /// (step, x, the row's first value).
@@ -422,6 +432,7 @@ mod tests {
                 series: None,
                 in_flight: Vec::new(),
                 events: Vec::new(),
+                frame_every: 0,
             }
         }
         fn now(&self) -> Obs {
@@ -450,6 +461,7 @@ mod tests {
                 steps: 10,
                 observe_every: 4,
                 snapshot_every: 6,
+                frame_every: self.frame_every,
                 seconds_per_step: None,
             }
         }
@@ -483,6 +495,12 @@ mod tests {
         fn write_snapshot(&mut self, dir: &Path) -> Result<Vec<String>> {
             let name = format!("snap_{}", self.step);
             std::fs::write(dir.join(&name), b"s").unwrap();
+            self.events.push(name.clone());
+            Ok(vec![name])
+        }
+        fn write_frame(&mut self, dir: &Path) -> Result<Vec<String>> {
+            let name = format!("frame_{}", self.step);
+            std::fs::write(dir.join(&name), b"f").unwrap();
             self.events.push(name.clone());
             Ok(vec![name])
         }
@@ -576,6 +594,33 @@ mod tests {
             (Some(0), Some(14.0))
         );
         assert_eq!(m["outputs"].as_array().unwrap().len(), 6);
+    }
+
+    #[test]
+    fn frames_come_between_snapshots_and_are_listed() {
+        let dir = scratch("frames");
+        let mut sim = Counter::new(0);
+        sim.frame_every = 4;
+        let report = run(&mut sim, &options(&dir, 14, None, false), |_| {}).unwrap();
+        // Frames every 4 before the end; at 12 the snapshot holds the picture.
+        assert_eq!(
+            sim.events,
+            ["frame_4", "snap_6", "frame_8", "snap_12", "snap_14"]
+        );
+        assert_eq!(
+            report.outputs,
+            [
+                "observables.csv",
+                "frame_4",
+                "snap_6",
+                "frame_8",
+                "snap_12",
+                "snap_14",
+                "manifest.json"
+            ]
+        );
+        // The manifest lists them all.
+        assert_eq!(listed_outputs(&dir), report.outputs[..6]);
     }
 
     #[test]

@@ -259,6 +259,7 @@ impl Rows {
             steps: self.times.len() as u64 - 1 - step,
             observe_every,
             snapshot_every: 0,
+            frame_every: 0,
             seconds_per_step: None,
         }
     }
