@@ -7,8 +7,9 @@ mod common;
 use common::*;
 
 /// The assets this file runs; a new asset needs a test here.
-const COVERED: [&str; 4] = [
+const COVERED: [&str; 5] = [
     "angiogenesis.json",
+    "angiogenesis_3d.json",
     "birth-death.json",
     "min-system.json",
     "vilar.json",
@@ -20,10 +21,20 @@ fn every_asset_has_an_end_to_end_test() {
     assert_eq!(assets(), covered, "add a test for the new asset here");
 }
 
+/// The 2D demo (one x-y panel) and the 3D config (top and side views).
 #[test]
-fn angiogenesis_asset() {
-    let dir = scratch("e2e_angiogenesis");
-    let config = small_angiogenesis(&dir);
+fn angiogenesis_assets() {
+    for (name, grid, width) in [
+        ("angiogenesis.json", [24, 20, 1], 760),
+        ("angiogenesis_3d.json", ANGIO_GRID, 1100),
+    ] {
+        angiogenesis_asset(name, grid, width);
+    }
+}
+
+fn angiogenesis_asset(name: &str, grid: [u32; 3], width: u32) {
+    let dir = scratch(&format!("e2e_{name}"));
+    let config = small_angiogenesis_asset(&dir, name, grid);
     let out = dir.join("out");
     let o = petri_ok(&["run", &arg(&config), "--steps", "20", "--out", &arg(&out)]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("step 20:"));
@@ -33,13 +44,13 @@ fn angiogenesis_asset() {
         (m["first_step"].as_u64(), m["last_step"].as_u64()),
         (Some(0), Some(20))
     );
-    assert_eq!(m["config"]["grid"], serde_json::json!(ANGIO_GRID));
+    assert_eq!(m["config"]["grid"], serde_json::json!(grid));
     assert_eq!(m["final_observables"]["step"], 20);
     let (header, rows) = csv(&out.join("observables.csv"), 1);
     assert_eq!(header[0], "step");
     let steps: Vec<f64> = rows.iter().map(|r| r[0]).collect();
     assert_eq!(steps, [0.0, 5.0, 10.0, 15.0, 20.0]);
-    let point_extent = ANGIO_GRID.map(|n| n - 1);
+    let point_extent = grid.map(|n| n - 1);
     for snapshot in ["fields_0000010.vti", "fields_0000020.vti"] {
         assert_eq!(
             vti(&out.join(snapshot), point_extent),
@@ -47,10 +58,10 @@ fn angiogenesis_asset() {
         );
     }
     let (points, lines) = vtp(&out.join("vessels.vtp"));
-    assert!(points > 0 && lines > 0, "the initial tips have grown");
+    assert!(points > 0 && lines > 0, "{name}: the initial tips have grown");
     // The picture, and a frame of it at each snapshot and at the end.
     let picture = png(&out.join("vessels.png"));
-    assert_eq!(picture.0, 1100);
+    assert_eq!(picture.0, width, "{name}");
     for frame in ["vessels_0000010.png", "vessels_0000020.png"] {
         assert_eq!(png(&out.join(frame)), picture);
     }

@@ -82,13 +82,20 @@ pub const MIN_LATTICE: [u32; 3] = [16, 16, 48];
 /// assets/angiogenesis.json on a 16^3 grid with room for few tips, observed every 5 steps and
 /// snapshotted every 10: everything else (parameters, tumour, tips) as in the asset.
 pub fn small_angiogenesis(dir: &Path) -> PathBuf {
-    let mut c = asset("angiogenesis.json");
-    c["grid"] = serde_json::json!(ANGIO_GRID);
+    small_angiogenesis_asset(dir, "angiogenesis_3d.json", ANGIO_GRID)
+}
+
+/// An angiogenesis asset on a small grid with small tip capacities, observed every 5 steps and
+/// snapshotted every 10.
+pub fn small_angiogenesis_asset(dir: &Path, name: &str, grid: [u32; 3]) -> PathBuf {
+    let mut c = asset(name);
+    c["grid"] = serde_json::json!(grid);
     c["tips"]["max_tips"] = 256.into();
     c["tips"]["max_segments"] = 65536.into();
     c["observe_every"] = 5.into();
     c["snapshot_every"] = 10.into();
-    write_config(dir, "angiogenesis.json", &c)
+    c["frame_every"] = 0.into();
+    write_config(dir, name, &c)
 }
 
 /// assets/min-system.json in a 16 x 16 x 48 lattice at the asset's spacing: the capsule scaled

@@ -37,7 +37,7 @@ pub(crate) struct BenchArgs {
     #[arg(long, value_parser = crate::parse_triple)]
     workgroup: Option<[u32; 3]>,
     /// Config to take parameters from
-    #[arg(long, default_value = "assets/angiogenesis.json")]
+    #[arg(long, default_value = "assets/angiogenesis_3d.json")]
     config: PathBuf,
     /// Also write the rows as JSON here
     #[arg(long)]

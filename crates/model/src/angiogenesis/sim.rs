@@ -27,7 +27,7 @@ pub struct SimOptions {
 impl Default for SimOptions {
     fn default() -> Self {
         Self {
-            workgroup: [32, 8, 1],
+            workgroup: [32, 4, 1],
             max_steps_per_batch: 256,
         }
     }
@@ -284,10 +284,12 @@ impl AngioSim {
             )?;
         }
         let [wx, wy, wz] = options.workgroup;
+        // A chunk no taller than the grid: a 2D grid walks one plane, not sixteen.
+        let zchunk = FIELDS_ZCHUNK.min(u.nz);
         let groups = [
             u.nx.div_ceil(wx),
             u.ny.div_ceil(wy),
-            u.nz.div_ceil(wz * FIELDS_ZCHUNK),
+            u.nz.div_ceil(wz * zchunk),
         ];
         plan.add_pass(
             ctx,
@@ -309,7 +311,7 @@ impl AngioSim {
                     ("WX", wx as f64),
                     ("WY", wy as f64),
                     ("WZ", wz as f64),
-                    ("ZCHUNK", FIELDS_ZCHUNK as f64),
+                    ("ZCHUNK", zchunk as f64),
                 ],
             },
         )?;
@@ -451,7 +453,7 @@ impl AngioSim {
 
 /// Planes each slice of a field-update workgroup walks through in z (`ZCHUNK` in
 /// shaders/angiogenesis/fields.wgsl): the sites of the plane below and above a chunk are worked
-/// out twice, so longer is leaner; shorter gives more workgroups (400x400x140 with 32x8x1: 5850).
+/// out twice, so longer is leaner; shorter gives more workgroups (400x400x140 with 32x4x1: 11700).
 pub const FIELDS_ZCHUNK: u32 = 16;
 
 /// Workgroup memory of the field update: what each site of a slice's tile and its one-site ring
