@@ -7,4 +7,4 @@ cd "$(dirname "$0")/.."
 scripts/ensure-gpu-driver.sh
 cargo build --release --locked -p petri-cli
 ./target/release/petri run assets/angiogenesis.json --out out/angiogenesis --overwrite "$@"
-echo "Open out/angiogenesis/vessels.png (frames every 100 steps: vessels_*.png), or the .vti/.vtp files in ParaView."
+echo "Open out/angiogenesis/vessels.png (frames every 250 steps: vessels_*.png), or the .vti/.vtp files in ParaView."

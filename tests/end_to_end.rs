@@ -58,7 +58,10 @@ fn angiogenesis_asset(name: &str, grid: [u32; 3], width: u32) {
         );
     }
     let (points, lines) = vtp(&out.join("vessels.vtp"));
-    assert!(points > 0 && lines > 0, "{name}: the initial tips have grown");
+    assert!(
+        points > 0 && lines > 0,
+        "{name}: the initial tips have grown"
+    );
     // The picture, and a frame of it at each snapshot and at the end.
     let picture = png(&out.join("vessels.png"));
     assert_eq!(picture.0, width, "{name}");

@@ -233,7 +233,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         let (timing, r) = bench::bench_reference_stencil(
             &ctx,
             *grid,
-            opts.sim.workgroup,
+            args.workgroup.unwrap_or(bench::REFERENCE_WORKGROUP),
             args.timed.steps.min(500),
             args.timed.warmup,
         )?;
