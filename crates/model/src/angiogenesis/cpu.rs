@@ -287,7 +287,7 @@ pub fn tip_move(u: &AngioUniforms, seed: u64, s: &mut AngioState, t: u32) -> Opt
     if u.branching != 0
         && tip.alive != 0
         && u.branch_trial(age_before, tip.age)
-        && rng::unit(rnd[1]) < branch_probability(s.c[tip.site as usize]) as f32
+        && rng::unit(rnd[1]) < branch_probability(s.c[tip.site as usize])
         && dense_enough(u, s, tip.site)
     {
         let free: Vec<u32> = (1..7)

@@ -317,10 +317,10 @@ where
 /// A&C's branching probability Pb(c) of one trial (one per psi of sprout age), a step function
 /// of the local TAF concentration (A&C 1998 section 4.1): the levels and the c at which each
 /// starts (`branch_probability` of tips_move.wgsl).
-pub const BRANCH_LEVELS: [(f32, f64); 4] = [(0.25, 0.2), (0.45, 0.3), (0.6, 0.4), (0.68, 1.0)];
+pub const BRANCH_LEVELS: [(f32, f32); 4] = [(0.25, 0.2), (0.45, 0.3), (0.6, 0.4), (0.68, 1.0)];
 
 /// Pb(c): 0 below c = 0.25, then 0.2, 0.3, 0.4 and 1 (BRANCH_LEVELS).
-pub fn branch_probability(c: f32) -> f64 {
+pub fn branch_probability(c: f32) -> f32 {
     BRANCH_LEVELS
         .iter()
         .rev()
