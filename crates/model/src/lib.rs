@@ -4,6 +4,7 @@
 
 pub mod angiogenesis;
 pub mod checkpoint;
+pub mod epidermis;
 pub mod error;
 pub mod rdme;
 pub mod reactions;

@@ -1,0 +1,8 @@
+//! Epidermis: the subcellular element method (Newman 2005) with a per-cell gene network, growth
+//! and division, after Christley et al. 2010. Cells are sets of 20..40 elements moved by Morse
+//! potentials; the tissue sits on a basement membrane at z = 0, periodic in x and y.
+//! See docs/models/epidermis.md.
+
+pub mod state;
+
+pub use state::EpidermisState;
