@@ -3,6 +3,7 @@
 
 use petri_engine::{host_layout, layout, shaders};
 use petri_model::angiogenesis::{bench::Grid, state::Tip, uniforms::AngioUniforms};
+use petri_model::epidermis::uniforms::{EpiUniforms, MorseForce};
 use petri_model::rdme::{config::SiteReaction, slab::LatticeUniforms};
 use petri_model::ssa::{
     gpu_ensemble::EnsembleParams,
@@ -16,6 +17,10 @@ fn host_structs_match_their_wgsl_structs() {
         max_tips, max_segments, branching, anastomosis, dims, branch_density, trials_per_age, tumour,
         h);
     let tip = host_layout!(Tip: site, age, alive, parent);
+    let epi = host_layout!(EpiUniforms:
+        lx, ly, inv_lx, inv_ly, dt, half_dt, inter_range2, max_cells, intra, inter, membrane,
+        bins_x, bins_y, bins_z);
+    let morse = host_layout!(MorseForce: a, inv_xi1, b, inv_xi2);
     let grid = host_layout!(Grid: nx, ny, nz, r);
     let lattice = host_layout!(LatticeUniforms:
         nx, ny, planes, sites, z_base, nz, own_begin, own_end, n_types, n_species, n_reactions,
@@ -37,6 +42,9 @@ fn host_structs_match_their_wgsl_structs() {
     layout::all([
         layout::check(shaders::angiogenesis::common::SHADER, "AngioParams", &angio),
         layout::check(shaders::angiogenesis::common::SHADER, "Tip", &tip),
+        // epidermis/common.wgsl is a fragment: reflected inside a shader that includes it.
+        layout::check(shaders::epidermis::forces::SHADER, "EpiParams", &epi),
+        layout::check(shaders::epidermis::forces::SHADER, "MorseForce", &morse),
         layout::check(shaders::bench::diffusion7::SHADER, "Grid", &grid),
         layout::check(shaders::rdme::common::SHADER, "Lattice", &lattice),
         // rdme/reaction.wgsl is a fragment: reflected inside a shader that includes it.
