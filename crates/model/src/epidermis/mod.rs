@@ -3,6 +3,8 @@
 //! potentials; the tissue sits on a basement membrane at z = 0, periodic in x and y.
 //! See docs/models/epidermis.md.
 
+pub mod genes;
+pub mod growth;
 pub mod state;
 
 pub use state::EpidermisState;
