@@ -4,7 +4,9 @@
 //! See docs/models/epidermis.md.
 
 pub mod genes;
+pub mod genes_gpu;
 pub mod growth;
+pub mod growth_gpu;
 pub mod state;
 
 pub use state::EpidermisState;
