@@ -4,6 +4,7 @@
 use petri_engine::{host_layout, layout, shaders};
 use petri_model::angiogenesis::{bench::Grid, state::Tip, uniforms::AngioUniforms};
 use petri_model::epidermis::uniforms::{EpiUniforms, MorseForce};
+use petri_model::epidermis::{genes::GeneUniforms, growth::GrowthUniforms};
 use petri_model::rdme::{config::SiteReaction, slab::LatticeUniforms};
 use petri_model::ssa::{
     gpu_ensemble::EnsembleParams,
@@ -39,6 +40,9 @@ fn host_structs_match_their_wgsl_structs() {
     let leap_control = host_layout!(LeapControl:
         mode, attempt, leaps, rejected, ssa_steps, pick, t, stop, tau, scale, a0, a0c, tau1,
         extinct, reached, stopped);
+    let genes = host_layout!(GeneUniforms:
+        ka, kd, tgf_beta, dt, decay, hill, lx, ly, neighbour_distance2, max_cells, bins, bin_z);
+    let growth = host_layout!(GrowthUniforms: lx, ly, delta_threshold, max_cells, normal, _pad);
     layout::all([
         layout::check(shaders::angiogenesis::common::SHADER, "AngioParams", &angio),
         layout::check(shaders::angiogenesis::common::SHADER, "Tip", &tip),
@@ -52,6 +56,8 @@ fn host_structs_match_their_wgsl_structs() {
         layout::check(shaders::ssa::ensemble::SHADER, "EnsembleParams", &ensemble),
         layout::check(shaders::ssa::leap::SHADER, "LeapParams", &leap),
         layout::check(shaders::ssa::leap::SHADER, "LeapControl", &leap_control),
+        layout::check(shaders::epidermis::genes::SHADER, "GeneUniforms", &genes),
+        layout::check(shaders::epidermis::grow::SHADER, "GrowthUniforms", &growth),
     ])
     .unwrap_or_else(|e| panic!("{e}"));
 }

@@ -5,7 +5,9 @@
 
 pub mod cpu;
 pub mod genes;
+pub mod genes_gpu;
 pub mod growth;
+pub mod growth_gpu;
 mod init;
 pub mod params;
 pub mod sim;

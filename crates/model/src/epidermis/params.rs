@@ -369,6 +369,8 @@ impl EpidermisConfig {
                 ),
             ));
         }
+        self.genes.validate()?;
+        self.growth.validate()?;
         let grid = self.mechanics_grid();
         let range = inter.range();
         for (field, l, n) in [
