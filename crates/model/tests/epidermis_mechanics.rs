@@ -405,3 +405,58 @@ fn bad_configs_are_refused_with_the_field_named() {
         .unwrap();
     assert_eq!(field_of(e), "state.counts[0]");
 }
+
+/// Four cells of 38 elements that grow every 5 steps: they reach 40 and divide at step 9.
+fn growing(max_cells: u32) -> EpidermisConfig {
+    let mut cfg = tissue(2, 2);
+    cfg.initial.elements_per_cell = 38;
+    cfg.growth.interval = 5;
+    cfg.capacity.max_cells = max_cells;
+    cfg.validate().unwrap();
+    cfg
+}
+
+#[test]
+fn whole_gpu_steps_with_growth_and_division_follow_the_cpu_model() {
+    let cfg = growing(8);
+    let start = EpidermisState::initial(&cfg);
+    let ctx = test_context();
+    let mut sim = EpidermisSim::new(&ctx, &cfg, &SimOptions::default()).unwrap();
+    sim.advance(&ctx, 12).unwrap();
+    let gpu = sim.read_state(&ctx).unwrap();
+    let model = cpu::CpuModel::new(&cfg);
+    let mut cpu_state = start.clone();
+    for _ in 0..12 {
+        assert_eq!(model.step(&mut cpu_state), 0);
+    }
+    assert_eq!((gpu.cells, gpu.divisions, gpu.added), (8, 4, 8));
+    assert_eq!(
+        (cpu_state.cells, cpu_state.divisions, cpu_state.added),
+        (8, 4, 8)
+    );
+    assert_eq!(gpu.elements(), start.elements() + 8);
+    assert_close(&cpu_state, &gpu, 1e-5);
+    for c in 0..8 {
+        for k in 0..7 {
+            let (a, b) = (cpu_state.genes[c][k], gpu.genes[c][k]);
+            assert!(
+                (a - b).abs() <= 1e-5 * a.abs().max(1.0),
+                "cell {c} species {k}: CPU {a} GPU {b}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_division_past_the_capacity_stops_the_run_naming_max_cells() {
+    let cfg = growing(6);
+    let ctx = test_context();
+    let mut sim = EpidermisSim::new(&ctx, &cfg, &SimOptions::default()).unwrap();
+    sim.advance(&ctx, 9).unwrap();
+    let e = sim.advance(&ctx, 3).unwrap_err().to_string();
+    assert!(
+        e.contains("capacity.max_cells = 6") && e.contains("step 12"),
+        "{e}"
+    );
+    assert_eq!(sim.read_state(&ctx).unwrap().cells, 4);
+}
