@@ -17,18 +17,20 @@ use petri_model::ModelError;
 /// A layer of `nx` x `ny` cells of 20 elements, spaced 0.7 apart (pressed together: alone each
 /// settles to a diameter of about 0.8), in a box just that size.
 fn tissue(nx: u32, ny: u32) -> EpidermisConfig {
-    let mut cfg = EpidermisConfig::default();
-    cfg.domain = BoxSize {
-        lx: 0.7 * nx as f64,
-        ly: 0.7 * ny as f64,
-        height: 3.0,
-    };
-    cfg.initial = Initial {
-        cells_x: nx,
-        cells_y: ny,
-        elements_per_cell: 20,
-        radius: 0.5,
-        adhesive_per_cell: 5,
+    let mut cfg = EpidermisConfig {
+        domain: BoxSize {
+            lx: 0.7 * nx as f64,
+            ly: 0.7 * ny as f64,
+            height: 3.0,
+        },
+        initial: Initial {
+            cells_x: nx,
+            cells_y: ny,
+            elements_per_cell: 20,
+            radius: 0.5,
+            adhesive_per_cell: 5,
+        },
+        ..Default::default()
     };
     cfg.capacity.max_cells = nx * ny + 4;
     cfg.validate().unwrap();
@@ -194,11 +196,13 @@ fn a_cell_across_the_periodic_boundary_feels_the_force_it_feels_inside() {
 
 #[test]
 fn an_isolated_cell_keeps_its_size() {
-    let mut cfg = EpidermisConfig::default();
-    cfg.domain = BoxSize {
-        lx: 4.0,
-        ly: 4.0,
-        height: 3.0,
+    let mut cfg = EpidermisConfig {
+        domain: BoxSize {
+            lx: 4.0,
+            ly: 4.0,
+            height: 3.0,
+        },
+        ..Default::default()
     };
     cfg.initial.cells_x = 1;
     cfg.initial.cells_y = 1;
