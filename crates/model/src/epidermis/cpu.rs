@@ -92,7 +92,9 @@ fn membrane(u: &EpiUniforms, p: &[f32; 4]) -> f32 {
 }
 
 /// The elements in use, binned: (sorted slots, CSR bin offsets), bins as `Grid::cell_of`
-/// gives them (the scheduler's Binning on the GPU), slots in id order within a bin.
+/// gives them (the scheduler's Binning on the GPU), slots in id order within a bin. A counting
+/// sort, linear in elements and bins, rather than the scheduler's `cpu_binning` (a comparison
+/// sort meant as the GPU primitive's test twin): this is the bench's CPU baseline.
 fn bins(grid: &Grid, pos: &[[f32; 4]], active: &[u32]) -> (Vec<u32>, Vec<u32>) {
     let nbins = grid.cells() as usize;
     let bin: Vec<u32> = active
