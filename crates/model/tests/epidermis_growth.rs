@@ -386,7 +386,11 @@ fn neighbour_sums_count_each_neighbour_once_across_the_boundary() {
     // A 6 x 6 lattice of spacing 1 filling the periodic 6 x 6 box: within 1.5 are the 4 side
     // and the 4 diagonal cells (1.41), the cells 2 apart are out; those at the box's edge find
     // theirs through the boundary.
-    let u = gene_uniforms(0.005, 36);
+    let p = GeneParams {
+        neighbour_distance: 1.5,
+        ..Default::default()
+    };
+    let u = GeneUniforms::new(&p, 0.005, L as f64, L as f64, L as f64, 36);
     let centres: Vec<[f32; 4]> = (0..36)
         .map(|c| [0.5 + (c % 6) as f32, 0.5 + (c / 6) as f32, 1.0, 0.0])
         .collect();
