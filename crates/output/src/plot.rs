@@ -198,8 +198,7 @@ pub struct View {
 impl Figure {
     /// Points in 3-D seen along coordinate axes: one panel per view (one model unit as long
     /// across as up), each set drawn as discs of `disc_radius` model units (1 pixel at least)
-    /// in its colour and named in the legend with its number of points. The height fits the
-    /// panels. A side view of a tissue (x across, z up) is one such view.
+    /// in its colour and named in the legend by its label. The height fits the panels. A side view of a tissue (x across, z up) is one such view.
     pub fn point_views(
         title: impl Into<String>,
         width: u32,
@@ -225,10 +224,9 @@ impl Figure {
                 let radius = (disc_radius * per_unit).round().max(1.0) as u32;
                 for set in sets {
                     let at = set.points.iter().map(|p| (p[a], p[b])).collect();
-                    let label = format!("{} ({})", set.label, set.points.len());
                     panel
                         .points
-                        .push(Points::new(set.color, radius, at).labelled(label));
+                        .push(Points::new(set.color, radius, at).labelled(set.label.clone()));
                 }
                 panel
             })
@@ -842,7 +840,7 @@ mod tests {
         ];
         let fig = Figure::point_views("tissue", 1000, &views, &sets, 0.2).unwrap();
         let legend: Vec<String> = fig.legend().into_iter().map(|e| e.0).collect();
-        assert_eq!(legend, ["basal (8)", "suprabasal (1)"]);
+        assert_eq!(legend, ["basal", "suprabasal"]);
         let img = fig.render().unwrap();
         assert_eq!(img.width, 1000);
         assert!(img.height > 200 && img.height < 600, "{}", img.height);
