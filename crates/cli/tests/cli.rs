@@ -508,7 +508,7 @@ fn flags_of_another_model_are_refused() {
         ),
         (
             &[net, "--t-end", "1", "--workgroup", "8,8,1"],
-            &["--workgroup", "of angiogenesis and rdme runs"],
+            &["--workgroup", "of angiogenesis, rdme and epidermis runs"],
         ),
         (
             &["--resume", "ck.petri", "--method", "tau"],
