@@ -148,17 +148,30 @@ fn a_resumed_run_ends_bitwise_where_a_straight_one_does() {
     let report = run(&ctx, &cfg, &first, |_| {}).unwrap();
     assert_eq!((report.first_step, report.last_step), (25, 45));
 
-    let state = |dir: &Path| Checkpoint::load(&dir.join("checkpoint.petri")).unwrap().state;
+    let state = |dir: &Path| {
+        Checkpoint::load(&dir.join("checkpoint.petri"))
+            .unwrap()
+            .state
+    };
     let (a, b) = (state(&straight.out_dir), state(&first.out_dir));
     let bits = |s: &petri_model::epidermis::EpidermisState| -> Vec<u32> {
-        s.pos.iter().flatten().chain(s.genes.iter().flatten()).map(|v| v.to_bits()).collect()
+        s.pos
+            .iter()
+            .flatten()
+            .chain(s.genes.iter().flatten())
+            .map(|v| v.to_bits())
+            .collect()
     };
     assert_eq!(a.step, 45);
     assert_eq!((a.cells, &a.counts), (b.cells, &b.counts));
     assert_eq!((a.divisions, a.added), (b.divisions, b.added));
     assert!(bits(&a) == bits(&b), "positions or genes differ");
     for f in ["observables.csv", "cells.csv"] {
-        assert_eq!(read(&straight.out_dir.join(f)), read(&first.out_dir.join(f)), "{f}");
+        assert_eq!(
+            read(&straight.out_dir.join(f)),
+            read(&first.out_dir.join(f)),
+            "{f}"
+        );
     }
 
     // A checkpoint resumed under another config is refused, the field named.

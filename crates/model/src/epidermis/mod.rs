@@ -4,6 +4,8 @@
 //! See docs/models/epidermis.md.
 
 pub mod checkpoint;
+pub mod genes;
+pub mod growth;
 pub mod output;
 pub mod state;
 

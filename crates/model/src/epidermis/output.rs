@@ -6,6 +6,7 @@
 //! *suprabasal* otherwise. Its layer is `1 + floor(z / output.layer_thickness)` of its centre's
 //! height z: layer 1 sits on the membrane.
 
+use super::genes::cell_centre;
 use super::state::{EpidermisState, Species, ADHESIVE};
 use crate::error::Result;
 use petri_output::{write_points, Axis, Figure, PointData, PointSet, View};
@@ -220,40 +221,10 @@ pub fn layer(z: f32, thickness: f32) -> u32 {
     1 + (z.max(0.0) / thickness).floor() as u32
 }
 
-/// The centre of cell `c`: per periodic axis the first element's coordinate plus the mean of
-/// the minimum-image offsets of the cell's elements from it, wrapped into the box; z the plain
-/// mean (the model's definition, so a cell across the periodic boundary is centred inside it).
+/// The centre of cell `c` (the gene network's definition: minimum image across the periodic
+/// boundary, so a cell straddling it is centred inside the box).
 pub fn centre(s: &EpidermisState, c: usize, g: &Geometry) -> [f32; 3] {
-    let slots = s.slots(c);
-    let n = slots.len().max(1) as f32;
-    let first = s.pos[slots.start];
-    let mut sum = [0.0f32; 3];
-    for slot in slots {
-        let p = s.pos[slot];
-        sum[0] += min_image(p[0] - first[0], g.lx);
-        sum[1] += min_image(p[1] - first[1], g.ly);
-        sum[2] += p[2];
-    }
-    [
-        wrap(first[0] + sum[0] / n, g.lx),
-        wrap(first[1] + sum[1] / n, g.ly),
-        sum[2] / n,
-    ]
-}
-
-/// The offset `d` of a periodic axis of length `l` taken to its nearest image.
-fn min_image(d: f32, l: f32) -> f32 {
-    d - l * (d / l).round()
-}
-
-/// `x` wrapped into [0, l).
-fn wrap(x: f32, l: f32) -> f32 {
-    let w = x - l * (x / l).floor();
-    if w >= l {
-        0.0
-    } else {
-        w
-    }
+    cell_centre(&s.pos[s.slots(c)], g.lx, g.ly)
 }
 
 /// The elements of `s` as points with their cell, element type (1 adhesive, 0 plain), the
@@ -460,10 +431,6 @@ mod tests {
         assert_eq!(layer(0.49, 0.5), 1);
         assert_eq!(layer(0.5, 0.5), 2);
         assert_eq!(layer(-0.1, 0.5), 1);
-        assert_eq!(wrap(-0.0, 4.0), 0.0);
-        assert_eq!(wrap(4.0, 4.0), 0.0);
-        assert!((wrap(-0.25, 4.0) - 3.75).abs() < 1e-6);
-        assert!((min_image(3.8, 4.0) + 0.2).abs() < 1e-6);
     }
 
     #[test]
