@@ -257,6 +257,8 @@ const Y_LABEL_AREA: u32 = 60;
 const BAR_WIDTH: u32 = 110;
 const BAR_TICKS_AREA: u32 = 70;
 const FRAME: RGBColor = RGBColor(40, 40, 40);
+/// Largest radius of a dot in the legend.
+const LEGEND_DOT: u32 = 7;
 
 /// The family name the embedded font is registered under.
 const FAMILY: &str = "sans-serif";
@@ -432,7 +434,8 @@ impl Figure {
                 l.label.clone().map(|s| (s, sample))
             });
             let points = p.points.iter().filter_map(|d| {
-                let sample = Sample::Dot(d.color, d.radius.max(3), d.filled);
+                // A sample of big discs (model-sized) stays the size of the text.
+                let sample = Sample::Dot(d.color, d.radius.clamp(3, LEGEND_DOT), d.filled);
                 d.label.clone().map(|s| (s, sample))
             });
             for (label, sample) in lines.chain(points) {

@@ -93,7 +93,7 @@ impl Observables {
         r.extend(self.cells_per_layer.iter().map(|&n| n as f64));
         r.extend([self.divisions as f64, self.added as f64]);
         r.extend(self.mean_genes);
-        r.push(self.max_z as f64);
+        r.push(decimal(self.max_z));
         r
     }
 
@@ -207,13 +207,19 @@ impl Observed {
                 c.basal as u8 as f64,
                 c.layer as f64,
             ];
-            r.extend(c.centre.map(|x| x as f64));
+            r.extend(c.centre.map(decimal));
             r.push(c.elements as f64);
-            r.extend(GENES.iter().map(|(k, _)| c.genes[*k as usize] as f64));
-            r.push(c.genes[Species::Adhesion as usize] as f64);
+            r.extend(GENES.iter().map(|(k, _)| decimal(c.genes[*k as usize])));
+            r.push(decimal(c.genes[Species::Adhesion as usize]));
             r
         })
     }
+}
+
+/// The f64 nearest the shortest decimal of `x`: a CSV shows 0.015, not the 0.014999999664723873
+/// of `x as f64`, and the text still reads back to `x` as f32.
+fn decimal(x: f32) -> f64 {
+    x.to_string().parse().unwrap_or(x as f64)
 }
 
 /// The layer of a cell whose centre is at height `z`: 1 on the membrane.
@@ -431,6 +437,10 @@ mod tests {
         assert_eq!(layer(0.49, 0.5), 1);
         assert_eq!(layer(0.5, 0.5), 2);
         assert_eq!(layer(-0.1, 0.5), 1);
+        assert_eq!(decimal(0.015).to_string(), "0.015");
+        for x in [0.1f32, 1e-30, 3.4e38, -2.5, f32::from_bits(1)] {
+            assert_eq!(decimal(x).to_string().parse::<f32>().unwrap(), x);
+        }
     }
 
     #[test]

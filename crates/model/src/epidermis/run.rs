@@ -8,8 +8,8 @@
 
 use super::checkpoint::{config_hashes, Checkpoint};
 use super::output::{
-    cell_columns, elements_file, frame_file, write_elements, write_picture, Geometry,
-    Observables, Observed,
+    cell_columns, elements_file, frame_file, write_elements, write_picture, Geometry, Observables,
+    Observed,
 };
 use super::params::EpidermisConfig;
 use super::sim::{EpidermisSim, SimOptions};
@@ -28,8 +28,9 @@ pub type RunOptions = runtime::ModelRunOptions<SimOptions>;
 pub const CELLS_FILE: &str = "cells.csv";
 
 impl Geometry {
-    /// The geometry of `cfg`'s outputs. Elements are drawn with the radius of the intracellular
-    /// repulsion (`mechanics.intra.xi1`), about half their spacing in a cell.
+    /// The geometry of `cfg`'s outputs. Elements are drawn as discs of half the range of the
+    /// intracellular repulsion (`mechanics.intra.xi1`), so neighbouring elements of a cell
+    /// stay apart in the picture.
     pub fn of(cfg: &EpidermisConfig) -> Geometry {
         Geometry {
             lx: cfg.domain.lx as f32,
@@ -37,7 +38,7 @@ impl Geometry {
             height: cfg.domain.height as f32,
             layer_thickness: cfg.output.layer_thickness as f32,
             dt: cfg.dt,
-            element_radius: cfg.mechanics.intra.xi1 as f32,
+            element_radius: 0.5 * cfg.mechanics.intra.xi1 as f32,
         }
     }
 }
@@ -88,7 +89,12 @@ impl<'a> EpidermisRun<'a> {
     }
 
     /// Writes the elements and the side view of the current state; returns the file names.
-    fn write_state(&mut self, dir: &Path, elements: bool, pictures: &[&Path]) -> Result<Vec<String>> {
+    fn write_state(
+        &mut self,
+        dir: &Path,
+        elements: bool,
+        pictures: &[&Path],
+    ) -> Result<Vec<String>> {
         let state = self.sim.read_state(self.ctx)?;
         let mut files = Vec::new();
         if elements {
