@@ -163,13 +163,13 @@ fn epidermis_runs_and_resumes_with_its_config() {
         &petri(&["run", "--resume", &ck, "--out", &out]),
         &["an epidermis checkpoint", "give the run's config too"],
     );
-    let bad = write_config(&dir, r#"{"model": "epidermis", "dt": -1.0}"#);
     let out = dir.join("b").display().to_string();
-    assert_refused(&petri(&["run", &bad, "--out", &out]), &["dt", "-1"]);
     assert_refused(
         &petri(&["run", &cfg, "--out", &out, "--workgroup", "8,8,1"]),
         &["--workgroup 8,8,1", "N,1,1"],
     );
+    let bad = write_config(&dir, r#"{"model": "epidermis", "dt": -1.0}"#);
+    assert_refused(&petri(&["run", &bad, "--out", &out]), &["dt", "-1"]);
 }
 
 fn assert_refused(o: &Output, needles: &[&str]) {
