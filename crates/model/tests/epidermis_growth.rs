@@ -144,8 +144,10 @@ fn basal_cells_stay_basal_and_detached_cells_switch_within_1000_steps() {
 
 #[test]
 fn stages_clamp_at_zero() {
-    let mut p = GeneParams::default();
-    p.ka = 100.0;
+    let p = GeneParams {
+        ka: 100.0,
+        ..Default::default()
+    };
     let u = GeneUniforms::new(&p, 0.05, 6.0, 6.0, 6.0, 1);
     let y = [1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
     // <D> = 5: Notch is consumed at 500 per time, far more than there is.
@@ -376,5 +378,294 @@ fn neighbour_sums_count_each_neighbour_once_across_the_boundary() {
         assert_eq!(got[3], 8.0, "cell {c}");
         assert_eq!(got[1], 8.0);
         assert_eq!((got[0], got[2]), (expected, 0.5 * expected), "cell {c}");
+    }
+}
+
+// ---- GPU passes against the CPU reference (software adapter) ----
+
+mod gpu {
+    use super::*;
+    use petri_engine::testing::test_context;
+    use petri_engine::{buffers, GpuContext};
+    use petri_model::epidermis::state::{Counter, COUNTERS};
+    use petri_model::epidermis::{genes_gpu, growth_gpu};
+    use petri_scheduler::StepPlan;
+
+    /// What a test plan holds: the gene passes, the growth passes every `interval` steps, or
+    /// both (genes first, as in a step).
+    struct Setup<'a> {
+        genes: Option<&'a GeneUniforms>,
+        growth: Option<(&'a GrowthUniforms, u32)>,
+        workgroup: u32,
+    }
+
+    /// A plan over the spec's buffers holding state `s`.
+    fn plan_for(ctx: &GpuContext, s: &EpidermisState, setup: &Setup) -> StepPlan {
+        let m = s.max_cells as u64;
+        let mut plan = StepPlan::new(ctx, 1, 8);
+        let storage = |name: &str, bytes: &[u8]| buffers::storage_from(ctx, name, bytes).unwrap();
+        let zeroed = |name: &str, bytes: u64| buffers::storage_zeroed(ctx, name, bytes).unwrap();
+        plan.add_buffer("pos", storage("pos", bytemuck::cast_slice(&s.pos)));
+        plan.add_buffer("counts", storage("counts", bytemuck::cast_slice(&s.counts)));
+        plan.add_buffer("genes", storage("genes", bytemuck::cast_slice(&s.genes)));
+        plan.add_buffer("genes_mid", zeroed("genes_mid", m * 32));
+        plan.add_buffer("centres", zeroed("centres", m * 16));
+        plan.add_buffer("neighbours", zeroed("neighbours", m * 16));
+        let mut counters = [0u32; COUNTERS];
+        counters[Counter::Cells as usize] = s.cells;
+        counters[Counter::Elements as usize] = s.elements() as u32;
+        counters[Counter::Divisions as usize] = s.divisions;
+        counters[Counter::Added as usize] = s.added;
+        plan.add_buffer(
+            "counters",
+            storage("counters", bytemuck::cast_slice(&counters)),
+        );
+        let mut active = active_list(s);
+        active.resize(s.pos.len(), 0);
+        plan.add_buffer("active", storage("active", bytemuck::cast_slice(&active)));
+        if let Some(u) = setup.genes {
+            genes_gpu::add_passes(ctx, &mut plan, u, setup.workgroup).unwrap();
+        }
+        if let Some((u, interval)) = setup.growth {
+            growth_gpu::add_passes(ctx, &mut plan, u, interval, setup.workgroup).unwrap();
+        }
+        plan
+    }
+
+    fn read<T: bytemuck::Pod>(ctx: &GpuContext, plan: &StepPlan, name: &str) -> Vec<T> {
+        buffers::read_vec::<T>(ctx, plan.buffer(name)).unwrap()
+    }
+
+    /// The state on the GPU, and its counters.
+    fn read_state(ctx: &GpuContext, plan: &StepPlan, max_cells: u32) -> (EpidermisState, Vec<u32>) {
+        ctx.wait().unwrap();
+        let counters: Vec<u32> = read(ctx, plan, "counters");
+        let mut s = EpidermisState::empty(max_cells);
+        s.step = plan.step;
+        s.cells = counters[Counter::Cells as usize];
+        s.divisions = counters[Counter::Divisions as usize];
+        s.added = counters[Counter::Added as usize];
+        s.counts = read(ctx, plan, "counts");
+        s.pos = read(ctx, plan, "pos");
+        s.genes = read(ctx, plan, "genes");
+        (s, counters)
+    }
+
+    /// Cells in a lattice of spacing 1.5 plus two cells across the periodic boundary, some
+    /// basal, some in a detached cluster.
+    fn gene_state() -> EpidermisState {
+        let mut s = mixed_state(32, 20, 5, 21);
+        let mut rng = Lcg(22);
+        add_cell(&mut s, &mut rng, [0.02, 5.98, 2.5], 20, 0, 0.5);
+        add_cell(&mut s, &mut rng, [5.9, 3.0, 1.2], 26, 2, 0.5);
+        s
+    }
+
+    /// A neighbour distance away from the lattice's (1.5 between sides, 2.1 across
+    /// diagonals), so that no pair sits at the distance where rounding decides.
+    fn gene_uniforms_gpu(dt: f64) -> GeneUniforms {
+        let p = GeneParams {
+            neighbour_distance: 1.8,
+            ..Default::default()
+        };
+        GeneUniforms::new(&p, dt, L as f64, L as f64, L as f64, 32)
+    }
+
+    fn assert_close(got: &[[f32; 8]], want: &[[f32; 8]], what: &str) {
+        for (c, (g, w)) in got.iter().zip(want).enumerate() {
+            for k in 0..8 {
+                let tol = 1e-5 * g[k].abs().max(w[k].abs()).max(1e-3);
+                assert!(
+                    (g[k] - w[k]).abs() <= tol,
+                    "{what}: cell {c} species {k}: GPU {} CPU {}",
+                    g[k],
+                    w[k]
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn gene_steps_match_the_cpu_reference() {
+        let ctx = test_context();
+        let u = gene_uniforms_gpu(0.01);
+        let mut cpu = gene_state();
+        let setup = Setup {
+            genes: Some(&u),
+            growth: None,
+            workgroup: 64,
+        };
+        let mut plan = plan_for(&ctx, &cpu, &setup);
+        plan.run(&ctx, 1);
+        let centres = genes::step_genes(&u, &mut cpu);
+        let (gpu, _) = read_state(&ctx, &plan, 32);
+        // Centres: the same operations in the same order.
+        let got_centres: Vec<[f32; 4]> = read(&ctx, &plan, "centres");
+        assert_eq!(got_centres[..22], centres[..22]);
+        // Neighbour sets: the binned search finds the all-pairs ones.
+        let mut sums = vec![[0.0; 4]; 32];
+        let mut start = gene_state();
+        update_centres(
+            &u,
+            &start.pos,
+            &start.counts,
+            22,
+            &mut vec![[0.0; 4]; 32],
+            &mut start.genes,
+        );
+        neighbour_sums(&u, &centres, &start.genes, 22, &mut sums);
+        let got_sums: Vec<[f32; 4]> = read(&ctx, &plan, "neighbours");
+        for c in 0..22 {
+            assert_eq!(got_sums[c][3], sums[c][3], "cell {c}");
+            for k in 0..3 {
+                assert!((got_sums[c][k] - sums[c][k]).abs() <= 1e-5 * sums[c][k].abs().max(1e-3));
+            }
+        }
+        assert!(sums.iter().filter(|s| s[3] > 0.0).count() >= 15);
+        // Across the boundary: cells 20 (x ~ 0) and 21 (x ~ 5.9) find lattice cells beyond it.
+        assert!(
+            sums[20][3] > 0.0 && sums[21][3] > 0.0,
+            "{:?}",
+            &sums[20..22]
+        );
+        assert_close(&gpu.genes, &cpu.genes, "after 1 step");
+        // More steps: still within the tolerance (the GPU state continues on its own).
+        plan.run(&ctx, 9);
+        for _ in 0..9 {
+            genes::step_genes(&u, &mut cpu);
+        }
+        let (gpu, _) = read_state(&ctx, &plan, 32);
+        assert_close(&gpu.genes, &cpu.genes, "after 10 steps");
+        assert_eq!(gpu.pos, cpu.pos);
+    }
+
+    #[test]
+    fn gene_stages_clamp_at_zero_on_the_gpu_as_on_the_cpu() {
+        let ctx = test_context();
+        let p = GeneParams {
+            neighbour_distance: 1.8,
+            ka: 100.0,
+            ..Default::default()
+        };
+        let u = GeneUniforms::new(&p, 0.05, L as f64, L as f64, L as f64, 32);
+        let mut cpu = gene_state();
+        for g in cpu.genes.iter_mut() {
+            g[Species::Notch as usize] = 1.0;
+            g[Species::Delta as usize] = 1.0;
+        }
+        let setup = Setup {
+            genes: Some(&u),
+            growth: None,
+            workgroup: 64,
+        };
+        let mut plan = plan_for(&ctx, &cpu, &setup);
+        plan.run(&ctx, 1);
+        genes::step_genes(&u, &mut cpu);
+        let mid: Vec<[f32; 8]> = read(&ctx, &plan, "genes_mid");
+        // Cells with neighbours lose all their Notch in the first stage.
+        let sums: Vec<[f32; 4]> = read(&ctx, &plan, "neighbours");
+        let bound = (0..22).filter(|&c| sums[c][3] > 0.0).count();
+        assert!(bound > 10);
+        for c in (0..22).filter(|&c| sums[c][3] > 0.0) {
+            assert_eq!(mid[c][Species::Notch as usize], 0.0, "cell {c}");
+        }
+        let (gpu, _) = read_state(&ctx, &plan, 32);
+        assert!(gpu.genes.iter().flatten().all(|&v| v >= 0.0));
+        assert_close(&gpu.genes, &cpu.genes, "clamped step");
+    }
+
+    fn growth_only(interval: u32, max_cells: u32, workgroup: u32) -> (GrowthUniforms, u32, u32) {
+        (growth_uniforms(max_cells), interval, workgroup)
+    }
+
+    #[test]
+    fn growth_and_division_match_the_cpu_bitwise() {
+        let ctx = test_context();
+        let (u, interval, wg) = growth_only(1, 64, 64);
+        let mut cpu = mixed_state(64, 24, 5, 31);
+        let setup = Setup {
+            genes: None,
+            growth: Some((&u, interval)),
+            workgroup: wg,
+        };
+        let mut plan = plan_for(&ctx, &cpu, &setup);
+        for step in 1..=3 {
+            plan.run(&ctx, 1);
+            let before = cpu.elements();
+            let counts = growth_event(&u, &mut cpu);
+            if step == 1 {
+                assert!(counts.divided >= 3 && counts.added > 10, "{counts:?}");
+            }
+            assert_eq!(cpu.elements(), before + counts.added as u64);
+            cpu.step += 1;
+            let (gpu, counters) = read_state(&ctx, &plan, 64);
+            assert_eq!(gpu.cells, cpu.cells, "step {step}");
+            assert_eq!(gpu.counts, cpu.counts, "step {step}");
+            assert!(gpu.pos == cpu.pos, "step {step}: positions differ");
+            assert!(gpu.genes == cpu.genes, "step {step}: genes differ");
+            assert_eq!((gpu.divisions, gpu.added), (cpu.divisions, cpu.added));
+            assert_eq!(counters[Counter::Overflow as usize], 0);
+            assert_eq!(counters[Counter::Elements as usize] as u64, cpu.elements());
+            let active: Vec<u32> = read(&ctx, &plan, "active");
+            let want = active_list(&cpu);
+            assert_eq!(active[..want.len()], want[..], "step {step}");
+        }
+    }
+
+    #[test]
+    fn capacity_overflow_refuses_the_step_and_counts_on_the_gpu() {
+        let ctx = test_context();
+        let (u, interval, wg) = growth_only(1, 26, 64);
+        let mut cpu = mixed_state(26, 24, 5, 14);
+        let setup = Setup {
+            genes: None,
+            growth: Some((&u, interval)),
+            workgroup: wg,
+        };
+        let mut plan = plan_for(&ctx, &cpu, &setup);
+        plan.run(&ctx, 1);
+        let counts = growth_event(&u, &mut cpu);
+        assert!(counts.overflow > 2 && counts.divided == 0, "{counts:?}");
+        let (gpu, counters) = read_state(&ctx, &plan, 26);
+        assert_eq!(counters[Counter::Overflow as usize], counts.overflow);
+        assert_eq!(gpu.cells, 24);
+        assert_eq!(gpu.divisions, 0);
+        assert_eq!(gpu.counts, cpu.counts);
+        assert!(gpu.pos == cpu.pos);
+        assert!(gpu.genes == cpu.genes);
+    }
+
+    #[test]
+    fn genes_and_growth_are_deterministic_across_workgroup_sizes() {
+        let ctx = test_context();
+        let gu = gene_uniforms_gpu(0.01);
+        let wu = growth_uniforms(32);
+        let start = gene_state();
+        let mut runs = Vec::new();
+        for wg in [1, 32, 64, 256] {
+            let setup = Setup {
+                genes: Some(&gu),
+                growth: Some((&wu, 3)),
+                workgroup: wg,
+            };
+            let mut plan = plan_for(&ctx, &start, &setup);
+            plan.run(&ctx, 2);
+            let (s, _) = read_state(&ctx, &plan, 32);
+            // Growth runs after steps 2, 5, 8 (0-based), not before.
+            assert_eq!((s.added, s.cells), (0, 22));
+            plan.run(&ctx, 7);
+            let (s, counters) = read_state(&ctx, &plan, 32);
+            assert!(
+                s.added > 0 && s.divisions > 0,
+                "{} {}",
+                s.added,
+                s.divisions
+            );
+            runs.push((s, counters));
+        }
+        for r in &runs[1..] {
+            assert!(r.0 == runs[0].0, "states differ between workgroup sizes");
+            assert_eq!(r.1, runs[0].1);
+        }
     }
 }

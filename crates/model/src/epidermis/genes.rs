@@ -303,7 +303,8 @@ pub struct GeneUniforms {
     pub max_cells: u32,
     /// Bins per axis of the centre binning (`centre_grid`).
     pub bins: [u32; 3],
-    pub _pad: u32,
+    /// Height of one bin of the centre binning.
+    pub bin_z: f32,
 }
 
 impl GeneUniforms {
@@ -312,7 +313,7 @@ impl GeneUniforms {
         let d = p.decay.values().map(|v| v as f32);
         let hill = p.hill.all().map(|(_, h)| h.to_f32());
         let distance = p.neighbour_distance as f32;
-        let (bins, _) = centre_grid(lx as f32, ly as f32, height as f32, distance);
+        let (bins, size) = centre_grid(lx as f32, ly as f32, height as f32, distance);
         Self {
             ka: p.ka as f32,
             kd: p.kd as f32,
@@ -325,7 +326,7 @@ impl GeneUniforms {
             neighbour_distance2: distance * distance,
             max_cells,
             bins,
-            _pad: 0,
+            bin_z: size[2],
         }
     }
 }
@@ -425,7 +426,7 @@ pub fn update_centres(
 ) {
     for c in 0..cells {
         let first = c * MAX_ELEMENTS;
-        let elements = &pos[first..first + counts[c] as usize];
+        let elements = &pos[first..first + (counts[c] as usize).min(MAX_ELEMENTS)];
         let [x, y, z] = cell_centre(elements, u.lx, u.ly);
         centres[c] = [x, y, z, 0.0];
         genes[c][Species::Adhesion as usize] = adhesion(elements);
@@ -547,33 +548,25 @@ mod tests {
 
     #[test]
     fn bad_values_name_field_value_and_range() {
-        let err = |p: GeneParams| p.validate().unwrap_err().to_string();
-        let mut p = GeneParams::default();
-        p.hill.av.n = 0.0;
-        let e = err(p);
+        let err = |change: fn(&mut GeneParams)| {
+            let mut p = GeneParams::default();
+            change(&mut p);
+            p.validate().unwrap_err().to_string()
+        };
+        let e = err(|p| p.hill.av.n = 0.0);
         assert!(
             e.contains("genes.hill.av[3] (n)") && e.contains("0 < n"),
             "{e}"
         );
-        let mut p = GeneParams::default();
-        p.hill.nd = Hill::new(1.0, -2.0, 1.0, 2.0);
-        let e = err(p);
+        let e = err(|p| p.hill.nd = Hill::new(1.0, -2.0, 1.0, 2.0));
         assert!(
             e.contains("genes.hill.nd") && e.contains("a + b >= 0"),
             "{e}"
         );
-        let mut p = GeneParams::default();
-        p.decay.myc = -1.0;
-        assert!(err(p).contains("genes.decay.myc = -1"));
-        let mut p = GeneParams::default();
-        p.neighbour_distance = 0.0;
-        assert!(err(p).contains("genes.neighbour_distance = 0"));
-        let mut p = GeneParams::default();
-        p.ka = f64::NAN;
-        assert!(err(p).contains("genes.ka"));
-        let mut p = GeneParams::default();
-        p.initial.ovol2 = 1e300;
-        assert!(err(p).contains("genes.initial.ovol2"));
+        assert!(err(|p| p.decay.myc = -1.0).contains("genes.decay.myc = -1"));
+        assert!(err(|p| p.neighbour_distance = 0.0).contains("genes.neighbour_distance = 0"));
+        assert!(err(|p| p.ka = f64::NAN).contains("genes.ka"));
+        assert!(err(|p| p.initial.ovol2 = 1e300).contains("genes.initial.ovol2"));
         let unknown = serde_json::from_str::<GeneParams>(r#"{"kz": 1}"#).unwrap_err();
         assert!(unknown.to_string().contains("kz"));
     }

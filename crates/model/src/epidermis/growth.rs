@@ -68,7 +68,7 @@ impl GrowthParams {
 
     /// Whether growth runs after the mechanics of step `step` (0-based).
     pub fn runs_after(&self, step: u64) -> bool {
-        (step + 1) % self.interval as u64 == 0
+        (step + 1).is_multiple_of(self.interval as u64)
     }
 }
 
@@ -228,24 +228,15 @@ mod tests {
     #[test]
     fn defaults_are_valid_and_bad_values_are_named() {
         GrowthParams::default().validate().unwrap();
-        let mut p = GrowthParams::default();
-        p.interval = 0;
-        assert!(p
-            .validate()
-            .unwrap_err()
-            .to_string()
-            .contains("growth.interval = 0"));
-        let mut p = GrowthParams::default();
-        p.division_normal = [0.0; 3];
-        let e = p.validate().unwrap_err().to_string();
+        let err = |change: fn(&mut GrowthParams)| {
+            let mut p = GrowthParams::default();
+            change(&mut p);
+            p.validate().unwrap_err().to_string()
+        };
+        assert!(err(|p| p.interval = 0).contains("growth.interval = 0"));
+        let e = err(|p| p.division_normal = [0.0; 3]);
         assert!(e.contains("growth.division_normal"), "{e}");
-        let mut p = GrowthParams::default();
-        p.delta_threshold = f64::INFINITY;
-        assert!(p
-            .validate()
-            .unwrap_err()
-            .to_string()
-            .contains("growth.delta_threshold"));
+        assert!(err(|p| p.delta_threshold = f64::INFINITY).contains("growth.delta_threshold"));
         let unknown = serde_json::from_str::<GrowthParams>(r#"{"intervall": 1}"#).unwrap_err();
         assert!(unknown.to_string().contains("intervall"));
     }
