@@ -118,18 +118,27 @@ fn neighbour_sums(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
     neighbours[c] = s;
 }
 
+// Cell c's genes after a stage: max(genes[c] + h f(at), 0) with A carried over, as the two
+// vec4 of the genes layout.
+fn advanced(c: u32, at_y: vec4<f32>, at_z: vec4<f32>, h: f32) -> array<vec4<f32>, 2> {
+    let y = genes[2u * c];
+    let z = genes[2u * c + 1u];
+    let r = rates(at_y, at_z, averages(neighbours[c]));
+    return array<vec4<f32>, 2>(
+        max(y + h * r.a, vec4<f32>(0.0)),
+        vec4<f32>(max(z.xy + h * r.b, vec2<f32>(0.0)), z.z, 0.0),
+    );
+}
+
 @compute @workgroup_size(WG)
 fn stage1(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let c = dispatch_index(gid, groups, WG);
     if c >= counters[COUNTER_CELLS] {
         return;
     }
-    let y = genes[2u * c];
-    let z = genes[2u * c + 1u];
-    let r = rates(y, z, averages(neighbours[c]));
-    let h = 0.5 * u.dt;
-    genes_mid[2u * c] = max(y + h * r.a, vec4<f32>(0.0));
-    genes_mid[2u * c + 1u] = vec4<f32>(max(z.xy + h * r.b, vec2<f32>(0.0)), z.z, 0.0);
+    let g = advanced(c, genes[2u * c], genes[2u * c + 1u], 0.5 * u.dt);
+    genes_mid[2u * c] = g[0];
+    genes_mid[2u * c + 1u] = g[1];
 }
 
 @compute @workgroup_size(WG)
@@ -138,9 +147,7 @@ fn stage2(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     if c >= counters[COUNTER_CELLS] {
         return;
     }
-    let y = genes[2u * c];
-    let z = genes[2u * c + 1u];
-    let r = rates(genes_mid[2u * c], genes_mid[2u * c + 1u], averages(neighbours[c]));
-    genes[2u * c] = max(y + u.dt * r.a, vec4<f32>(0.0));
-    genes[2u * c + 1u] = vec4<f32>(max(z.xy + u.dt * r.b, vec2<f32>(0.0)), z.z, 0.0);
+    let g = advanced(c, genes_mid[2u * c], genes_mid[2u * c + 1u], u.dt);
+    genes[2u * c] = g[0];
+    genes[2u * c + 1u] = g[1];
 }

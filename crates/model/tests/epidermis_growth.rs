@@ -316,6 +316,37 @@ fn division_splits_20_20_by_rank_and_halves_the_genes() {
 }
 
 #[test]
+fn division_along_x_uses_minimum_image_offsets() {
+    // A full cell across the periodic boundary split along x: the 20 elements left of the
+    // median (in minimum-image offsets from its first element) stay, whatever side of x = 0
+    // they lie on.
+    let mut s = EpidermisState::empty(2);
+    let mut rng = Lcg(41);
+    add_cell(&mut s, &mut rng, [0.0, 3.0, 1.0], 40, 2, 0.5);
+    let before = s.clone();
+    let u = GrowthUniforms {
+        normal: [1.0, 0.0, 0.0],
+        ..growth_uniforms(2)
+    };
+    assert_eq!(divide(&u, &mut s), (1, 0));
+    let x0 = before.pos[0][0];
+    let offset = |e: [f32; 4]| genes::min_image(e[0] - x0, L);
+    let left = s
+        .slots(0)
+        .map(|k| offset(s.pos[k]))
+        .fold(f32::MIN, f32::max);
+    let right = s
+        .slots(1)
+        .map(|k| offset(s.pos[k]))
+        .fold(f32::MAX, f32::min);
+    assert!(left <= right, "{left} {right}");
+    // The cell does straddle the boundary (raw x would rank its left side, just below x = 6,
+    // last).
+    let high = before.slots(0).filter(|&k| before.pos[k][0] > 3.0).count();
+    assert!((5..=35).contains(&high), "{high}");
+}
+
+#[test]
 fn growth_event_conserves_elements() {
     let u = growth_uniforms(64);
     let mut s = mixed_state(64, 24, 4, 13);
@@ -355,7 +386,11 @@ fn neighbour_sums_count_each_neighbour_once_across_the_boundary() {
     // A 6 x 6 lattice of spacing 1 filling the periodic 6 x 6 box: within 1.5 are the 4 side
     // and the 4 diagonal cells (1.41), the cells 2 apart are out; those at the box's edge find
     // theirs through the boundary.
-    let u = gene_uniforms(0.005, 36);
+    let p = GeneParams {
+        neighbour_distance: 1.5,
+        ..Default::default()
+    };
+    let u = GeneUniforms::new(&p, 0.005, L as f64, L as f64, L as f64, 36);
     let centres: Vec<[f32; 4]> = (0..36)
         .map(|c| [0.5 + (c % 6) as f32, 0.5 + (c / 6) as f32, 1.0, 0.0])
         .collect();
@@ -471,6 +506,16 @@ mod gpu {
         GeneUniforms::new(&p, dt, L as f64, L as f64, L as f64, 32)
     }
 
+    /// A plan of the gene passes alone.
+    fn gene_plan(ctx: &GpuContext, s: &EpidermisState, u: &GeneUniforms) -> StepPlan {
+        let setup = Setup {
+            genes: Some(u),
+            growth: None,
+            workgroup: 64,
+        };
+        plan_for(ctx, s, &setup)
+    }
+
     fn assert_close(got: &[[f32; 8]], want: &[[f32; 8]], what: &str) {
         for (c, (g, w)) in got.iter().zip(want).enumerate() {
             for k in 0..8 {
@@ -490,12 +535,7 @@ mod gpu {
         let ctx = test_context();
         let u = gene_uniforms_gpu(0.01);
         let mut cpu = gene_state();
-        let setup = Setup {
-            genes: Some(&u),
-            growth: None,
-            workgroup: 64,
-        };
-        let mut plan = plan_for(&ctx, &cpu, &setup);
+        let mut plan = gene_plan(&ctx, &cpu, &u);
         plan.run(&ctx, 1);
         let centres = genes::step_genes(&u, &mut cpu);
         let (gpu, _) = read_state(&ctx, &plan, 32);
@@ -553,12 +593,7 @@ mod gpu {
             g[Species::Notch as usize] = 1.0;
             g[Species::Delta as usize] = 1.0;
         }
-        let setup = Setup {
-            genes: Some(&u),
-            growth: None,
-            workgroup: 64,
-        };
-        let mut plan = plan_for(&ctx, &cpu, &setup);
+        let mut plan = gene_plan(&ctx, &cpu, &u);
         plan.run(&ctx, 1);
         genes::step_genes(&u, &mut cpu);
         let mid: Vec<[f32; 8]> = read(&ctx, &plan, "genes_mid");
@@ -574,55 +609,61 @@ mod gpu {
         assert_close(&gpu.genes, &cpu.genes, "clamped step");
     }
 
-    fn growth_only(interval: u32, max_cells: u32, workgroup: u32) -> (GrowthUniforms, u32, u32) {
-        (growth_uniforms(max_cells), interval, workgroup)
+    /// A plan of the growth passes alone, run after every step.
+    fn growth_plan(ctx: &GpuContext, s: &EpidermisState, u: &GrowthUniforms) -> StepPlan {
+        let setup = Setup {
+            genes: None,
+            growth: Some((u, 1)),
+            workgroup: 64,
+        };
+        plan_for(ctx, s, &setup)
     }
 
     #[test]
     fn growth_and_division_match_the_cpu_bitwise() {
         let ctx = test_context();
-        let (u, interval, wg) = growth_only(1, 64, 64);
-        let mut cpu = mixed_state(64, 24, 5, 31);
-        let setup = Setup {
-            genes: None,
-            growth: Some((&u, interval)),
-            workgroup: wg,
-        };
-        let mut plan = plan_for(&ctx, &cpu, &setup);
-        for step in 1..=3 {
-            plan.run(&ctx, 1);
-            let before = cpu.elements();
-            let counts = growth_event(&u, &mut cpu);
-            if step == 1 {
-                assert!(counts.divided >= 3 && counts.added > 10, "{counts:?}");
+        for normal in [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.3, -0.5, 0.8]] {
+            let u = GrowthUniforms {
+                normal,
+                ..growth_uniforms(64)
+            };
+            let mut cpu = mixed_state(64, 24, 5, 31);
+            // A full-to-be cell across the periodic boundary in x.
+            let mut rng = Lcg(32);
+            let straddling = add_cell(&mut cpu, &mut rng, [0.02, 3.0, 1.0], 39, 2, 0.01);
+            let mut plan = growth_plan(&ctx, &cpu, &u);
+            for step in 1..=3 {
+                plan.run(&ctx, 1);
+                let before = cpu.elements();
+                let counts = growth_event(&u, &mut cpu);
+                if step == 1 {
+                    assert!(counts.divided >= 4 && counts.added > 10, "{counts:?}");
+                    assert_eq!(cpu.counts[straddling], 20);
+                }
+                assert_eq!(cpu.elements(), before + counts.added as u64);
+                cpu.step += 1;
+                let (gpu, counters) = read_state(&ctx, &plan, 64);
+                let at = format!("normal {normal:?} step {step}");
+                assert_eq!(gpu.cells, cpu.cells, "{at}");
+                assert_eq!(gpu.counts, cpu.counts, "{at}");
+                assert!(gpu.pos == cpu.pos, "{at}: positions differ");
+                assert!(gpu.genes == cpu.genes, "{at}: genes differ");
+                assert_eq!((gpu.divisions, gpu.added), (cpu.divisions, cpu.added));
+                assert_eq!(counters[Counter::Overflow as usize], 0);
+                assert_eq!(counters[Counter::Elements as usize] as u64, cpu.elements());
+                let active: Vec<u32> = read(&ctx, &plan, "active");
+                let want = active_list(&cpu);
+                assert_eq!(active[..want.len()], want[..], "{at}");
             }
-            assert_eq!(cpu.elements(), before + counts.added as u64);
-            cpu.step += 1;
-            let (gpu, counters) = read_state(&ctx, &plan, 64);
-            assert_eq!(gpu.cells, cpu.cells, "step {step}");
-            assert_eq!(gpu.counts, cpu.counts, "step {step}");
-            assert!(gpu.pos == cpu.pos, "step {step}: positions differ");
-            assert!(gpu.genes == cpu.genes, "step {step}: genes differ");
-            assert_eq!((gpu.divisions, gpu.added), (cpu.divisions, cpu.added));
-            assert_eq!(counters[Counter::Overflow as usize], 0);
-            assert_eq!(counters[Counter::Elements as usize] as u64, cpu.elements());
-            let active: Vec<u32> = read(&ctx, &plan, "active");
-            let want = active_list(&cpu);
-            assert_eq!(active[..want.len()], want[..], "step {step}");
         }
     }
 
     #[test]
     fn capacity_overflow_refuses_the_step_and_counts_on_the_gpu() {
         let ctx = test_context();
-        let (u, interval, wg) = growth_only(1, 26, 64);
+        let u = growth_uniforms(26);
         let mut cpu = mixed_state(26, 24, 5, 14);
-        let setup = Setup {
-            genes: None,
-            growth: Some((&u, interval)),
-            workgroup: wg,
-        };
-        let mut plan = plan_for(&ctx, &cpu, &setup);
+        let mut plan = growth_plan(&ctx, &cpu, &u);
         plan.run(&ctx, 1);
         let counts = growth_event(&u, &mut cpu);
         assert!(counts.overflow > 2 && counts.divided == 0, "{counts:?}");
@@ -642,7 +683,15 @@ mod gpu {
         let wu = growth_uniforms(32);
         let start = gene_state();
         let mut runs = Vec::new();
-        for wg in [1, 32, 64, 256] {
+        // Workgroup sizes, and batch lengths: 2 + 7 steps (in batches of at most 8), or one
+        // step per batch.
+        for (wg, one_by_one) in [
+            (1, false),
+            (32, false),
+            (64, false),
+            (256, false),
+            (64, true),
+        ] {
             let setup = Setup {
                 genes: Some(&gu),
                 growth: Some((&wu, 3)),
@@ -653,7 +702,9 @@ mod gpu {
             let (s, _) = read_state(&ctx, &plan, 32);
             // Growth runs after steps 2, 5, 8 (0-based), not before.
             assert_eq!((s.added, s.cells), (0, 22));
-            plan.run(&ctx, 7);
+            for _ in 0..if one_by_one { 7 } else { 1 } {
+                plan.run(&ctx, if one_by_one { 1 } else { 7 });
+            }
             let (s, counters) = read_state(&ctx, &plan, 32);
             assert!(
                 s.added > 0 && s.divisions > 0,

@@ -17,18 +17,20 @@ use petri_model::ModelError;
 /// A layer of `nx` x `ny` cells of 20 elements, spaced 0.7 apart (pressed together: alone each
 /// settles to a diameter of about 0.8), in a box just that size.
 fn tissue(nx: u32, ny: u32) -> EpidermisConfig {
-    let mut cfg = EpidermisConfig::default();
-    cfg.domain = BoxSize {
-        lx: 0.7 * nx as f64,
-        ly: 0.7 * ny as f64,
-        height: 3.0,
-    };
-    cfg.initial = Initial {
-        cells_x: nx,
-        cells_y: ny,
-        elements_per_cell: 20,
-        radius: 0.5,
-        adhesive_per_cell: 5,
+    let mut cfg = EpidermisConfig {
+        domain: BoxSize {
+            lx: 0.7 * nx as f64,
+            ly: 0.7 * ny as f64,
+            height: 3.0,
+        },
+        initial: Initial {
+            cells_x: nx,
+            cells_y: ny,
+            elements_per_cell: 20,
+            radius: 0.5,
+            adhesive_per_cell: 5,
+        },
+        ..Default::default()
     };
     cfg.capacity.max_cells = nx * ny + 4;
     cfg.validate().unwrap();
@@ -194,11 +196,13 @@ fn a_cell_across_the_periodic_boundary_feels_the_force_it_feels_inside() {
 
 #[test]
 fn an_isolated_cell_keeps_its_size() {
-    let mut cfg = EpidermisConfig::default();
-    cfg.domain = BoxSize {
-        lx: 4.0,
-        ly: 4.0,
-        height: 3.0,
+    let mut cfg = EpidermisConfig {
+        domain: BoxSize {
+            lx: 4.0,
+            ly: 4.0,
+            height: 3.0,
+        },
+        ..Default::default()
     };
     cfg.initial.cells_x = 1;
     cfg.initial.cells_y = 1;
@@ -289,6 +293,30 @@ fn gpu_forces_equal_cpu_forces_on_64_cells() {
 }
 
 #[test]
+fn elements_above_the_grid_still_find_their_neighbours() {
+    // The grid's z axis is clamped: elements above box.height share its top layer of bins.
+    let cfg = tissue(3, 3);
+    let mut s = settled(&cfg, 20);
+    let lift = cfg.domain.height as f32 + 0.2;
+    for p in s.pos.iter_mut().step_by(2) {
+        p[2] += lift;
+    }
+    for c in [0, 4] {
+        for slot in s.slots(c) {
+            s.pos[slot][2] += lift;
+        }
+    }
+    assert!(contacts(&cfg, &s) > 0);
+    let all = cpu_forces(&cfg, &s, Pairs::All);
+    let d = rel_diff(&all, &cpu_forces(&cfg, &s, Pairs::Binned));
+    assert!(d <= 1e-5, "CPU binned against all pairs: {d:e}");
+    let ctx = test_context();
+    let sim = EpidermisSim::from_state(&ctx, &cfg, &s, &SimOptions::default()).unwrap();
+    let d = rel_diff(&all, &sim.forces(&ctx, Pairs::Binned).unwrap());
+    assert!(d <= 1e-5, "GPU binned against CPU all pairs: {d:e}");
+}
+
+#[test]
 fn gpu_steps_follow_the_cpu() {
     let cfg = tissue(4, 4);
     let start = settled(&cfg, 10);
@@ -325,11 +353,12 @@ fn gpu_runs_are_identical_across_workgroup_sizes_and_batch_lengths() {
     assert_ne!(reference.pos, start.pos);
     for (wg, batch) in [(32, 5), (128, 1), (256, 12)] {
         let other = run(wg, batch);
-        let same = reference
-            .pos
-            .iter()
-            .zip(&other.pos)
-            .all(|(a, b)| a.map(f32::to_bits) == b.map(f32::to_bits));
+        let bits = |s: &EpidermisState| {
+            let pos = s.pos.iter().flat_map(|p| p.map(f32::to_bits));
+            pos.chain(s.genes.iter().flat_map(|g| g.map(f32::to_bits)))
+                .collect::<Vec<u32>>()
+        };
+        let same = bits(&reference) == bits(&other);
         assert!(same, "workgroup {wg}, batch {batch} differs");
     }
 }

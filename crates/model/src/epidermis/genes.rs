@@ -202,7 +202,7 @@ impl Default for GeneParams {
                 om: Hill::new(0.0, 3.0, 1.0, 2.0),
             },
             tgf_beta: 0.4,
-            neighbour_distance: 1.5,
+            neighbour_distance: 1.2,
             initial: PerSpecies {
                 notch: 0.015,
                 delta: 0.002,

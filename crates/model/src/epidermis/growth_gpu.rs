@@ -71,25 +71,29 @@ pub fn add_passes(
     };
     let schedule = PassSchedule::default().every(every.k, every.phase);
     let groups = cell_groups(ctx, max_cells, workgroup);
-    let wg = vec![("WG", workgroup as f64)];
-    plan.add_pass_with(
-        ctx,
-        PassDesc {
-            label: "epidermis grow",
-            entry: grow::MAIN,
-            bindings: vec![
-                Binding::uniform(GROWTH_PARAMS),
-                Binding::read_write("counters"),
-                Binding::read("genes"),
-                Binding::read_write("pos"),
-                Binding::read_write("counts"),
-                Binding::read_write(DIVISION_FLAGS),
-            ],
-            workgroups: groups,
-            constants: wg.clone(),
-        },
-        schedule.clone(),
-    )?;
+    let add = |plan: &mut StepPlan, label, entry, bindings, per_cell: bool| {
+        let desc = PassDesc {
+            label,
+            entry,
+            bindings,
+            workgroups: if per_cell { groups } else { [1, 1, 1] },
+            constants: if per_cell {
+                vec![("WG", workgroup as f64)]
+            } else {
+                vec![]
+            },
+        };
+        plan.add_pass_with(ctx, desc, schedule.clone())
+    };
+    let grow_bindings = vec![
+        Binding::uniform(GROWTH_PARAMS),
+        Binding::read_write("counters"),
+        Binding::read("genes"),
+        Binding::read_write("pos"),
+        Binding::read_write("counts"),
+        Binding::read_write(DIVISION_FLAGS),
+    ];
+    add(plan, "epidermis grow", grow::MAIN, grow_bindings, true)?;
     plan.add_recorded("epidermis division ranks", rank_scan, every)?;
     let divide_bindings = vec![
         Binding::uniform(GROWTH_PARAMS),
@@ -101,46 +105,25 @@ pub fn add_passes(
         Binding::read_write("counts"),
         Binding::read_write("genes"),
     ];
-    plan.add_pass_with(
-        ctx,
-        PassDesc {
-            label: "epidermis divide",
-            entry: divide::DIVIDE,
-            bindings: divide_bindings.clone(),
-            workgroups: groups,
-            constants: wg.clone(),
-        },
-        schedule.clone(),
-    )?;
-    plan.add_pass_with(
-        ctx,
-        PassDesc {
-            label: "epidermis divide commit",
-            entry: divide::COMMIT,
-            bindings: divide_bindings,
-            workgroups: [1, 1, 1],
-            constants: vec![],
-        },
-        schedule.clone(),
-    )?;
+    let label = "epidermis divide";
+    add(plan, label, divide::DIVIDE, divide_bindings.clone(), true)?;
+    let label = "epidermis divide commit";
+    add(plan, label, divide::COMMIT, divide_bindings, false)?;
     plan.add_recorded("epidermis count offsets", count_scan, every)?;
-    plan.add_pass_with(
-        ctx,
-        PassDesc {
-            label: "epidermis active list",
-            entry: active::MAIN,
-            bindings: vec![
-                Binding::uniform(GROWTH_PARAMS),
-                Binding::read_write("counters"),
-                Binding::read("counts"),
-                Binding::read(ACTIVE_OFFSETS),
-                Binding::read(ACTIVE_TOTAL),
-                Binding::read_write("active"),
-            ],
-            workgroups: groups,
-            constants: wg,
-        },
-        schedule,
+    let active_bindings = vec![
+        Binding::uniform(GROWTH_PARAMS),
+        Binding::read_write("counters"),
+        Binding::read("counts"),
+        Binding::read(ACTIVE_OFFSETS),
+        Binding::read(ACTIVE_TOTAL),
+        Binding::read_write("active"),
+    ];
+    add(
+        plan,
+        "epidermis active list",
+        active::MAIN,
+        active_bindings,
+        true,
     )?;
     Ok(())
 }

@@ -3,7 +3,7 @@
 
 use super::genes::adhesion;
 use super::params::EpidermisConfig;
-use super::state::{EpidermisState, ADHESIVE, MAX_ELEMENTS, PLAIN};
+use super::state::{Counter, EpidermisState, ADHESIVE, COUNTERS, MAX_ELEMENTS, PLAIN};
 use petri_engine::rng;
 
 /// Philox stream of the initial element positions.
@@ -68,5 +68,15 @@ impl EpidermisState {
         (0..self.cells as usize)
             .flat_map(|c| self.slots(c).map(|s| s as u32))
             .collect()
+    }
+
+    /// The GPU's `counters` words for this state (Overflow zero).
+    pub fn counter_words(&self) -> [u32; COUNTERS] {
+        let mut c = [0u32; COUNTERS];
+        c[Counter::Cells as usize] = self.cells;
+        c[Counter::Elements as usize] = self.elements() as u32;
+        c[Counter::Divisions as usize] = self.divisions;
+        c[Counter::Added as usize] = self.added;
+        c
     }
 }

@@ -9,7 +9,7 @@ use super::cpu::Pairs;
 use super::genes::GeneUniforms;
 use super::growth::GrowthUniforms;
 use super::params::EpidermisConfig;
-use super::state::{Counter, EpidermisState, COUNTERS, MAX_ELEMENTS, SPECIES};
+use super::state::{Counter, EpidermisState, MAX_ELEMENTS, SPECIES};
 use super::uniforms::EpiUniforms;
 use super::{genes_gpu, growth_gpu};
 use crate::error::{invalid, ModelError, Result};
@@ -101,14 +101,9 @@ impl EpidermisSim {
         let mut plan = StepPlan::new(ctx, cfg.seed, options.max_steps_per_batch);
         plan.step = state.step;
         plan.add_buffer("params", buffers::uniform_from(ctx, "epidermis params", &u));
-        let mut counters = [0u32; COUNTERS];
-        counters[Counter::Cells as usize] = state.cells;
-        counters[Counter::Elements as usize] = state.elements() as u32;
-        counters[Counter::Divisions as usize] = state.divisions;
-        counters[Counter::Added as usize] = state.added;
         plan.add_buffer(
             "counters",
-            buffers::storage_from(ctx, "counters", &counters)?,
+            buffers::storage_from(ctx, "counters", &state.counter_words())?,
         );
         plan.add_buffer(
             "counts",
