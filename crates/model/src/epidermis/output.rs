@@ -296,16 +296,17 @@ pub fn tissue_figure(s: &EpidermisState, g: &Geometry) -> Result<Figure> {
             .filter(|&c| s.is_basal(c) == basal)
             .count()
     };
+    // Suprabasal cells first, so that the basal layer, drawn over them, stays visible.
     let sets = [
-        PointSet {
-            label: format!("basal cells ({})", cells_of(true)),
-            color: BASAL,
-            points: basal,
-        },
         PointSet {
             label: format!("suprabasal cells ({})", cells_of(false)),
             color: SUPRABASAL,
             points: suprabasal,
+        },
+        PointSet {
+            label: format!("basal cells ({})", cells_of(true)),
+            color: BASAL,
+            points: basal,
         },
     ];
     let z = || (2, Axis::new("z (membrane at 0)", 0.0, top as f64));
