@@ -3,13 +3,16 @@
 //! potentials; the tissue sits on a basement membrane at z = 0, periodic in x and y.
 //! See docs/models/epidermis.md.
 
+pub mod checkpoint;
 pub mod cpu;
 pub mod genes;
 pub mod genes_gpu;
 pub mod growth;
 pub mod growth_gpu;
 mod init;
+pub mod output;
 pub mod params;
+pub mod run;
 pub mod sim;
 pub mod state;
 pub mod uniforms;
