@@ -70,14 +70,15 @@ struct Params {
 struct Config {
     float intra[4] = {0.25f, 0.12f, 0.1f, 0.36f};
     float inter[4] = {0.25f, 0.12f, 0.1f, 0.36f};
-    float cutoff = 0.36f;
+    float cutoff = 0.3f;
     float membrane[4] = {0.25f, 0.12f, 0.1f, 0.36f};
     float dt = 0.01f;
     float spacing = 1.0f;  // lattice spacing of cell centres (box = cells_x * spacing, ...)
     float radius = 0.5f;   // ball radius of a cell's elements
     float height = 8.0f;   // box height for binning (z clamped)
+    float bin = 0.0f;      // bin size (0: the intercellular range times BIN_MARGIN, as the model)
     unsigned elements = 20;
-    unsigned adhesive = 4;
+    unsigned adhesive = 5;
     uint32_t seed = 1;
     std::vector<double> sizes = {1e4, 1e5, 1e6, 1e7};
     std::vector<int> blocks = {64, 128, 256, 512};
@@ -250,24 +251,26 @@ static Tissue make_tissue(const Config& cfg, unsigned cells_x, unsigned cells_y)
     return t;
 }
 
-// Bins per axis: as many bins of at least the cutoff as fit in the length.
-static int bins_along(float length, float cutoff) { return std::max(1, (int)floorf(length / cutoff)); }
-
 static Morse morse(const float v[4]) { return Morse{v[0] / v[1], 1.0f / v[1], v[2] / v[3], 1.0f / v[3]}; }
 
-// The range within which V_inter > 0: r < ln(U0/W0) / (1/xi1 - 1/xi2) when xi1 < xi2 and U0 > W0
-// (the repulsive core); the force is evaluated within min(cutoff, that root).
+// The intercellular range (InterMorse::range): min(cutoff, the zero crossing of V_inter), V > 0
+// below the crossing; no crossing (V > 0 everywhere) without attraction or when the attraction
+// is the shorter-ranged term. Needs U0 > W0 (cells repel at contact).
 static bool inter_range_of(const Config& cfg, float* range) {
     double u0 = cfg.inter[0], xi1 = cfg.inter[1], w0 = cfg.inter[2], xi2 = cfg.inter[3];
-    if (w0 == 0.0) {
-        *range = cfg.cutoff;
-        return u0 > 0.0;
-    }
-    if (!(xi1 < xi2 && u0 > w0)) return false;
-    double root = std::log(u0 / w0) / (1.0 / xi1 - 1.0 / xi2);
-    *range = (float)std::min<double>(cfg.cutoff, root);
+    if (!(u0 > w0)) return false;
+    double k = 1.0 / xi1 - 1.0 / xi2;
+    double crossing = (w0 == 0.0 || k <= 0.0) ? INFINITY : std::log(u0 / w0) / k;
+    *range = (float)std::min<double>(cfg.cutoff, crossing);
     return true;
 }
+
+// The neighbour grid as the model builds it (EpidermisConfig::mechanics_grid): bins `bin` wide
+// (default: the intercellular range times BIN_MARGIN), a whole number per period in x and y,
+// ceil(height / bin) layers in z from 0 (clamped); 1 / bin size rounded to f32 as Binning does.
+constexpr double BIN_MARGIN = 1.001;
+// Most bins the model's config allows (params.rs MAX_BINS).
+constexpr double MAX_BINS = 67108864.0;
 
 static Params make_params(const Config& cfg, const Tissue& t, float range) {
     Params p;
@@ -280,11 +283,14 @@ static Params make_params(const Config& cfg, const Tissue& t, float range) {
     p.ly = t.ly;
     p.inv_lx = 1.0f / t.lx;
     p.inv_ly = 1.0f / t.ly;
-    float len[3] = {t.lx, t.ly, cfg.height};
-    for (int a = 0; a < 3; ++a) {
-        p.dims[a] = bins_along(len[a], cfg.cutoff);
-        p.inv_bin[a] = 1.0f / (len[a] / (float)p.dims[a]);
+    double h = cfg.bin > 0 ? cfg.bin : range * BIN_MARGIN;
+    double len[2] = {t.lx, t.ly};
+    for (int a = 0; a < 2; ++a) {
+        p.dims[a] = (int)std::max(1.0, std::floor(len[a] / h));
+        p.inv_bin[a] = 1.0f / (float)(len[a] / p.dims[a]);
     }
+    p.dims[2] = (int)std::max(1.0, std::ceil(cfg.height / h));
+    p.inv_bin[2] = 1.0f / (float)h;
     return p;
 }
 
@@ -362,11 +368,12 @@ static void usage() {
         "  --sizes N,N,...        elements (multiples of --elements; default 1e4,1e5,1e6,1e7)\n"
         "  --intra U0,XI1,W0,XI2  intracellular Morse (default 0.25,0.12,0.1,0.36)\n"
         "  --inter U0,XI1,W0,XI2  intercellular Morse, positive part (default 0.25,0.12,0.1,0.36)\n"
-        "  --cutoff R             intercellular cutoff, also the bin size floor (default 0.36)\n"
+        "  --cutoff R             intercellular cutoff (default 0.3; the range is min(cutoff, zero of V_inter))\n"
+        "  --bin B                bin size (default: the range times 1.001, as the model's grid)\n"
         "  --membrane U0,XI1,W0,XI2 basement membrane Morse on ADHESIVE elements (default 0.25,0.12,0.1,0.36)\n"
         "  --dt DT                the stage's step (x + dt F; default 0.01)\n"
         "  --spacing S --radius R --height H   lattice spacing, ball radius, box height (1, 0.5, 8)\n"
-        "  --elements K --adhesive A --seed S  elements per cell, adhesive per cell, seed (20, 4, 1)\n"
+        "  --elements K --adhesive A --seed S  elements per cell, adhesive per cell, seed (20, 5, 1)\n"
         "  --blocks B,B,...       block sizes tried (default 64,128,256,512)\n"
         "  --warmup W --repeats R launches before timing and timed launches (default 20, 50)\n");
 }
@@ -422,6 +429,7 @@ static Config parse(int argc, char** argv) {
         else if (a == "--spacing") c.spacing = (float)one();
         else if (a == "--radius") c.radius = (float)one();
         else if (a == "--height") c.height = (float)one();
+        else if (a == "--bin") c.bin = (float)one();
         else if (a == "--elements") c.elements = (unsigned)one();
         else if (a == "--adhesive") c.adhesive = (unsigned)one();
         else if (a == "--seed") c.seed = (uint32_t)one();
@@ -435,7 +443,7 @@ static Config parse(int argc, char** argv) {
             exit(2);
         }
     }
-    bool ok = c.cutoff > 0 && c.dt > 0 && c.spacing > 0 && c.radius > 0 && c.height > 0 && c.elements >= 1 &&
+    bool ok = c.cutoff > 0 && c.bin >= 0 && c.dt > 0 && c.spacing > 0 && c.radius > 0 && c.height > 0 && c.elements >= 1 &&
               c.elements <= MAX_ELEMENTS && c.repeats >= 1 && c.warmup >= 0;
     for (float* m : {c.intra, c.inter, c.membrane}) ok = ok && m[1] > 0 && m[3] > 0;
     for (int b : c.blocks) ok = ok && b >= 32 && b <= 1024 && b % 32 == 0;
@@ -463,7 +471,7 @@ int main(int argc, char** argv) {
     Config cfg = parse(argc, argv);
     float range;
     if (!inter_range_of(cfg, &range)) {
-        fprintf(stderr, "--inter: expects xi1 < xi2 and U0 > W0 (a repulsive core within the cutoff)\n");
+        fprintf(stderr, "--inter: expects U0 > W0 (cells repel at contact)\n");
         return 2;
     }
     cudaDeviceProp prop;
@@ -471,10 +479,10 @@ int main(int argc, char** argv) {
     printf(
         "{\"reference\":\"sem_forces\",\"device\":\"%s\",\"intra\":[%g,%g,%g,%g],\"inter\":[%g,%g,%g,%g],"
         "\"cutoff\":%g,\"inter_range\":%g,\"membrane\":[%g,%g,%g,%g],\"dt\":%g,\"spacing\":%g,\"radius\":%g,"
-        "\"height\":%g,\"elements_per_cell\":%u,\"adhesive\":%u,\"seed\":%u,\"warmup\":%d,\"repeats\":%d}\n",
+        "\"height\":%g,\"bin\":%g,\"elements_per_cell\":%u,\"adhesive\":%u,\"seed\":%u,\"warmup\":%d,\"repeats\":%d}\n",
         prop.name, cfg.intra[0], cfg.intra[1], cfg.intra[2], cfg.intra[3], cfg.inter[0], cfg.inter[1], cfg.inter[2],
         cfg.inter[3], cfg.cutoff, range, cfg.membrane[0], cfg.membrane[1], cfg.membrane[2], cfg.membrane[3], cfg.dt,
-        cfg.spacing, cfg.radius, cfg.height, cfg.elements, cfg.adhesive, cfg.seed, cfg.warmup, cfg.repeats);
+        cfg.spacing, cfg.radius, cfg.height, cfg.bin > 0 ? cfg.bin : range * BIN_MARGIN, cfg.elements, cfg.adhesive, cfg.seed, cfg.warmup, cfg.repeats);
     fflush(stdout);
     for (double size : cfg.sizes) {
         unsigned cx, cy;
@@ -487,6 +495,13 @@ int main(int argc, char** argv) {
         Params p = make_params(cfg, t, range);
         if (p.dims[0] < 3 || p.dims[1] < 3) {
             printf("{\"elements\":%.0f,\"skipped\":\"fewer than 3 bins along x or y\"}\n", size);
+            continue;
+        }
+        double bin_total = (double)p.dims[0] * p.dims[1] * p.dims[2];
+        if (bin_total > MAX_BINS) {
+            printf("{\"elements\":%.0f,\"skipped\":\"%.0f bins, above the model's limit of 2^26 (lower --height or "
+                   "raise --bin)\"}\n",
+                   size, bin_total);
             continue;
         }
         std::vector<float4> sorted;
