@@ -68,15 +68,16 @@ struct Params {
 
 // The model's values (Morse U0, xi1, W0, xi2 per term; the intercellular cutoff; geometry).
 struct Config {
-    float intra[4] = {0.25f, 0.12f, 0.1f, 0.36f};
-    float inter[4] = {0.25f, 0.12f, 0.1f, 0.36f};
-    float cutoff = 0.3f;
-    float membrane[4] = {0.25f, 0.12f, 0.1f, 0.36f};
-    float dt = 0.01f;
-    float spacing = 1.0f;  // lattice spacing of cell centres (box = cells_x * spacing, ...)
-    float radius = 0.5f;   // ball radius of a cell's elements
-    float height = 8.0f;   // box height for binning (z clamped)
-    float bin = 0.0f;      // bin size (0: the intercellular range times BIN_MARGIN, as the model)
+    // In double, as the config; rounded to f32 where the model rounds them (EpiUniforms).
+    double intra[4] = {0.25, 0.12, 0.1, 0.36};
+    double inter[4] = {0.25, 0.12, 0.1, 0.36};
+    double cutoff = 0.3;
+    double membrane[4] = {0.25, 0.12, 0.1, 0.36};
+    double dt = 0.01;
+    double spacing = 1.0;  // lattice spacing of cell centres (box = cells_x * spacing, ...)
+    double radius = 0.5;   // ball radius of a cell's elements
+    double height = 8.0;   // box height for binning (z clamped)
+    double bin = 0.0;      // bin size (0: the intercellular range times BIN_MARGIN, as the model)
     unsigned elements = 20;
     unsigned adhesive = 5;
     uint32_t seed = 1;
@@ -90,17 +91,14 @@ __host__ __device__ inline float morse_f(float r, const Morse& m) {
     return m.a * expf(-r * m.k1) - m.b * expf(-r * m.k2);
 }
 
-// Minimum image of a difference along a periodic axis of length l.
-__host__ __device__ inline float min_image(float d, float l) {
-    if (d > 0.5f * l) return d - l;
-    if (d < -0.5f * l) return d + l;
-    return d;
-}
+// Minimum image of a difference along a periodic axis of length l (cpu.rs min_image).
+__host__ __device__ inline float min_image(float d, float l, float inv_l) { return d - l * floorf(d * inv_l + 0.5f); }
 
-// x wrapped into [0, l).
+// x wrapped into [0, l) (cpu.rs wrap).
 __host__ __device__ inline float wrap(float x, float l, float inv_l) {
     float w = x - l * floorf(x * inv_l);
-    return w >= l ? w - l : (w < 0.0f ? 0.0f : w);
+    w = w < 0.0f ? w + l : w;
+    return w >= l ? 0.0f : w;
 }
 
 __host__ __device__ inline int bin_coord(float x, float inv, int dim, bool periodic) {
@@ -120,7 +118,7 @@ __device__ inline void inter_range(const float4* __restrict__ sorted, unsigned b
     for (unsigned j = begin; j < end; ++j) {
         float4 q = sorted[j];
         if (__float_as_uint(q.w) / MAX_ELEMENTS == cell) continue;
-        float dx = min_image(e.x - q.x, p.lx), dy = min_image(e.y - q.y, p.ly), dz = e.z - q.z;
+        float dx = min_image(e.x - q.x, p.lx, p.inv_lx), dy = min_image(e.y - q.y, p.ly, p.inv_ly), dz = e.z - q.z;
         float r2 = dx * dx + dy * dy + dz * dz;
         if (r2 < p.inter_r2 && r2 > 0.0f) {
             float r = sqrtf(r2);
@@ -151,7 +149,7 @@ __global__ void sem_forces(const float4* __restrict__ pos, const unsigned* __res
         unsigned s = first + k;
         if (s == slot) continue;
         float4 q = pos[s];
-        float dx = min_image(e.x - q.x, p.lx), dy = min_image(e.y - q.y, p.ly), dz = e.z - q.z;
+        float dx = min_image(e.x - q.x, p.lx, p.inv_lx), dy = min_image(e.y - q.y, p.ly, p.inv_ly), dz = e.z - q.z;
         float r2 = dx * dx + dy * dy + dz * dz;
         if (r2 > 0.0f) {
             float r = sqrtf(r2);
@@ -214,7 +212,7 @@ static float uniform01(uint32_t seed, uint32_t slot, uint32_t draw) {
 
 struct Tissue {
     unsigned cells_x, cells_y, cells;
-    float lx, ly;
+    double lx, ly;
     std::vector<float4> pos;      // cells * MAX_ELEMENTS slots
     std::vector<unsigned> counts;  // per cell
 };
@@ -230,9 +228,10 @@ static Tissue make_tissue(const Config& cfg, unsigned cells_x, unsigned cells_y)
     t.counts.assign(t.cells, cfg.elements);
     std::vector<unsigned> order(cfg.elements);
     for (unsigned c = 0; c < t.cells; ++c) {
-        float cx = ((float)(c % cells_x) + 0.5f) * cfg.spacing;
-        float cy = ((float)(c / cells_x) + 0.5f) * cfg.spacing;
-        float cz = cfg.radius;
+        float spacing = (float)cfg.spacing, radius = (float)cfg.radius;
+        float cx = ((float)(c % cells_x) + 0.5f) * spacing;
+        float cy = ((float)(c / cells_x) + 0.5f) * spacing;
+        float cz = radius;
         for (unsigned k = 0; k < cfg.elements; ++k) {
             uint32_t slot = c * MAX_ELEMENTS + k;
             float u[3];
@@ -240,7 +239,7 @@ static Tissue make_tissue(const Config& cfg, unsigned cells_x, unsigned cells_y)
                 for (int a = 0; a < 3; ++a) u[a] = 2.0f * uniform01(cfg.seed, slot, draw + a) - 1.0f;
                 if (u[0] * u[0] + u[1] * u[1] + u[2] * u[2] <= 1.0f) break;
             }
-            t.pos[slot] = make_float4(cx + cfg.radius * u[0], cy + cfg.radius * u[1], cz + cfg.radius * u[2], PLAIN);
+            t.pos[slot] = make_float4(cx + radius * u[0], cy + radius * u[1], cz + radius * u[2], PLAIN);
         }
         // The `adhesive` lowest elements (ties by slot) adhere to the membrane.
         for (unsigned k = 0; k < cfg.elements; ++k) order[k] = k;
@@ -251,17 +250,19 @@ static Tissue make_tissue(const Config& cfg, unsigned cells_x, unsigned cells_y)
     return t;
 }
 
-static Morse morse(const float v[4]) { return Morse{v[0] / v[1], 1.0f / v[1], v[2] / v[3], 1.0f / v[3]}; }
+static Morse morse(const double v[4]) {
+    return Morse{(float)(v[0] / v[1]), (float)(1.0 / v[1]), (float)(v[2] / v[3]), (float)(1.0 / v[3])};
+}
 
 // The intercellular range (InterMorse::range): min(cutoff, the zero crossing of V_inter), V > 0
 // below the crossing; no crossing (V > 0 everywhere) without attraction or when the attraction
 // is the shorter-ranged term. Needs U0 > W0 (cells repel at contact).
-static bool inter_range_of(const Config& cfg, float* range) {
+static bool inter_range_of(const Config& cfg, double* range) {
     double u0 = cfg.inter[0], xi1 = cfg.inter[1], w0 = cfg.inter[2], xi2 = cfg.inter[3];
     if (!(u0 > w0)) return false;
     double k = 1.0 / xi1 - 1.0 / xi2;
     double crossing = (w0 == 0.0 || k <= 0.0) ? INFINITY : std::log(u0 / w0) / k;
-    *range = (float)std::min<double>(cfg.cutoff, crossing);
+    *range = std::min(cfg.cutoff, crossing);
     return true;
 }
 
@@ -272,17 +273,17 @@ constexpr double BIN_MARGIN = 1.001;
 // Most bins the model's config allows (params.rs MAX_BINS).
 constexpr double MAX_BINS = 67108864.0;
 
-static Params make_params(const Config& cfg, const Tissue& t, float range) {
+static Params make_params(const Config& cfg, const Tissue& t, double range) {
     Params p;
     p.intra = morse(cfg.intra);
     p.inter = morse(cfg.inter);
     p.membrane = morse(cfg.membrane);
-    p.inter_r2 = range * range;
-    p.dt = cfg.dt;
-    p.lx = t.lx;
-    p.ly = t.ly;
-    p.inv_lx = 1.0f / t.lx;
-    p.inv_ly = 1.0f / t.ly;
+    p.inter_r2 = (float)(range * range);
+    p.dt = (float)cfg.dt;
+    p.lx = (float)t.lx;
+    p.ly = (float)t.ly;
+    p.inv_lx = (float)(1.0 / t.lx);
+    p.inv_ly = (float)(1.0 / t.ly);
     double h = cfg.bin > 0 ? cfg.bin : range * BIN_MARGIN;
     double len[2] = {t.lx, t.ly};
     for (int a = 0; a < 2; ++a) {
@@ -415,21 +416,21 @@ static Config parse(int argc, char** argv) {
             exit(2);
         }
         const char* v = argv[++i];
-        auto four = [&](float* dst) {
+        auto four = [&](double* dst) {
             auto n = numbers(a.c_str(), v, 4);
-            for (int k = 0; k < 4; ++k) dst[k] = (float)n[k];
+            for (int k = 0; k < 4; ++k) dst[k] = n[k];
         };
         auto one = [&]() { return numbers(a.c_str(), v, 1)[0]; };
         if (a == "--sizes") c.sizes = numbers(a.c_str(), v, 0);
         else if (a == "--intra") four(c.intra);
         else if (a == "--inter") four(c.inter);
         else if (a == "--membrane") four(c.membrane);
-        else if (a == "--cutoff") c.cutoff = (float)one();
-        else if (a == "--dt") c.dt = (float)one();
-        else if (a == "--spacing") c.spacing = (float)one();
-        else if (a == "--radius") c.radius = (float)one();
-        else if (a == "--height") c.height = (float)one();
-        else if (a == "--bin") c.bin = (float)one();
+        else if (a == "--cutoff") c.cutoff = one();
+        else if (a == "--dt") c.dt = one();
+        else if (a == "--spacing") c.spacing = one();
+        else if (a == "--radius") c.radius = one();
+        else if (a == "--height") c.height = one();
+        else if (a == "--bin") c.bin = one();
         else if (a == "--elements") c.elements = (unsigned)one();
         else if (a == "--adhesive") c.adhesive = (unsigned)one();
         else if (a == "--seed") c.seed = (uint32_t)one();
@@ -445,7 +446,7 @@ static Config parse(int argc, char** argv) {
     }
     bool ok = c.cutoff > 0 && c.bin >= 0 && c.dt > 0 && c.spacing > 0 && c.radius > 0 && c.height > 0 && c.elements >= 1 &&
               c.elements <= MAX_ELEMENTS && c.repeats >= 1 && c.warmup >= 0;
-    for (float* m : {c.intra, c.inter, c.membrane}) ok = ok && m[1] > 0 && m[3] > 0;
+    for (double* m : {c.intra, c.inter, c.membrane}) ok = ok && m[1] > 0 && m[3] > 0;
     for (int b : c.blocks) ok = ok && b >= 32 && b <= 1024 && b % 32 == 0;
     if (!ok) {
         fprintf(stderr,
@@ -469,7 +470,7 @@ static bool lattice(double elements, unsigned per_cell, unsigned* cx, unsigned* 
 
 int main(int argc, char** argv) {
     Config cfg = parse(argc, argv);
-    float range;
+    double range;
     if (!inter_range_of(cfg, &range)) {
         fprintf(stderr, "--inter: expects U0 > W0 (cells repel at contact)\n");
         return 2;
