@@ -5,6 +5,7 @@
 use clap::{Args, Command};
 
 pub(crate) mod angiogenesis;
+pub(crate) mod epidermis;
 pub(crate) mod rdme;
 pub(crate) mod ssa;
 
