@@ -145,7 +145,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
             "ms/step",
             "cells at end",
         ]);
-        let (timing, r) = bench::bench_seed_run(&ctx, &base, args.seed_steps, &opts)?;
+        let (timing, r) = bench::bench_seed_run(&ctx, &base, bench::SEED_CELLS, args.seed_steps, &opts)?;
         table.row(&[
             r.cells.to_string(),
             r.elements.to_string(),

@@ -494,15 +494,17 @@ impl Case for RunCase<'_> {
     }
 }
 
-/// Times the seed's run: `SEED_CELLS` cells of the config's shape and spacing, `steps` steps of
-/// the full model (genes, mechanics, growth), room for twice the cells.
+/// Times the seed's run: `cells` cells (the seed: `SEED_CELLS`) of the config's shape and
+/// spacing from the model's initial state, `steps` steps of the full model (genes, mechanics,
+/// growth), room for twice the cells.
 pub fn bench_seed_run(
     ctx: &GpuContext,
     base: &EpidermisConfig,
+    cells: u64,
     steps: u32,
     opts: &BenchOptions,
 ) -> Result<(Timing, RunRow)> {
-    let elements = SEED_CELLS * base.initial.elements_per_cell as u64;
+    let elements = cells * base.initial.elements_per_cell as u64;
     let cfg = size_config(base, elements, None, 2)?;
     let mut case = RunCase {
         ctx,
@@ -523,7 +525,7 @@ pub fn bench_seed_run(
         *split_ms.entry(pass_group(label).to_string()).or_insert(0.0) += ns * 1e-6 / steps as f64;
     }
     let row = RunRow {
-        cells: SEED_CELLS,
+        cells,
         elements,
         steps,
         timestamps: ctx.has_timestamps(),
