@@ -24,9 +24,11 @@ pub(crate) struct BenchArgs {
     /// Steps of the seed's run (5000 cells); 0 leaves it out
     #[arg(long, default_value_t = bench::SEED_STEPS)]
     seed_steps: u32,
-    /// Box height of the per-step sizes [default: the config's]; the neighbour grid spans it
-    #[arg(long)]
-    height: Option<f64>,
+    /// Box height of the per-step sizes: the bench tissue is one layer of cells, and the
+    /// neighbour grid spans the height (elements above share its top layer), so a low box keeps
+    /// the bins within the model's limit at large sizes
+    #[arg(long, default_value_t = 2.0)]
+    height: f64,
     /// Largest size (elements) on which the multithreaded CPU reference is timed and the force
     /// checksum computed
     #[arg(long, default_value_t = 1_000_000)]
@@ -118,7 +120,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
     let opts = bench::BenchOptions {
         sizes: sizes.clone(),
         steps: args.steps,
-        height: args.height,
+        height: Some(args.height),
         cpu_max_elements: args.cpu_max_elements,
         cpu_steps: args.cpu_steps,
         sim,
@@ -162,8 +164,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         println!();
     }
 
-    let height = args.height.map_or(String::new(), |h| format!(", box height {h}"));
-    println!("RK2 step by size (bench tissue{height}):");
+    println!("RK2 step by size (bench tissue, box height {}):", args.height);
     // rayon's pool in petri-model has one thread per available core.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let cpu_column = format!("CPU ms/step ({threads} thr)");
@@ -218,7 +219,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
     let cuda = match &args.cuda_reference {
         Some(path) if !done.is_empty() => {
             let done_sizes: Vec<u64> = done.iter().map(|r| r.elements).collect();
-            let cfg = bench::size_config(&base, done_sizes[0], args.height, 1)?;
+            let cfg = bench::size_config(&base, done_sizes[0], Some(args.height), 1)?;
             run_cuda(path, &cfg, &done_sizes)?
         }
         _ => Vec::new(),
