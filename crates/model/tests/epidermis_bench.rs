@@ -31,16 +31,25 @@ fn a_tiny_step_bench_has_its_figures() {
     assert!(row.step_ms > 0.0, "{row:?}");
     if ctx.has_timestamps() {
         for part in ["binning", "forces"] {
-            assert!(row.split_ms.get(part).is_some_and(|&ms| ms > 0.0), "{part}: {row:?}");
+            assert!(
+                row.split_ms.get(part).is_some_and(|&ms| ms > 0.0),
+                "{part}: {row:?}"
+            );
         }
         // The parts are the passes, and the passes are the step.
         let parts: f64 = row.split_ms.values().sum();
         let passes: f64 = row.pass_ms.values().sum();
         assert!((parts - passes).abs() <= 1e-9 * passes.max(1.0), "{row:?}");
-        assert!((passes - row.step_ms).abs() <= 1e-6 * row.step_ms, "{row:?}");
+        assert!(
+            (passes - row.step_ms).abs() <= 1e-6 * row.step_ms,
+            "{row:?}"
+        );
         assert!(row.force_eval_ms.unwrap() > 0.0);
     }
-    assert!(row.cpu_ms.unwrap() > 0.0 && row.gpu_over_cpu.unwrap() > 0.0, "{row:?}");
+    assert!(
+        row.cpu_ms.unwrap() > 0.0 && row.gpu_over_cpu.unwrap() > 0.0,
+        "{row:?}"
+    );
     let sum = row.checksum.unwrap();
     assert!(sum.sum_abs_f > 0.0 && sum.sum_abs_f.is_finite(), "{sum:?}");
     if let Some(b) = row.bytes_per_element {
@@ -70,5 +79,8 @@ fn a_size_of_no_whole_cells_is_refused_with_its_value() {
         Ok(_) => panic!("321 elements are no whole number of 20-element cells"),
         Err(e) => e.to_string(),
     };
-    assert!(err.contains("321") && err.contains("elements_per_cell"), "{err}");
+    assert!(
+        err.contains("321") && err.contains("elements_per_cell"),
+        "{err}"
+    );
 }

@@ -147,7 +147,8 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
             "ms/step",
             "cells at end",
         ]);
-        let (timing, r) = bench::bench_seed_run(&ctx, &base, bench::SEED_CELLS, args.seed_steps, &opts)?;
+        let (timing, r) =
+            bench::bench_seed_run(&ctx, &base, bench::SEED_CELLS, args.seed_steps, &opts)?;
         table.row(&[
             r.cells.to_string(),
             r.elements.to_string(),
@@ -164,7 +165,10 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         println!();
     }
 
-    println!("RK2 step by size (bench tissue, box height {}):", args.height);
+    println!(
+        "RK2 step by size (bench tissue, box height {}):",
+        args.height
+    );
     // rayon's pool in petri-model has one thread per available core.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let cpu_column = format!("CPU ms/step ({threads} thr)");
@@ -211,7 +215,11 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
     }
     for r in &done {
         if !r.pass_ms.is_empty() {
-            println!("{} elements, ms/step by pass: {}", r.elements, split(&r.pass_ms));
+            println!(
+                "{} elements, ms/step by pass: {}",
+                r.elements,
+                split(&r.pass_ms)
+            );
         }
     }
 
@@ -274,7 +282,11 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
             checksum: &c.checksum,
             max_rel_err: c.max_rel_err,
         };
-        rows.push(("CUDA force pass", c.elements, "evaluation"), &timing, fields)?;
+        rows.push(
+            ("CUDA force pass", c.elements, "evaluation"),
+            &timing,
+            fields,
+        )?;
     }
     rows.write(args.json.as_deref())
 }
