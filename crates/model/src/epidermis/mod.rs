@@ -3,6 +3,13 @@
 //! potentials; the tissue sits on a basement membrane at z = 0, periodic in x and y.
 //! See docs/models/epidermis.md.
 
+pub mod cpu;
+pub mod genes;
+pub mod growth;
+mod init;
+pub mod params;
 pub mod state;
+pub mod uniforms;
 
+pub use params::EpidermisConfig;
 pub use state::EpidermisState;
