@@ -66,21 +66,22 @@ struct Params {
     int dims[3];       // bins per axis (x, y periodic; z clamped)
 };
 
-// The model's values (Morse U0, xi1, W0, xi2 per term; the intercellular cutoff; geometry).
+// The model's values (Morse U0, xi1, W0, xi2 per term; the intercellular cutoff; geometry):
+// defaults of assets/epidermis.json (lattice spacing = box.lx / initial.cells_x).
 struct Config {
     // In double, as the config; rounded to f32 where the model rounds them (EpiUniforms).
     double intra[4] = {0.25, 0.12, 0.1, 0.36};
-    double inter[4] = {0.25, 0.12, 0.1, 0.36};
-    double cutoff = 0.3;
+    double inter[4] = {0.5, 0.12, 0.1, 0.36};
+    double cutoff = 0.2897;
     double membrane[4] = {0.25, 0.12, 0.1, 0.36};
-    double dt = 0.01;
+    double dt = 0.005;
     double spacing = 1.0;  // lattice spacing of cell centres (box = cells_x * spacing, ...)
     double radius = 0.5;   // ball radius of a cell's elements
     double height = 8.0;   // box height for binning (z clamped)
     double bin = 0.0;      // bin size (0: the intercellular range times BIN_MARGIN, as the model)
     unsigned elements = 20;
     unsigned adhesive = 5;
-    uint32_t seed = 1;
+    uint32_t seed = 42;
     std::vector<double> sizes = {1e4, 1e5, 1e6, 1e7};
     std::vector<int> blocks = {64, 128, 256, 512};
     int warmup = 20;
@@ -368,13 +369,13 @@ static void usage() {
         "sem_forces: one binned force evaluation of the epidermis model, timed with CUDA events\n"
         "  --sizes N,N,...        elements (multiples of --elements; default 1e4,1e5,1e6,1e7)\n"
         "  --intra U0,XI1,W0,XI2  intracellular Morse (default 0.25,0.12,0.1,0.36)\n"
-        "  --inter U0,XI1,W0,XI2  intercellular Morse, positive part (default 0.25,0.12,0.1,0.36)\n"
-        "  --cutoff R             intercellular cutoff (default 0.3; the range is min(cutoff, zero of V_inter))\n"
+        "  --inter U0,XI1,W0,XI2  intercellular Morse, positive part (default 0.5,0.12,0.1,0.36)\n"
+        "  --cutoff R             intercellular cutoff (default 0.2897; the range is min(cutoff, zero of V_inter))\n"
         "  --bin B                bin size (default: the range times 1.001, as the model's grid)\n"
         "  --membrane U0,XI1,W0,XI2 basement membrane Morse on ADHESIVE elements (default 0.25,0.12,0.1,0.36)\n"
-        "  --dt DT                the stage's step (x + dt F; default 0.01)\n"
+        "  --dt DT                the stage's step (x + dt F; default 0.005)\n"
         "  --spacing S --radius R --height H   lattice spacing, ball radius, box height (1, 0.5, 8)\n"
-        "  --elements K --adhesive A --seed S  elements per cell, adhesive per cell, seed (20, 5, 1)\n"
+        "  --elements K --adhesive A --seed S  elements per cell, adhesive per cell, seed (20, 5, 42)\n"
         "  --blocks B,B,...       block sizes tried (default 64,128,256,512)\n"
         "  --warmup W --repeats R launches before timing and timed launches (default 20, 50)\n");
 }

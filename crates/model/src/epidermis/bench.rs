@@ -547,6 +547,35 @@ pub fn bench_seed_run(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::epidermis::params::{InterMorse, Morse};
+
+    /// sem_forces.cu's defaults (the values of assets/epidermis.json when it was written):
+    /// lattice spacing 1, radius 0.5, 20 elements, 5 adhesive, box height 8.
+    fn reference_config() -> EpidermisConfig {
+        let mut c = EpidermisConfig::default();
+        let m = Morse {
+            u0: 0.25,
+            xi1: 0.12,
+            w0: 0.1,
+            xi2: 0.36,
+        };
+        c.mechanics.intra = m;
+        c.mechanics.membrane = m;
+        c.mechanics.inter = InterMorse {
+            u0: 0.5,
+            xi1: 0.12,
+            w0: 0.1,
+            xi2: 0.36,
+            cutoff: 0.2897,
+        };
+        c.dt = 0.005;
+        (c.initial.cells_x, c.initial.cells_y) = (10, 10);
+        (c.domain.lx, c.domain.ly, c.domain.height) = (10.0, 10.0, 8.0);
+        c.initial.radius = 0.5;
+        c.initial.elements_per_cell = 20;
+        c.initial.adhesive_per_cell = 5;
+        c
+    }
 
     #[test]
     fn lattices_divide_the_cells_exactly() {
@@ -561,16 +590,9 @@ mod tests {
 
     #[test]
     fn the_tissue_is_the_cuda_references_bit_for_bit() {
-        // Printed by sem_forces.cu's host code (make_tissue, 25 x 20 cells, spacing 1, radius
-        // 0.5, 20 elements, 5 adhesive, seed 1).
+        // Printed by sem_forces.cu's host code (make_tissue, 25 x 20 cells, seed 1).
         assert_eq!((hash32(1), hash32(12345)), (0x6889_90c0, 0x912e_fcf7));
-        let mut base = EpidermisConfig::default();
-        base.domain.lx = base.initial.cells_x as f64;
-        base.domain.ly = base.initial.cells_y as f64;
-        base.initial.radius = 0.5;
-        base.initial.elements_per_cell = 20;
-        base.initial.adhesive_per_cell = 5;
-        let cfg = size_config(&base, 10_000, Some(8.0), 1).unwrap();
+        let cfg = size_config(&reference_config(), 10_000, None, 1).unwrap();
         let t = bench_tissue(&cfg, 1);
         let want: [(usize, [u32; 3], f32); 5] = [
             (0, [0x3eb1_ea92, 0x3f52_5b73, 0x3f4a_ffe3], PLAIN),
@@ -599,17 +621,38 @@ mod tests {
 
     #[test]
     fn the_cpu_forces_have_the_cuda_references_checksum() {
-        // sem_forces.cu's kernel on its default tissue and values (those of
-        // EpidermisConfig::default()): sum |F| = 5524.2281, sum F = (~0, ~0, 690.66534).
-        let base = EpidermisConfig::default();
-        let cfg = size_config(&base, 10_000, Some(8.0), 1).unwrap();
+        // sem_forces.cu's kernel (run on the host) on the same tissue and values:
+        // sum |F| = 5935.30811, sum F = (~0, ~0, 690.665339).
+        let cfg = size_config(&reference_config(), 10_000, None, 1).unwrap();
         let sum = force_checksum(&cfg, &bench_tissue(&cfg, 1));
-        assert!((sum.sum_abs_f / 5524.2281 - 1.0).abs() < 1e-5, "{sum:?}");
-        assert!((sum.sum_f[2] / 690.66534 - 1.0).abs() < 1e-4, "{sum:?}");
+        assert!((sum.sum_abs_f / 5935.30811 - 1.0).abs() < 1e-5, "{sum:?}");
+        assert!((sum.sum_f[2] / 690.665339 - 1.0).abs() < 1e-4, "{sum:?}");
         // Pair forces cancel: what is left in x and y is rounding.
         assert!(
             sum.sum_f[0].abs() < 1e-3 && sum.sum_f[1].abs() < 1e-3,
             "{sum:?}"
         );
+    }
+
+    #[test]
+    fn the_cuda_arguments_name_every_value() {
+        let cfg = reference_config();
+        let args = cuda_reference_args(&cfg, &[10_000, 100_000], 7).join(" ");
+        assert_eq!(
+            args,
+            "--sizes 10000,100000 --intra 0.25,0.12,0.1,0.36 --inter 0.5,0.12,0.1,0.36 \
+             --cutoff 0.2897 --membrane 0.25,0.12,0.1,0.36 --dt 0.005 --spacing 1 --radius 0.5 \
+             --height 8 --elements 20 --adhesive 5 --seed 7"
+        );
+        let out = "{\"reference\":\"sem_forces\"}\n{\"elements\":10000,\"skipped\":\"x\"}\n\
+                   {\"elements\":100000,\"ms\":0.5,\"block\":128,\"checksum\":{\"sum_abs_f\":2.0,\
+                   \"sum_f\":[0,0,1]},\"max_rel_err\":1e-6,\"bins\":[1,2,3]}\n";
+        let rows = parse_cuda_output(out);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(
+            (rows[0].elements, rows[0].ms, rows[0].block),
+            (100_000, 0.5, 128)
+        );
+        assert_eq!(rows[0].checksum.sum_abs_f, 2.0);
     }
 }
