@@ -14,8 +14,10 @@ use super::sim::{EpidermisSim, SimOptions};
 use super::state::{EpidermisState, ADHESIVE, MAX_ELEMENTS, PLAIN};
 use super::uniforms::EpiUniforms;
 use crate::error::{invalid, Result};
-use petri_engine::{GpuContext, PassTimes, Profiler};
-use petri_scheduler::bench::{measure, warmup_iterations, Case, Runs, Sample, Timing};
+use petri_engine::{GpuContext, PassTimes};
+use petri_scheduler::bench::{
+    measure, profiled_steps, warmup_iterations, Case, Runs, Sample, Timing,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -309,29 +311,31 @@ struct StepCase<'a> {
     wall_s: f64,
 }
 
-impl StepCase<'_> {
+impl<'a> StepCase<'a> {
+    fn new(ctx: &'a GpuContext, sim: EpidermisSim, steps: u32, opts: &SimOptions) -> Self {
+        Self {
+            ctx,
+            sim,
+            steps,
+            max_steps_per_batch: opts.max_steps_per_batch,
+            times: PassTimes::default(),
+            wall_s: 0.0,
+        }
+    }
+
     /// `steps` steps with per-pass timestamps (wall clock without them); the pass times.
     fn run(&mut self, steps: u32) -> Result<PassTimes> {
         let ctx = self.ctx;
-        let mut times = PassTimes::default();
         if !ctx.has_timestamps() {
             self.sim.advance(ctx, steps as u64)?;
             ctx.wait()?;
-            return Ok(times);
+            return Ok(PassTimes::default());
         }
-        let passes = self.sim.passes_per_step().max(1) as u32;
-        let mut profiler = Profiler::new(ctx, 4096 / 2);
-        let per_batch = (profiler.room() / passes)
-            .min(self.max_steps_per_batch)
-            .max(1);
-        let mut left = steps;
-        while left > 0 {
-            let n = left.min(per_batch);
-            self.sim.advance_profiled(ctx, n, &mut profiler)?;
-            times.add(&profiler.collect(ctx)?);
-            left -= n;
-        }
-        Ok(times)
+        let passes = self.sim.passes_per_step() as u32;
+        let sim = &mut self.sim;
+        profiled_steps(ctx, steps, passes, self.max_steps_per_batch, |n, p| {
+            sim.advance_profiled(ctx, n, p)
+        })
     }
 }
 
@@ -378,19 +382,15 @@ pub fn bench_size(
         (Some(a), Some(b)) => Some(b.saturating_sub(a)),
         _ => None,
     };
-    let mut case = StepCase {
-        ctx,
-        sim,
-        steps: opts.steps,
-        max_steps_per_batch: opts.sim.max_steps_per_batch,
-        times: PassTimes::default(),
-        wall_s: 0.0,
-    };
-    let runs = Runs {
-        warmup: opts.warmup.unwrap_or_else(|| warmup_batches(elements)),
-        repeats: opts.repeats,
-    };
-    let timing = measure(&mut case, runs)?;
+    let mut case = StepCase::new(ctx, sim, opts.steps, &opts.sim);
+    let warmup = opts.warmup.unwrap_or_else(|| warmup_batches(elements));
+    let timing = measure(
+        &mut case,
+        Runs {
+            warmup,
+            repeats: opts.repeats,
+        },
+    )?;
     let steps = opts.steps as f64;
     let pass_ms: BTreeMap<String, f64> = case
         .times
@@ -482,14 +482,8 @@ impl Case for RunCase<'_> {
     }
 
     fn timed(&mut self) -> Result<Sample> {
-        let mut case = StepCase {
-            ctx: self.ctx,
-            sim: EpidermisSim::new(self.ctx, &self.cfg, &self.opts)?,
-            steps: self.steps,
-            max_steps_per_batch: self.opts.max_steps_per_batch,
-            times: PassTimes::default(),
-            wall_s: 0.0,
-        };
+        let sim = EpidermisSim::new(self.ctx, &self.cfg, &self.opts)?;
+        let mut case = StepCase::new(self.ctx, sim, self.steps, &self.opts);
         let sample = case.timed()?;
         let steps = self.steps as f64;
         self.last = Some(case);
