@@ -8,8 +8,10 @@ pub mod genes;
 pub mod growth;
 mod init;
 pub mod params;
+pub mod sim;
 pub mod state;
 pub mod uniforms;
 
 pub use params::EpidermisConfig;
+pub use sim::{EpidermisSim, SimOptions};
 pub use state::EpidermisState;

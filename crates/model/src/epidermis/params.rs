@@ -186,10 +186,10 @@ impl Default for EpidermisConfig {
         Self {
             model: "epidermis".into(),
             seed: 42,
-            steps: 10_000,
-            dt: 0.01,
-            observe_every: 100,
-            snapshot_every: 0,
+            steps: 130_000,
+            dt: 0.005,
+            observe_every: 500,
+            snapshot_every: 10_000,
             frame_every: 0,
             domain: BoxSize {
                 lx: 10.0,
@@ -212,11 +212,11 @@ impl Default for EpidermisConfig {
                     xi2: 0.36,
                 },
                 inter: InterMorse {
-                    u0: 0.25,
+                    u0: 0.5,
                     xi1: 0.12,
                     w0: 0.1,
                     xi2: 0.36,
-                    cutoff: 0.3,
+                    cutoff: 0.2897,
                 },
                 membrane: Morse {
                     u0: 0.25,
@@ -228,7 +228,7 @@ impl Default for EpidermisConfig {
             genes: GeneParams::default(),
             growth: GrowthParams::default(),
             output: OutputParams {
-                layer_thickness: 1.0,
+                layer_thickness: 0.8,
             },
             provenance: serde_json::Value::Null,
         }
@@ -272,7 +272,11 @@ impl EpidermisConfig {
         let h = self.mechanics.inter.range() * BIN_MARGIN;
         let d = &self.domain;
         let along = |l: f64| ((l / h).floor().max(1.0)).min(u32::MAX as f64) as u32;
-        let [nx, ny, nz] = [along(d.lx), along(d.ly), (d.height / h).ceil().max(1.0) as u32];
+        let [nx, ny, nz] = [
+            along(d.lx),
+            along(d.ly),
+            (d.height / h).ceil().max(1.0) as u32,
+        ];
         Grid {
             origin: [0.0; 3],
             cell_size: [
