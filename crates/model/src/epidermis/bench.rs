@@ -254,18 +254,22 @@ pub fn parse_cuda_output(text: &str) -> Vec<CudaRow> {
         .collect()
 }
 
-/// Which part of a step a pass belongs to, by its label.
+/// Which part of a step a pass belongs to, by its label: "growth" (grow, divide, the active
+/// list), "genes" (cell centres and their binning, neighbour sums, the gene stages), "forces",
+/// "binning" (the mechanics' neighbour search: gather, binning, reorder into bin order, the
+/// dispatch sizes), else "other".
 pub fn pass_group(label: &str) -> &'static str {
-    let l = label.to_ascii_lowercase();
-    if l.contains("bin") || l.contains("sort") || l.contains("scan") || l.contains("gather") {
-        "binning"
-    } else if l.contains("force") {
-        "forces"
-    } else if l.contains("grow") || l.contains("divide") || l.contains("active") {
+    let has = |words: &[&str]| words.iter().any(|w| label.contains(w));
+    if has(&["grow", "divide", "active"]) {
         "growth"
-    } else {
-        // centres, neighbour sums, gene stages
+    } else if has(&["gene", "centre", "neighbour"]) {
         "genes"
+    } else if has(&["force"]) {
+        "forces"
+    } else if has(&["gather", "binning", "reorder", "dispatch"]) {
+        "binning"
+    } else {
+        "other"
     }
 }
 
@@ -280,8 +284,8 @@ pub struct StepRow {
     pub timestamps: bool,
     /// All passes of a step (ms).
     pub step_ms: f64,
-    /// By part of the step: binning (gathers, binnings), forces (two evaluations), genes,
-    /// growth (ms per step; empty without timestamps).
+    /// By part of the step ([`pass_group`]): binning (two neighbour searches), forces (two
+    /// evaluations), genes, growth, other (ms per step; empty without timestamps).
     pub split_ms: BTreeMap<String, f64>,
     /// One force evaluation (half the "forces" part), for the CUDA comparison (ms).
     pub force_eval_ms: Option<f64>,
@@ -334,7 +338,8 @@ impl<'a> StepCase<'a> {
         let passes = self.sim.passes_per_step() as u32;
         let sim = &mut self.sim;
         profiled_steps(ctx, steps, passes, self.max_steps_per_batch, |n, p| {
-            sim.advance_profiled(ctx, n, p)
+            sim.advance_profiled(ctx, n, p);
+            Ok(())
         })
     }
 }
@@ -569,6 +574,28 @@ mod tests {
         c.initial.elements_per_cell = 20;
         c.initial.adhesive_per_cell = 5;
         c
+    }
+
+    #[test]
+    fn passes_are_grouped_by_part_of_the_step() {
+        for (label, part) in [
+            ("gather", "binning"),
+            ("binning", "binning"),
+            ("reorder", "binning"),
+            ("elements to dispatch", "binning"),
+            ("forces", "forces"),
+            ("forces (all pairs)", "forces"),
+            ("epidermis centres", "genes"),
+            ("epidermis centre binning", "genes"),
+            ("epidermis neighbour sums", "genes"),
+            ("epidermis genes stage 1", "genes"),
+            ("epidermis grow", "growth"),
+            ("epidermis divide commit", "growth"),
+            ("epidermis active list", "growth"),
+            ("something new", "other"),
+        ] {
+            assert_eq!(pass_group(label), part, "{label}");
+        }
     }
 
     #[test]
