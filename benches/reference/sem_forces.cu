@@ -14,14 +14,17 @@
 // it (crates/model/src/epidermis/bench.rs, `bench_tissue`): cells on a square lattice of
 // `spacing`, each with `elements` points drawn uniformly in a ball of `radius` around
 // (centre x, centre y, radius) by a 32-bit integer hash (rejection sampling: only exact float
-// operations, so both builds get the same bits), its `adhesive` lowest points ADHESIVE. Binning
-// and sorting are done on the host; only the force kernel is timed (CUDA events around each
-// launch, after warm-up launches; the median of the repeats at the fastest block size).
+// operations, so both builds get the same bits), its `adhesive` lowest points ADHESIVE.
+// `--tissue FILE` takes instead a state that `petri bench epidermis --cuda-reference` wrote
+// after its timed steps, so that both time the same (relaxed) tissue. Binning and sorting are
+// done on the host; only the force kernel is timed (CUDA events around each launch, after
+// warm-up launches; the median of the repeats at the fastest block size).
 //
 // Output: one JSON line of parameters, then one JSON line per size: elements, ms per force
 // evaluation, and checksums of the forces (sum |F| and sum F in double over elements in slot
-// order) that `petri bench epidermis` prints for the same tissue from the CPU reference; plus
-// the largest error of sampled elements against a host evaluation in double.
+// order) that `petri bench epidermis` prints for the same tissue from the WGSL kernel and the
+// CPU reference; plus the largest error of sampled elements against a host evaluation in
+// double.
 //
 // Build and run (on the H100/H200 machine):
 //   nvcc -O3 -arch=sm_90 sem_forces.cu -o sem_forces && ./sem_forces
@@ -83,6 +86,7 @@ struct Config {
     unsigned adhesive = 5;
     uint32_t seed = 42;
     std::vector<double> sizes = {1e4, 1e5, 1e6, 1e7};
+    std::string tissue;  // a state written by `petri bench epidermis` (replaces the built tissue)
     std::vector<int> blocks = {64, 128, 256, 512};
     int warmup = 20;
     int repeats = 50;
@@ -255,6 +259,40 @@ static Morse morse(const double v[4]) {
     return Morse{(float)(v[0] / v[1]), (float)(1.0 / v[1]), (float)(v[2] / v[3]), (float)(1.0 / v[3])};
 }
 
+// A state written by `petri bench epidermis` (bench.rs `write_tissue`), little-endian:
+// u32 magic "EPIT", u32 version 1, u32 cells, u32 0, f64 lx, f64 ly, u32 counts[cells],
+// f32 x 4 pos[cells * 40] (x, y, z, type per slot).
+static Tissue read_tissue(const char* path) {
+    FILE* f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "--tissue %s: cannot open\n", path);
+        exit(2);
+    }
+    uint32_t head[4];
+    double box[2];
+    Tissue t;
+    bool ok = fread(head, 4, 4, f) == 4 && head[0] == 0x54495045u && head[1] == 1 && head[2] > 0 &&
+              fread(box, 8, 2, f) == 2 && box[0] > 0 && box[1] > 0;
+    if (ok) {
+        t.cells = head[2];
+        t.cells_x = t.cells;
+        t.cells_y = 1;
+        t.lx = box[0];
+        t.ly = box[1];
+        t.counts.resize(t.cells);
+        t.pos.resize((size_t)t.cells * MAX_ELEMENTS);
+        ok = fread(t.counts.data(), 4, t.cells, f) == t.cells &&
+             fread(t.pos.data(), 16, t.pos.size(), f) == t.pos.size();
+        for (unsigned n : t.counts) ok = ok && n <= MAX_ELEMENTS;
+    }
+    fclose(f);
+    if (!ok) {
+        fprintf(stderr, "--tissue %s: not an epidermis bench state (EPIT version 1) or cut short\n", path);
+        exit(2);
+    }
+    return t;
+}
+
 // The intercellular range (InterMorse::range): min(cutoff, the zero crossing of V_inter), V > 0
 // below the crossing; no crossing (V > 0 everywhere) without attraction or when the attraction
 // is the shorter-ranged term. Needs U0 > W0 (cells repel at contact).
@@ -376,6 +414,7 @@ static void usage() {
         "  --dt DT                the stage's step (x + dt F; default 0.005)\n"
         "  --spacing S --radius R --height H   lattice spacing, ball radius, box height (1, 0.5, 8)\n"
         "  --elements K --adhesive A --seed S  elements per cell, adhesive per cell, seed (20, 5, 42)\n"
+        "  --tissue FILE          time this state (written by petri bench epidermis) instead of --sizes\n"
         "  --blocks B,B,...       block sizes tried (default 64,128,256,512)\n"
         "  --warmup W --repeats R launches before timing and timed launches (default 20, 50)\n");
 }
@@ -423,6 +462,7 @@ static Config parse(int argc, char** argv) {
         };
         auto one = [&]() { return numbers(a.c_str(), v, 1)[0]; };
         if (a == "--sizes") c.sizes = numbers(a.c_str(), v, 0);
+        else if (a == "--tissue") c.tissue = v;
         else if (a == "--intra") four(c.intra);
         else if (a == "--inter") four(c.inter);
         else if (a == "--membrane") four(c.membrane);
@@ -486,14 +526,24 @@ int main(int argc, char** argv) {
         cfg.inter[3], cfg.cutoff, range, cfg.membrane[0], cfg.membrane[1], cfg.membrane[2], cfg.membrane[3], cfg.dt,
         cfg.spacing, cfg.radius, cfg.height, cfg.bin > 0 ? cfg.bin : range * BIN_MARGIN, cfg.elements, cfg.adhesive, cfg.seed, cfg.warmup, cfg.repeats);
     fflush(stdout);
-    for (double size : cfg.sizes) {
+    // One size per --sizes entry, or the one state of --tissue.
+    std::vector<double> sizes = cfg.tissue.empty() ? cfg.sizes : std::vector<double>{0.0};
+    for (double size : sizes) {
         unsigned cx, cy;
-        if (!lattice(size, cfg.elements, &cx, &cy)) {
+        Tissue t;
+        if (!cfg.tissue.empty()) {
+            t = read_tissue(cfg.tissue.c_str());
+            size = 0;
+            for (unsigned n : t.counts) size += n;
+            cx = t.cells_x;
+            cy = t.cells_y;
+        } else if (!lattice(size, cfg.elements, &cx, &cy)) {
             printf("{\"elements\":%.0f,\"skipped\":\"not a whole number of cells of %u elements\"}\n", size,
                    cfg.elements);
             continue;
+        } else {
+            t = make_tissue(cfg, cx, cy);
         }
-        Tissue t = make_tissue(cfg, cx, cy);
         Params p = make_params(cfg, t, range);
         if (p.dims[0] < 3 || p.dims[1] < 3) {
             printf("{\"elements\":%.0f,\"skipped\":\"fewer than 3 bins along x or y\"}\n", size);

@@ -23,7 +23,8 @@ fn options(cpu_max_elements: u64) -> BenchOptions {
 fn a_tiny_step_bench_has_its_figures() {
     let ctx = test_context();
     let base = EpidermisConfig::default();
-    let (timing, row) = bench_size(&ctx, &base, 320, &options(1000)).unwrap();
+    let r = bench_size(&ctx, &base, 320, &options(1000)).unwrap();
+    let (timing, row) = (r.timing, r.row);
     assert_eq!(timing.clock, Clock::of(&ctx));
     assert_eq!((timing.warmup, timing.samples_ns.len()), (1, 2));
     assert!(timing.samples_ns.iter().all(|&ns| ns > 0.0), "{timing:?}");
@@ -50,15 +51,19 @@ fn a_tiny_step_bench_has_its_figures() {
         row.cpu_ms.unwrap() > 0.0 && row.gpu_over_cpu.unwrap() > 0.0,
         "{row:?}"
     );
-    let sum = row.checksum.unwrap();
-    assert!(sum.sum_abs_f > 0.0 && sum.sum_abs_f.is_finite(), "{sum:?}");
+    // The WGSL and CPU forces of the state after the steps agree (as GPU vs CPU elsewhere).
+    let (gpu, cpu) = (row.gpu_checksum, row.cpu_checksum.unwrap());
+    assert!(cpu.sum_abs_f > 0.0 && cpu.sum_abs_f.is_finite(), "{cpu:?}");
+    assert!((gpu.sum_abs_f / cpu.sum_abs_f - 1.0).abs() < 1e-5, "{gpu:?} {cpu:?}");
+    assert!((gpu.sum_f[2] - cpu.sum_f[2]).abs() <= 1e-4 * cpu.sum_abs_f, "{gpu:?} {cpu:?}");
+    assert_eq!((r.state.step, r.state.elements()), (50 + 2 * 4, 320));
     if let Some(b) = row.bytes_per_element {
         // At least the positions, twice, and the compact copy: 48 bytes per element.
         assert!(b >= 48.0, "{row:?}");
     }
     // Above --cpu-max-elements neither the CPU reference nor the checksum runs.
-    let (_, row) = bench_size(&ctx, &base, 320, &options(100)).unwrap();
-    assert!(row.cpu_ms.is_none() && row.checksum.is_none() && row.gpu_over_cpu.is_none());
+    let row = bench_size(&ctx, &base, 320, &options(100)).unwrap().row;
+    assert!(row.cpu_ms.is_none() && row.cpu_checksum.is_none() && row.gpu_over_cpu.is_none());
 }
 
 #[test]

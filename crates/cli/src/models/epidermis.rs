@@ -9,7 +9,7 @@ use clap::Args;
 use petri_model::epidermis::bench::{self, CudaRow};
 use petri_model::epidermis::{EpidermisConfig, SimOptions};
 use petri_scheduler::bench::{Meta, Table};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// `petri bench epidermis`.
 #[derive(Args)]
@@ -76,14 +76,20 @@ fn split(parts: &std::collections::BTreeMap<String, f64>) -> String {
     v.join(", ")
 }
 
-/// Runs the CUDA reference on `sizes` of `cfg`'s tissue; its size rows.
-fn run_cuda(path: &PathBuf, cfg: &EpidermisConfig, sizes: &[u64]) -> Result<Vec<CudaRow>> {
-    let args = bench::cuda_reference_args(cfg, sizes, cfg.seed as u32);
+/// Runs the CUDA reference on the state of one size (written to a temporary file); its row.
+fn run_cuda(path: &Path, size: &bench::SizeResult) -> Result<Option<CudaRow>> {
+    let tissue = std::env::temp_dir().join(format!(
+        "petri-epidermis-{}-{}.bin",
+        std::process::id(),
+        size.row.elements
+    ));
+    bench::write_tissue(&tissue, &size.cfg, &size.state)?;
+    let mut args = bench::cuda_reference_args(&size.cfg, size.cfg.seed as u32);
+    args.extend(["--tissue".to_string(), tissue.display().to_string()]);
     eprintln!("CUDA reference: {} {}", path.display(), args.join(" "));
-    let out = std::process::Command::new(path)
-        .args(&args)
-        .output()
-        .with_context(|| format!("--cuda-reference {}", path.display()))?;
+    let out = std::process::Command::new(path).args(&args).output();
+    let _ = std::fs::remove_file(&tissue);
+    let out = out.with_context(|| format!("--cuda-reference {}", path.display()))?;
     let text = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         bail!(
@@ -96,7 +102,7 @@ fn run_cuda(path: &PathBuf, cfg: &EpidermisConfig, sizes: &[u64]) -> Result<Vec<
     for line in text.lines().filter(|l| l.contains("skipped")) {
         eprintln!("CUDA reference: {line}");
     }
-    Ok(bench::parse_cuda_output(&text))
+    Ok(bench::parse_cuda_output(&text).into_iter().next())
 }
 
 pub(crate) fn bench(args: BenchArgs) -> Result<()> {
@@ -184,17 +190,23 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         "force eval ms",
         "B/element",
         &cpu_column,
-        "GPU/CPU (mechanics)",
+        "GPU/CPU speedup (mechanics)",
     ]);
     let mut done = Vec::new();
     for &n in &sizes {
-        let (timing, r) = match bench::bench_size(&ctx, &base, n, &opts) {
+        let size = match bench::bench_size(&ctx, &base, n, &opts) {
             Ok(x) => x,
             Err(e) => {
                 eprintln!("size {n}: skipped: {e}");
                 continue;
             }
         };
+        // The CUDA force pass on the state the WGSL steps ended at.
+        let cuda = match &args.cuda_reference {
+            Some(path) => run_cuda(path, &size)?,
+            None => None,
+        };
+        let (timing, r) = (&size.timing, &size.row);
         let part = |k: &str| cell(r.split_ms.get(k).copied(), 4, "");
         table.row(&[
             r.elements.to_string(),
@@ -208,12 +220,12 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
             cell(r.force_eval_ms, 4, ""),
             cell(r.bytes_per_element, 0, ""),
             cell(r.cpu_ms, 2, ""),
-            cell(r.gpu_over_cpu, 0, "x"),
+            cell(r.gpu_over_cpu, 1, "x"),
         ]);
-        rows.push(("RK2 step", r.elements, "step"), &timing, &r)?;
-        done.push(r);
+        rows.push(("RK2 step", r.elements, "step"), timing, r)?;
+        done.push((size.row, cuda));
     }
-    for r in &done {
+    for (r, _) in &done {
         if !r.pass_ms.is_empty() {
             println!(
                 "{} elements, ms/step by pass: {}",
@@ -223,32 +235,23 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         }
     }
 
-    // The CUDA force pass on the same tissue, and the force checksums of both.
-    let cuda = match &args.cuda_reference {
-        Some(path) if !done.is_empty() => {
-            let done_sizes: Vec<u64> = done.iter().map(|r| r.elements).collect();
-            let cfg = bench::size_config(&base, done_sizes[0], Some(args.height), 1)?;
-            run_cuda(path, &cfg, &done_sizes)?
-        }
-        _ => Vec::new(),
-    };
     println!();
     println!(
-        "Force evaluation, WGSL against the CUDA reference (benches/reference/sem_forces.cu) on \
-         the same tissue; checksum = sum |F| (CPU reference / CUDA):"
+        "Force evaluation on the state after the timed steps, WGSL against the CUDA reference \
+         (benches/reference/sem_forces.cu, --cuda-reference); speed = CUDA ms / WGSL ms; \
+         checksum = sum |F|:"
     );
     let table = Table::print(&[
         "elements",
         "WGSL ms",
         "CUDA ms",
         "CUDA block",
-        "WGSL / CUDA",
+        "WGSL / CUDA speed",
+        "checksum WGSL",
         "checksum CPU",
         "checksum CUDA",
-        "CUDA max rel err",
     ]);
-    for r in &done {
-        let c = cuda.iter().find(|c| c.elements == r.elements);
+    for (r, c) in &done {
         let ratio = match (r.force_eval_ms, c) {
             (Some(w), Some(c)) if w > 0.0 => Some(c.ms / w),
             _ => None,
@@ -256,37 +259,40 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         table.row(&[
             r.elements.to_string(),
             cell(r.force_eval_ms, 4, ""),
-            cell(c.map(|c| c.ms), 4, ""),
-            c.map_or("-".into(), |c| c.block.to_string()),
+            cell(c.as_ref().map(|c| c.ms), 4, ""),
+            c.as_ref().map_or("-".into(), |c| c.block.to_string()),
             cell(ratio, 2, ""),
-            r.checksum
+            format!("{:.6e}", r.gpu_checksum.sum_abs_f),
+            r.cpu_checksum
                 .map_or("-".into(), |s| format!("{:.6e}", s.sum_abs_f)),
-            c.map_or("-".into(), |c| format!("{:.6e}", c.checksum.sum_abs_f)),
-            c.map_or("-".into(), |c| format!("{:.1e}", c.max_rel_err)),
+            c.as_ref()
+                .map_or("-".into(), |c| format!("{:.6e}", c.checksum.sum_abs_f)),
         ]);
-    }
-    for c in &cuda {
-        #[derive(serde::Serialize)]
-        struct CudaFields<'a> {
-            block: u32,
-            checksum: &'a bench::Checksum,
-            max_rel_err: f64,
+        if let Some(c) = c {
+            #[derive(serde::Serialize)]
+            struct CudaFields<'a> {
+                block: u32,
+                checksum: &'a bench::Checksum,
+                max_rel_err: f64,
+                wgsl_over_cuda_speed: Option<f64>,
+            }
+            let timing = petri_scheduler::bench::Timing {
+                clock: petri_scheduler::bench::Clock::Gpu,
+                warmup: 0,
+                samples_ns: vec![c.ms * 1e6],
+            };
+            let fields = CudaFields {
+                block: c.block,
+                checksum: &c.checksum,
+                max_rel_err: c.max_rel_err,
+                wgsl_over_cuda_speed: ratio,
+            };
+            rows.push(
+                ("CUDA force pass", c.elements, "evaluation"),
+                &timing,
+                fields,
+            )?;
         }
-        let timing = petri_scheduler::bench::Timing {
-            clock: petri_scheduler::bench::Clock::Gpu,
-            warmup: 0,
-            samples_ns: vec![c.ms * 1e6],
-        };
-        let fields = CudaFields {
-            block: c.block,
-            checksum: &c.checksum,
-            max_rel_err: c.max_rel_err,
-        };
-        rows.push(
-            ("CUDA force pass", c.elements, "evaluation"),
-            &timing,
-            fields,
-        )?;
     }
     rows.write(args.json.as_deref())
 }

@@ -5,15 +5,16 @@
 //!
 //! The per-step sizes run on the bench tissue (`bench_tissue`): the config's lattice and cell
 //! shape repeated to the size, built by an integer hash so that the hand-written CUDA force pass
-//! (benches/reference/sem_forces.cu) builds the very same tissue; the force checksums printed
-//! here (CPU reference) and there (CUDA) are then of the same forces.
+//! (benches/reference/sem_forces.cu) builds the very same tissue (tests pin that); the bench
+//! hands the CUDA reference the state after its timed steps (`write_tissue`), so both time and
+//! checksum the forces of the same relaxed tissue.
 
 use super::cpu::{self, Pairs};
 use super::params::EpidermisConfig;
 use super::sim::{EpidermisSim, SimOptions};
 use super::state::{EpidermisState, ADHESIVE, MAX_ELEMENTS, PLAIN};
 use super::uniforms::EpiUniforms;
-use crate::error::{invalid, Result};
+use crate::error::{invalid, ModelError, Result};
 use petri_engine::{GpuContext, PassTimes};
 use petri_scheduler::bench::{
     measure, profiled_steps, warmup_iterations, Case, Runs, Sample, Timing,
@@ -176,17 +177,8 @@ pub struct Checksum {
     pub sum_f: [f64; 3],
 }
 
-/// The checksum of the CPU reference's binned forces on `state` (sem_forces.cu prints the same
-/// sums of the CUDA kernel's forces).
-pub fn force_checksum(cfg: &EpidermisConfig, state: &EpidermisState) -> Checksum {
-    let u = EpiUniforms::new(cfg);
-    let f = cpu::forces(
-        &u,
-        &cfg.mechanics_grid(),
-        &state.pos,
-        &state.counts,
-        Pairs::Binned,
-    );
+/// The checksum of the forces `f` (indexed by slot) of `state`'s elements.
+pub fn checksum(state: &EpidermisState, f: &[[f32; 3]]) -> Checksum {
     let mut sum = Checksum {
         sum_abs_f: 0.0,
         sum_f: [0.0; 3],
@@ -203,13 +195,53 @@ pub fn force_checksum(cfg: &EpidermisConfig, state: &EpidermisState) -> Checksum
     sum
 }
 
-/// The sem_forces.cu arguments that rebuild `cfg`'s bench tissue and force law at `sizes`.
-pub fn cuda_reference_args(cfg: &EpidermisConfig, sizes: &[u64], seed: u32) -> Vec<String> {
+/// The checksum of the CPU reference's binned forces on `state` (sem_forces.cu prints the same
+/// sums of the CUDA kernel's forces).
+pub fn force_checksum(cfg: &EpidermisConfig, state: &EpidermisState) -> Checksum {
+    let u = EpiUniforms::new(cfg);
+    let grid = cfg.mechanics_grid();
+    checksum(
+        state,
+        &cpu::forces(&u, &grid, &state.pos, &state.counts, Pairs::Binned),
+    )
+}
+
+/// Writes `state` for `sem_forces --tissue` (its `read_tissue`), little-endian: u32 magic
+/// "EPIT", u32 version 1, u32 cells, u32 0, f64 lx, f64 ly, u32 counts[cells], f32 x 4
+/// pos[cells * 40].
+pub fn write_tissue(
+    path: &std::path::Path,
+    cfg: &EpidermisConfig,
+    state: &EpidermisState,
+) -> Result<()> {
+    let cells = state.cells as usize;
+    let mut bytes = Vec::with_capacity(32 + cells * (4 + MAX_ELEMENTS * 16));
+    for word in [0x5449_5045u32, 1, state.cells, 0] {
+        bytes.extend_from_slice(&word.to_le_bytes());
+    }
+    for l in [cfg.domain.lx, cfg.domain.ly] {
+        bytes.extend_from_slice(&l.to_le_bytes());
+    }
+    for n in &state.counts[..cells] {
+        bytes.extend_from_slice(&n.to_le_bytes());
+    }
+    for p in &state.pos[..cells * MAX_ELEMENTS] {
+        for x in p {
+            bytes.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    std::fs::write(path, bytes).map_err(|source| ModelError::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// The sem_forces.cu arguments of `cfg`'s force law and tissue shape (add `--sizes` for its
+/// own tissue, or `--tissue FILE` for a state from [`write_tissue`]).
+pub fn cuda_reference_args(cfg: &EpidermisConfig, seed: u32) -> Vec<String> {
     let m = &cfg.mechanics;
     let four = |u0: f64, xi1: f64, w0: f64, xi2: f64| format!("{u0},{xi1},{w0},{xi2}");
-    let sizes: Vec<String> = sizes.iter().map(|s| s.to_string()).collect();
     [
-        ("--sizes", sizes.join(",")),
         (
             "--intra",
             four(m.intra.u0, m.intra.xi1, m.intra.w0, m.intra.xi2),
@@ -300,8 +332,10 @@ pub struct StepRow {
     pub cpu_ms: Option<f64>,
     pub cpu_threads: usize,
     pub gpu_over_cpu: Option<f64>,
-    /// Force checksum of the tissue (CPU reference), for sem_forces.cu's at the same size.
-    pub checksum: Option<Checksum>,
+    /// Force checksums of the state after the timed steps (the one `write_tissue` hands to
+    /// sem_forces.cu): the WGSL kernel's, and the CPU reference's up to `cpu_max_elements`.
+    pub gpu_checksum: Checksum,
+    pub cpu_checksum: Option<Checksum>,
 }
 
 /// The per-step case: warm-up batches, then `steps` timed steps, profiled by pass where the
@@ -371,13 +405,22 @@ fn allocated_bytes(ctx: &GpuContext) -> Option<u64> {
         .map(|r| r.total_allocated_bytes)
 }
 
+/// One size's figures, and what the CUDA reference needs to time the same forces.
+pub struct SizeResult {
+    pub timing: Timing,
+    pub row: StepRow,
+    /// The size's config and its state after the timed steps.
+    pub cfg: EpidermisConfig,
+    pub state: EpidermisState,
+}
+
 /// Times one RK2 step at `elements` elements of the bench tissue.
 pub fn bench_size(
     ctx: &GpuContext,
     base: &EpidermisConfig,
     elements: u64,
     opts: &BenchOptions,
-) -> Result<(Timing, StepRow)> {
+) -> Result<SizeResult> {
     let cfg = size_config(base, elements, opts.height, 1)?;
     let seed = base.seed as u32;
     let state = bench_tissue(&cfg, seed);
@@ -415,6 +458,8 @@ pub fn bench_size(
         false => step_ms,
     };
     let grid = cfg.mechanics_grid();
+    let end = case.sim.read_state(ctx)?;
+    let gpu_checksum = checksum(&end, &case.sim.forces(ctx, Pairs::Binned)?);
     let row = StepRow {
         elements,
         cells: state.cells,
@@ -432,9 +477,15 @@ pub fn bench_size(
         gpu_over_cpu: cpu_ms
             .filter(|_| mechanics_ms > 0.0)
             .map(|c| c / mechanics_ms),
-        checksum: cpu.then(|| force_checksum(&cfg, &state)),
+        gpu_checksum,
+        cpu_checksum: cpu.then(|| force_checksum(&cfg, &end)),
     };
-    Ok((timing, row))
+    Ok(SizeResult {
+        timing,
+        row,
+        cfg,
+        state: end,
+    })
 }
 
 /// Milliseconds per binned RK2 step of the multithreaded CPU reference, from `state`.
@@ -656,12 +707,32 @@ mod tests {
     }
 
     #[test]
+    fn a_written_tissue_has_the_layout_sem_forces_reads() {
+        let cfg = size_config(&reference_config(), 60, None, 2).unwrap();
+        let t = bench_tissue(&cfg, 3);
+        let path = std::env::temp_dir().join(format!("epit-{}.bin", std::process::id()));
+        write_tissue(&path, &cfg, &t).unwrap();
+        let b = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        // Three cells of room six: only the three in use are written.
+        assert_eq!(b.len(), 32 + 3 * 4 + 3 * MAX_ELEMENTS * 16);
+        let word = |i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
+        assert_eq!((&b[..4], word(1), word(2), word(3)), (&b"EPIT"[..], 1, 3, 0));
+        let lx = f64::from_le_bytes(b[16..24].try_into().unwrap());
+        assert_eq!(lx, cfg.domain.lx);
+        assert_eq!((word(8), word(10)), (20, 20));
+        let at = 44 + (MAX_ELEMENTS + 1) * 16;
+        let y = f32::from_le_bytes(b[at + 4..at + 8].try_into().unwrap());
+        assert_eq!(y, t.pos[MAX_ELEMENTS + 1][1]);
+    }
+
+    #[test]
     fn the_cuda_arguments_name_every_value() {
         let cfg = reference_config();
-        let args = cuda_reference_args(&cfg, &[10_000, 100_000], 7).join(" ");
+        let args = cuda_reference_args(&cfg, 7).join(" ");
         assert_eq!(
             args,
-            "--sizes 10000,100000 --intra 0.25,0.12,0.1,0.36 --inter 0.5,0.12,0.1,0.36 \
+            "--intra 0.25,0.12,0.1,0.36 --inter 0.5,0.12,0.1,0.36 \
              --cutoff 0.2897 --membrane 0.25,0.12,0.1,0.36 --dt 0.005 --spacing 1 --radius 0.5 \
              --height 8 --elements 20 --adhesive 5 --seed 7"
         );
