@@ -54,8 +54,14 @@ fn a_tiny_step_bench_has_its_figures() {
     // The WGSL and CPU forces of the state after the steps agree (as GPU vs CPU elsewhere).
     let (gpu, cpu) = (row.gpu_checksum, row.cpu_checksum.unwrap());
     assert!(cpu.sum_abs_f > 0.0 && cpu.sum_abs_f.is_finite(), "{cpu:?}");
-    assert!((gpu.sum_abs_f / cpu.sum_abs_f - 1.0).abs() < 1e-5, "{gpu:?} {cpu:?}");
-    assert!((gpu.sum_f[2] - cpu.sum_f[2]).abs() <= 1e-4 * cpu.sum_abs_f, "{gpu:?} {cpu:?}");
+    assert!(
+        (gpu.sum_abs_f / cpu.sum_abs_f - 1.0).abs() < 1e-5,
+        "{gpu:?} {cpu:?}"
+    );
+    assert!(
+        (gpu.sum_f[2] - cpu.sum_f[2]).abs() <= 1e-4 * cpu.sum_abs_f,
+        "{gpu:?} {cpu:?}"
+    );
     assert_eq!((r.state.step, r.state.elements()), (50 + 2 * 4, 320));
     if let Some(b) = row.bytes_per_element {
         // At least the positions, twice, and the compact copy: 48 bytes per element.

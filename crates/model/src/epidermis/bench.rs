@@ -717,7 +717,10 @@ mod tests {
         // Three cells of room six: only the three in use are written.
         assert_eq!(b.len(), 32 + 3 * 4 + 3 * MAX_ELEMENTS * 16);
         let word = |i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
-        assert_eq!((&b[..4], word(1), word(2), word(3)), (&b"EPIT"[..], 1, 3, 0));
+        assert_eq!(
+            (&b[..4], word(1), word(2), word(3)),
+            (&b"EPIT"[..], 1, 3, 0)
+        );
         let lx = f64::from_le_bytes(b[16..24].try_into().unwrap());
         assert_eq!(lx, cfg.domain.lx);
         assert_eq!((word(8), word(10)), (20, 20));
