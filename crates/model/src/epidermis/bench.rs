@@ -43,7 +43,8 @@ pub struct BenchOptions {
     pub steps: u32,
     /// Box height of the per-step sizes (None: the config's); the neighbour grid spans it.
     pub height: Option<f64>,
-    /// The CPU reference (and the force checksum) runs only up to this many elements.
+    /// The CPU reference (its time per step and force checksum) runs only up to this many
+    /// elements.
     pub cpu_max_elements: u64,
     /// CPU steps timed per size.
     pub cpu_steps: u32,
