@@ -23,10 +23,11 @@ enum Checkpoints {
 
 /// Every model (the "model" of its configs) and what it does with checkpoints. When a model
 /// learns to checkpoint, its line flips to `ResumeBitwise` (and `setup` learns its run).
-const MODELS: [(&str, Checkpoints); 3] = [
+const MODELS: [(&str, Checkpoints); 4] = [
     ("angiogenesis", Checkpoints::ResumeBitwise),
     ("rdme", Checkpoints::ResumeBitwise),
     ("network", Checkpoints::ResumeBitwise),
+    ("epidermis", Checkpoints::ResumeBitwise),
 ];
 
 fn checkpoints(model: &str) -> Checkpoints {
@@ -89,6 +90,13 @@ fn setup(model: &str, dir: &Path) -> Setup {
                 "11",
                 "--trajectories-csv",
             ],
+        },
+        // Snapshots every 10 steps; cells divide at steps 20 (the checkpoint) and 40.
+        "epidermis" => Setup {
+            config: small_epidermis(dir),
+            n: 20,
+            resume_with_config: true,
+            flags: Vec::new(),
         },
         other => panic!("no checkpoint setup for model {other}"),
     }
@@ -214,6 +222,11 @@ fn rdme() {
 #[test]
 fn network() {
     check("network");
+}
+
+#[test]
+fn epidermis() {
+    check("epidermis");
 }
 
 /// The GPU ensemble of a network: checkpoints hold its paused threads; the resumed run takes

@@ -7,10 +7,11 @@ mod common;
 use common::*;
 
 /// The assets this file runs; a new asset needs a test here.
-const COVERED: [&str; 5] = [
+const COVERED: [&str; 6] = [
     "angiogenesis.json",
     "angiogenesis_3d.json",
     "birth-death.json",
+    "epidermis.json",
     "min-system.json",
     "vilar.json",
 ];
@@ -66,6 +67,53 @@ fn angiogenesis_asset(name: &str, grid: [u32; 3], width: u32) {
     let picture = png(&out.join("vessels.png"));
     assert_eq!(picture.0, width, "{name}");
     for frame in ["vessels_0000010.png", "vessels_0000020.png"] {
+        assert_eq!(png(&out.join(frame)), picture);
+    }
+}
+
+/// The asset on 3 x 3 cells growing every step: every cell divides at step 20.
+#[test]
+fn epidermis_asset() {
+    let dir = scratch("e2e_epidermis");
+    let config = small_epidermis(&dir);
+    let out = dir.join("out");
+    let o = petri_ok(&["run", &arg(&config), "--steps", "25", "--out", &arg(&out)]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("step 25 (t = "));
+
+    let m = manifest(&out, "epidermis");
+    assert_eq!(
+        (m["first_step"].as_u64(), m["last_step"].as_u64()),
+        (Some(0), Some(25))
+    );
+    let last = &m["final_observables"];
+    assert_eq!(
+        (last["cells"].as_u64(), last["divisions"].as_u64()),
+        (Some(18), Some(9))
+    );
+    let (header, rows) = csv(&out.join("observables.csv"), 1);
+    assert_eq!(header[..4], ["step", "time", "cells", "elements"]);
+    let steps: Vec<f64> = rows.iter().map(|r| r[0]).collect();
+    assert_eq!(steps, [0.0, 5.0, 10.0, 15.0, 20.0, 25.0]);
+    // cells.csv: one block per observation, ordered by step and cell id.
+    let (header, rows) = csv(&out.join("cells.csv"), 3);
+    assert_eq!(header[..5], ["step", "time", "cell", "basal", "layer"]);
+    assert_eq!(rows.len(), 9 * 4 + 18 * 2);
+    for snapshot in [
+        "elements_0000010.vtp",
+        "elements_0000020.vtp",
+        "elements_0000025.vtp",
+    ] {
+        let (points, names) = vtp_points(&out.join(snapshot));
+        assert!(points >= 9 * 20, "{snapshot}: {points} elements");
+        assert_eq!(names[..4], ["cell", "adhesive", "basal", "layer"]);
+    }
+    let picture = png(&out.join("tissue.png"));
+    assert_eq!(picture.0, 1200);
+    for frame in [
+        "tissue_0000010.png",
+        "tissue_0000020.png",
+        "tissue_0000025.png",
+    ] {
         assert_eq!(png(&out.join(frame)), picture);
     }
 }

@@ -59,6 +59,17 @@ fn finish(slot: u32, pi: vec3<f32>, force: vec3<f32>) {
     }
 }
 
+// Adds the pushes of the elements of other cells in bins first..end (exclusive) of the grid.
+fn add_run(f: ptr<function, vec3<f32>>, pi: vec3<f32>, cell: u32, first: u32, end: u32) {
+    let stop = offsets[end];
+    for (var m = offsets[first]; m < stop; m++) {
+        let q = spos[m];
+        if bitcast<u32>(q.w) / MAX_ELEMENTS != cell {
+            add_inter(f, pi, q.xyz);
+        }
+    }
+}
+
 @compute @workgroup_size(WG)
 fn forces(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let k = dispatch_index(gid, groups, WG);
@@ -84,16 +95,17 @@ fn forces(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
         for (var dy = -1; dy <= 1; dy++) {
             // bins_x, bins_y >= 3 (validated): the 3 x 3 columns are distinct.
             let y = (by + dy + ny) % ny;
-            for (var dx = -1; dx <= 1; dx++) {
-                let x = (bx + dx + nx) % nx;
-                let nb = u32(x + nx * (y + ny * z));
-                let end = offsets[nb + 1u];
-                for (var m = offsets[nb]; m < end; m++) {
-                    let q = spos[m];
-                    if bitcast<u32>(q.w) / MAX_ELEMENTS != cell {
-                        add_inter(&f, pi, q.xyz);
-                    }
-                }
+            let row = u32(nx * (y + ny * z));
+            // Bins x-1, x, x+1 of a row are contiguous in bin order: one run of sorted
+            // positions, or two where the row wraps (same order as the CPU's dx = -1, 0, 1).
+            if bx == 0 {
+                add_run(&f, pi, cell, row + params.bins_x - 1u, row + params.bins_x);
+                add_run(&f, pi, cell, row, row + 2u);
+            } else if bx == nx - 1 {
+                add_run(&f, pi, cell, row + params.bins_x - 2u, row + params.bins_x);
+                add_run(&f, pi, cell, row, row + 1u);
+            } else {
+                add_run(&f, pi, cell, row + u32(bx) - 1u, row + u32(bx) + 2u);
             }
         }
     }

@@ -122,6 +122,23 @@ pub fn small_min_system(dir: &Path) -> PathBuf {
     write_config(dir, "min-system.json", &c)
 }
 
+/// assets/epidermis.json on 3 x 3 cells in a 3 x 3 box (room for 64), growing one element
+/// every step so that every cell divides every 20 steps, observed every 5 steps and
+/// snapshotted every 10; mechanics and genes as in the asset.
+pub fn small_epidermis(dir: &Path) -> PathBuf {
+    let mut c = asset("epidermis.json");
+    c["box"] = serde_json::json!({"lx": 3.0, "ly": 3.0, "height": 4.0});
+    c["initial"]["cells_x"] = 3.into();
+    c["initial"]["cells_y"] = 3.into();
+    c["capacity"]["max_cells"] = 64.into();
+    c["growth"]["interval"] = 1.into();
+    c["growth"]["delta_threshold"] = 1e9.into();
+    c["observe_every"] = 5.into();
+    c["snapshot_every"] = 10.into();
+    c["frame_every"] = 0.into();
+    write_config(dir, "epidermis.json", &c)
+}
+
 /// The files in a folder, by name.
 pub fn files_in(dir: &Path) -> BTreeSet<String> {
     std::fs::read_dir(dir)
@@ -335,6 +352,51 @@ pub fn vtp(path: &Path) -> (usize, usize) {
         }
     }
     (points, lines)
+}
+
+/// A VTK polydata file (.vtp) of points, ASCII: points come in threes, each is one vertex
+/// (connectivity 0, 1, ..., offsets 1, 2, ...), and every point array has one finite value per
+/// point. Returns the number of points and the names of the point arrays.
+pub fn vtp_points(path: &Path) -> (usize, Vec<String>) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let doc =
+        roxmltree::Document::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let piece = child(child(doc.root_element(), "PolyData"), "Piece");
+    let points: usize = piece.attribute("NumberOfPoints").unwrap().parse().unwrap();
+    assert_eq!(
+        piece.attribute("NumberOfVerts"),
+        Some(points.to_string().as_str())
+    );
+    let values = |node: roxmltree::Node| -> Vec<f64> {
+        let v: Vec<f64> = node
+            .text()
+            .unwrap_or("")
+            .split_whitespace()
+            .map(|v| v.parse::<f64>().unwrap())
+            .collect();
+        assert!(v.iter().all(|x| x.is_finite()), "{}", path.display());
+        v
+    };
+    assert_eq!(
+        values(child(child(piece, "Points"), "DataArray")).len(),
+        3 * points
+    );
+    let verts: Vec<Vec<f64>> = child(piece, "Verts")
+        .children()
+        .filter(|n| n.has_tag_name("DataArray"))
+        .map(values)
+        .collect();
+    let count = |from: usize| (from..from + points).map(|i| i as f64).collect::<Vec<_>>();
+    assert_eq!(verts, [count(0), count(1)], "{}", path.display());
+    let mut names = Vec::new();
+    for array in child(piece, "PointData")
+        .children()
+        .filter(|n| n.has_tag_name("DataArray"))
+    {
+        assert_eq!(values(array).len(), points, "{:?}", array.attribute("Name"));
+        names.push(array.attribute("Name").unwrap().to_string());
+    }
+    (points, names)
 }
 
 /// A PNG that decodes completely (every chunk's checksum, the image data); returns its size.

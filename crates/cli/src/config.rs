@@ -39,16 +39,17 @@ fn sniff(path: &Path) -> Result<(Option<String>, Model)> {
             Some("angiogenesis") => Model::Angiogenesis,
             Some("rdme") => Model::Rdme,
             Some("network") => Model::Ssa,
+            Some("epidermis") => Model::Epidermis,
             _ => bail!(
-                "{}: model {m} is not available; models: angiogenesis, rdme, network (a reaction \
-                 network, run by ssa)",
+                "{}: model {m} is not available; models: angiogenesis, rdme, epidermis, network (a \
+                 reaction network, run by ssa)",
                 path.display()
             ),
         },
         None if value.get("reactions").is_some() => Model::Ssa,
         None => bail!(
-            "{}: the config needs a \"model\" field; models: angiogenesis, rdme, network (a \
-             reaction network, run by ssa)",
+            "{}: the config needs a \"model\" field; models: angiogenesis, rdme, epidermis, network \
+             (a reaction network, run by ssa)",
             path.display()
         ),
     };

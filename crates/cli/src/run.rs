@@ -2,7 +2,7 @@
 //! checkpoint); every flag given is checked against the flags that model takes before any file
 //! is written or device opened, so none is silently ignored.
 
-use crate::models::{rdme, Model};
+use crate::models::{epidermis, rdme, Model};
 use crate::{config, models, GpuArgs};
 use anyhow::{bail, Context, Result};
 use clap::parser::ValueSource;
@@ -34,12 +34,13 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "N", value_parser = parse_checkpoint_every)]
     pub(crate) checkpoint_every: Option<u64>,
     /// Continue from a checkpoint written by --checkpoint-every. angiogenesis: give no config
-    /// (the checkpoint holds it); rdme and ssa: give the run's config (network) too (the
-    /// checkpoint holds a hash)
+    /// (the checkpoint holds it); rdme, epidermis and ssa: give the run's config (network) too
+    /// (the checkpoint holds a hash)
     #[arg(long)]
     pub(crate) resume: Option<PathBuf>,
-    /// Workgroup size of the field update (angiogenesis) or of the lattice passes (rdme: X,Y,1),
-    /// e.g. 64,4,1 (results do not depend on it)
+    /// Workgroup size of the field update (angiogenesis), of the lattice passes (rdme: X,Y,1)
+    /// or of the element and cell passes (epidermis: N,1,1), e.g. 64,4,1 (results do not
+    /// depend on it)
     #[arg(long, value_parser = crate::parse_triple)]
     pub(crate) workgroup: Option<[u32; 3]>,
     #[command(flatten)]
@@ -84,6 +85,7 @@ pub(crate) fn run(args: RunArgs, given: &[String]) -> Result<()> {
         Model::Angiogenesis => models::angiogenesis::run(args),
         Model::Rdme => models::rdme::run(args),
         Model::Ssa => models::ssa::run(args),
+        Model::Epidermis => models::epidermis::run(args),
     };
     if result.is_err() {
         report_kept(&out);
@@ -146,12 +148,16 @@ fn model_of(args: &RunArgs) -> Result<(Model, String)> {
         (None, Some(ck)) => {
             // Only an angiogenesis checkpoint holds its config; a file that is no checkpoint
             // is refused by the angiogenesis loader, which names what is wrong.
-            if petri_output::checkpoint::model_of(ck).is_ok_and(|m| m == rdme::CHECKPOINT_MODEL) {
-                bail!(
-                    "{} is an rdme checkpoint: give the run's config too (petri run CONFIG --resume {})",
-                    ck.display(),
-                    ck.display()
-                );
+            let model = petri_output::checkpoint::model_of(ck);
+            for name in [rdme::CHECKPOINT_MODEL, epidermis::CHECKPOINT_MODEL] {
+                if model.as_ref().is_ok_and(|m| m == name) {
+                    bail!(
+                        "{} is an {name} checkpoint: give the run's config too (petri run CONFIG \
+                         --resume {})",
+                        ck.display(),
+                        ck.display()
+                    );
+                }
             }
             let why = "--resume without a config continues an angiogenesis run".to_string();
             Ok((Model::Angiogenesis, why))
@@ -172,7 +178,12 @@ fn refuse_other_models_flags(model: Model, why: &str, given: &[String]) -> Resul
                 .filter(|m| m.run_flags().contains(f))
                 .map(|m| m.label())
                 .collect();
-            format!("{f} is an option of {} runs only", owners.join(" and "))
+            // "a", "a and b", "a, b and c".
+            let owners = match owners.split_last() {
+                Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+                _ => owners.join(""),
+            };
+            format!("{f} is an option of {owners} runs only")
         })
         .collect();
     if refused.is_empty() {

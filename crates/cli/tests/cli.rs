@@ -111,6 +111,67 @@ fn short_run_writes_outputs_and_resumes() {
     }
 }
 
+/// An epidermis run as a user starts it: outputs, a checkpoint, resuming it with its config in
+/// its own folder; a checkpoint without its config, a bad value and a --workgroup of the wrong
+/// shape are refused with what to do.
+#[test]
+fn epidermis_runs_and_resumes_with_its_config() {
+    let dir = scratch("epidermis");
+    let cfg = write_config(
+        &dir,
+        r#"{"model": "epidermis", "steps": 10, "observe_every": 5, "snapshot_every": 10,
+            "box": {"lx": 3.0, "ly": 3.0, "height": 4.0}, "capacity": {"max_cells": 64},
+            "initial": {"cells_x": 3, "cells_y": 3, "elements_per_cell": 20, "radius": 0.5,
+                        "adhesive_per_cell": 5}}"#,
+    );
+    let out = dir.join("a").display().to_string();
+    let o = petri(&["run", &cfg, "--out", &out, "--checkpoint-every", "10"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("step 10 (t = "),
+        "{}",
+        text(&o)
+    );
+    for f in [
+        "observables.csv",
+        "cells.csv",
+        "elements_0000010.vtp",
+        "tissue_0000010.png",
+        "tissue.png",
+        "checkpoint.petri",
+        "manifest.json",
+    ] {
+        assert!(dir.join("a").join(f).is_file(), "missing {f}");
+    }
+    let ck = dir.join("a/checkpoint.petri").display().to_string();
+    let o = petri(&["run", &cfg, "--resume", &ck, "--out", &out]);
+    assert!(o.status.success(), "{}", text(&o));
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("a/manifest.json")).unwrap()).unwrap();
+    assert_eq!(
+        (
+            manifest["first_step"].as_u64(),
+            manifest["last_step"].as_u64()
+        ),
+        (Some(10), Some(20))
+    );
+    let cells = std::fs::read_to_string(dir.join("a/cells.csv")).unwrap();
+    // Nine cells at steps 0, 5, 10 (kept from the first run), 15 and 20.
+    assert_eq!(cells.lines().count(), 1 + 9 * 5);
+
+    assert_refused(
+        &petri(&["run", "--resume", &ck, "--out", &out]),
+        &["an epidermis checkpoint", "give the run's config too"],
+    );
+    let out = dir.join("b").display().to_string();
+    assert_refused(
+        &petri(&["run", &cfg, "--out", &out, "--workgroup", "8,8,1"]),
+        &["--workgroup 8,8,1", "N,1,1"],
+    );
+    let bad = write_config(&dir, r#"{"model": "epidermis", "dt": -1.0}"#);
+    assert_refused(&petri(&["run", &bad, "--out", &out]), &["dt", "-1"]);
+}
+
 fn assert_refused(o: &Output, needles: &[&str]) {
     let t = text(o);
     assert_eq!(o.status.code(), Some(1), "{t}");
@@ -508,7 +569,7 @@ fn flags_of_another_model_are_refused() {
         ),
         (
             &[net, "--t-end", "1", "--workgroup", "8,8,1"],
-            &["--workgroup", "of angiogenesis and rdme runs"],
+            &["--workgroup", "of angiogenesis, rdme and epidermis runs"],
         ),
         (
             &["--resume", "ck.petri", "--method", "tau"],

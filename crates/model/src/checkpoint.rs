@@ -1,11 +1,14 @@
 //! What every model's checkpoint shares on top of the container of `petri_output::checkpoint`:
-//! the steps a run may resume from, and reading a container with its errors as model errors
-//! (`load`, `header`, `take`, `refuse`).
+//! the steps a run may resume from, reading a container with its errors as model errors
+//! (`load`, `header`, `take`, `refuse`), and hashes of a config's fields, for a checkpoint that
+//! holds the hashes of its run's config rather than the config (`config_field_hashes`,
+//! `combined_hash`, `differing_fields`).
 
 use crate::error::{ModelError, Result};
 use petri_output::checkpoint::{CheckpointFile, Element};
 use petri_output::OutputError;
 use serde::de::DeserializeOwned;
+use serde::Serialize;
 use std::path::Path;
 
 /// Largest step a checkpoint may hold. The shaders see the step as a 32-bit number (the random
@@ -59,6 +62,54 @@ pub fn take<T: Element>(file: &mut CheckpointFile, name: &str) -> Result<Vec<T>>
 /// A refusal of `file` that says `message` (a checkpoint error naming the file).
 pub fn refuse(file: &CheckpointFile, message: String) -> ModelError {
     model_error(file.error(message))
+}
+
+/// FNV-1a 64: simple and stable across Rust versions (std's hasher is not).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The hash of each top-level field of `config` (of its JSON text), less the fields named in
+/// `unhashed` (those that do not change the trajectory, such as the step count).
+pub fn config_field_hashes(config: &impl Serialize, unhashed: &[&str]) -> Vec<(String, u64)> {
+    let value = serde_json::to_value(config).expect("the config serializes");
+    value
+        .as_object()
+        .expect("the config serializes as an object")
+        .iter()
+        .filter(|(k, _)| !unhashed.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), fnv1a(v.to_string().as_bytes())))
+        .collect()
+}
+
+/// One hash of all the (field, hash) pairs.
+pub fn combined_hash(fields: &[(String, u64)]) -> u64 {
+    let mut bytes = Vec::new();
+    for (name, h) in fields {
+        bytes.extend(name.as_bytes());
+        bytes.extend(h.to_le_bytes());
+    }
+    fnv1a(&bytes)
+}
+
+/// The fields in one list and not, with the same hash, in the other: what differs between the
+/// config a checkpoint was written with (`then`) and the one given now.
+pub fn differing_fields(now: &[(String, u64)], then: &[(String, u64)]) -> Vec<String> {
+    let missing = |a: &[(String, u64)], b: &[(String, u64)]| -> Vec<String> {
+        a.iter()
+            .filter(|f| !b.contains(f))
+            .map(|f| f.0.clone())
+            .collect()
+    };
+    let mut differ = missing(now, then);
+    for name in missing(then, now) {
+        if !differ.contains(&name) {
+            differ.push(name);
+        }
+    }
+    differ
 }
 
 /// Test helpers for the models' checkpoint tests: files read from memory.

@@ -67,3 +67,20 @@ pub fn short(x: f64) -> String {
 pub fn without_bom(text: &str) -> &str {
     text.strip_prefix('\u{feff}').unwrap_or(text)
 }
+
+/// A JSON config parsed into `T`: a byte-order mark is skipped; unknown keys and wrong types are
+/// errors naming the key and `path`.
+pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str, path: &str) -> Result<T> {
+    serde_json::from_str(without_bom(text)).map_err(|e| ModelError::Parse {
+        path: path.to_string(),
+        message: e.to_string(),
+    })
+}
+
+/// The text of a file, or an error naming it.
+pub fn read_text(path: &std::path::Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|source| ModelError::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}

@@ -3,6 +3,8 @@
 
 use petri_engine::{host_layout, layout, shaders};
 use petri_model::angiogenesis::{bench::Grid, state::Tip, uniforms::AngioUniforms};
+use petri_model::epidermis::uniforms::{EpiUniforms, MorseForce};
+use petri_model::epidermis::{genes::GeneUniforms, growth::GrowthUniforms};
 use petri_model::rdme::{config::SiteReaction, slab::LatticeUniforms};
 use petri_model::ssa::{
     gpu_ensemble::EnsembleParams,
@@ -16,6 +18,10 @@ fn host_structs_match_their_wgsl_structs() {
         max_tips, max_segments, branching, anastomosis, dims, branch_density, trials_per_age, tumour,
         h);
     let tip = host_layout!(Tip: site, age, alive, parent);
+    let epi = host_layout!(EpiUniforms:
+        lx, ly, inv_lx, inv_ly, dt, half_dt, inter_range2, max_cells, intra, inter, membrane,
+        bins_x, bins_y, bins_z);
+    let morse = host_layout!(MorseForce: a, inv_xi1, b, inv_xi2);
     let grid = host_layout!(Grid: nx, ny, nz, r);
     let lattice = host_layout!(LatticeUniforms:
         nx, ny, planes, sites, z_base, nz, own_begin, own_end, n_types, n_species, n_reactions,
@@ -34,9 +40,15 @@ fn host_structs_match_their_wgsl_structs() {
     let leap_control = host_layout!(LeapControl:
         mode, attempt, leaps, rejected, ssa_steps, pick, t, stop, tau, scale, a0, a0c, tau1,
         extinct, reached, stopped);
+    let genes = host_layout!(GeneUniforms:
+        ka, kd, tgf_beta, dt, decay, hill, lx, ly, neighbour_distance2, max_cells, bins, bin_z);
+    let growth = host_layout!(GrowthUniforms: lx, ly, delta_threshold, max_cells, normal, _pad);
     layout::all([
         layout::check(shaders::angiogenesis::common::SHADER, "AngioParams", &angio),
         layout::check(shaders::angiogenesis::common::SHADER, "Tip", &tip),
+        // epidermis/common.wgsl is a fragment: reflected inside a shader that includes it.
+        layout::check(shaders::epidermis::forces::SHADER, "EpiParams", &epi),
+        layout::check(shaders::epidermis::forces::SHADER, "MorseForce", &morse),
         layout::check(shaders::bench::diffusion7::SHADER, "Grid", &grid),
         layout::check(shaders::rdme::common::SHADER, "Lattice", &lattice),
         // rdme/reaction.wgsl is a fragment: reflected inside a shader that includes it.
@@ -44,6 +56,8 @@ fn host_structs_match_their_wgsl_structs() {
         layout::check(shaders::ssa::ensemble::SHADER, "EnsembleParams", &ensemble),
         layout::check(shaders::ssa::leap::SHADER, "LeapParams", &leap),
         layout::check(shaders::ssa::leap::SHADER, "LeapControl", &leap_control),
+        layout::check(shaders::epidermis::genes::SHADER, "GeneUniforms", &genes),
+        layout::check(shaders::epidermis::grow::SHADER, "GrowthUniforms", &growth),
     ])
     .unwrap_or_else(|e| panic!("{e}"));
 }

@@ -1,6 +1,7 @@
 //! Petri file writers: plain, well-known formats that biologists can open directly.
 //!
-//! * [`vtk`]: 3-D grids (`.vti`) and vessel/sprout line networks (`.vtp`) for ParaView.
+//! * [`vtk`]: 3-D grids (`.vti`), vessel/sprout line networks and point sets (`.vtp`) for
+//!   ParaView.
 //! * [`csv`]: time series of numbers, one row per step, for spreadsheets and pandas.
 //! * [`picture`]: RGB pictures saved as PNG, with the viridis colour map.
 //! * [`plot`]: figures a person reads (panels with axes, heat map and colour bar, lines, points,
@@ -47,7 +48,7 @@ pub use manifest::write_json_pretty;
 pub use picture::{blend, colormap_viridis, scalar_image, RgbImage, NAN_COLOR};
 
 /// Figures with axes, colour bar and legend.
-pub use plot::{Axis, ColorScale, Figure, HeatMap, Lines, Panel, Points};
+pub use plot::{Axis, ColorScale, Figure, HeatMap, Lines, Panel, PointSet, Points, View};
 
-/// VTK XML writers: image data (`.vti`) and line segments (`.vtp`).
-pub use vtk::{write_image_data, write_polylines};
+/// VTK XML writers: image data (`.vti`), line segments and points (`.vtp`).
+pub use vtk::{write_image_data, write_points, write_polylines, PointData};

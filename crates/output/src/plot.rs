@@ -1,6 +1,7 @@
 //! Figures a person reads: a title, one or more panels side by side (axes in model units with
 //! their labels; a heat map behind line segments and points), one colour bar for the heat maps
-//! and a legend of the labelled series. Drawn with `plotters` into memory and saved through
+//! and a legend of the labelled series; [`Figure::point_views`] makes views of 3-D point sets
+//! (a tissue seen from the side). Drawn with `plotters` into memory and saved through
 //! [`RgbImage::save_png`], so a file is complete or absent.
 //!
 //! Text is set in DejaVu Sans, embedded in this crate (fonts/, with its licence): no system
@@ -176,6 +177,72 @@ impl Axis {
     }
 }
 
+/// A labelled set of points in 3-D, drawn as filled discs of one colour by [`Figure::point_views`].
+#[derive(Clone, Debug)]
+pub struct PointSet {
+    /// Shown in the legend.
+    pub label: String,
+    pub color: Rgb,
+    pub points: Vec<[f64; 3]>,
+}
+
+/// One view of [`Figure::point_views`]: the coordinates drawn across and up (0, 1, 2 for x, y,
+/// z) and their axes.
+#[derive(Clone, Debug)]
+pub struct View {
+    pub title: String,
+    pub across: (usize, Axis),
+    pub up: (usize, Axis),
+}
+
+impl Figure {
+    /// Points in 3-D seen along coordinate axes: one panel per view (one model unit as long
+    /// across as up), each set drawn as discs of `disc_radius` model units (1 pixel at least)
+    /// in its colour and named in the legend by its label. The height fits the panels. A side view of a tissue (x across, z up) is one such view.
+    pub fn point_views(
+        title: impl Into<String>,
+        width: u32,
+        views: &[View],
+        sets: &[PointSet],
+        disc_radius: f64,
+    ) -> Result<Figure, OutputError> {
+        if let Some(bad) = views.iter().find(|v| v.across.0 > 2 || v.up.0 > 2) {
+            return Err(OutputError::InvalidArgument(format!(
+                "view '{}' draws coordinate {} across and {} up; coordinates are 0, 1, 2",
+                bad.title, bad.across.0, bad.up.0
+            )));
+        }
+        let cell = width / views.len().max(1) as u32;
+        let plot_width = cell.saturating_sub(2 * MARGIN + Y_LABEL_AREA) as f64;
+        let panels = views
+            .iter()
+            .map(|v| {
+                let (a, b) = (v.across.0, v.up.0);
+                let mut panel = Panel::new(v.title.clone(), v.across.1.clone(), v.up.1.clone());
+                panel.equal_aspect = true;
+                let per_unit = plot_width / (panel.x.hi - panel.x.lo);
+                let radius = (disc_radius * per_unit).round().max(1.0) as u32;
+                for set in sets {
+                    let at = set.points.iter().map(|p| (p[a], p[b])).collect();
+                    panel
+                        .points
+                        .push(Points::new(set.color, radius, at).labelled(set.label.clone()));
+                }
+                panel
+            })
+            .collect();
+        let mut figure = Figure {
+            width,
+            height: 0,
+            title: title.into(),
+            panels,
+            color_scale: None,
+        };
+        figure.height = figure.fitted_height();
+        Ok(figure)
+    }
+}
+
 // Layout in pixels.
 const TITLE_HEIGHT: u32 = 40;
 const TITLE_FONT: f64 = 22.0;
@@ -190,6 +257,8 @@ const Y_LABEL_AREA: u32 = 60;
 const BAR_WIDTH: u32 = 110;
 const BAR_TICKS_AREA: u32 = 70;
 const FRAME: RGBColor = RGBColor(40, 40, 40);
+/// Largest radius of a dot in the legend.
+const LEGEND_DOT: u32 = 7;
 
 /// The family name the embedded font is registered under.
 const FAMILY: &str = "sans-serif";
@@ -365,7 +434,8 @@ impl Figure {
                 l.label.clone().map(|s| (s, sample))
             });
             let points = p.points.iter().filter_map(|d| {
-                let sample = Sample::Dot(d.color, d.radius.max(3), d.filled);
+                // A sample of big discs (model-sized) stays the size of the text.
+                let sample = Sample::Dot(d.color, d.radius.clamp(3, LEGEND_DOT), d.filled);
                 d.label.clone().map(|s| (s, sample))
             });
             for (label, sample) in lines.chain(points) {
@@ -739,6 +809,86 @@ mod tests {
             below <= (MARGIN + X_LABEL_AREA + 2) as usize,
             "{below} px below"
         );
+    }
+
+    #[test]
+    fn point_views_draw_each_set_where_its_coordinates_say() {
+        let red = [200, 30, 30];
+        let blue = [30, 60, 200];
+        // A low row of red points (z = 0.5) and one blue point high up (z = 3).
+        let low: Vec<[f64; 3]> = (0..8).map(|i| [1.0 + i as f64, 2.0, 0.5]).collect();
+        let sets = [
+            PointSet {
+                label: "basal".into(),
+                color: red,
+                points: low,
+            },
+            PointSet {
+                label: "suprabasal".into(),
+                color: blue,
+                points: vec![[5.0, 7.0, 3.0]],
+            },
+        ];
+        let views = [
+            View {
+                title: "x-z".into(),
+                across: (0, Axis::new("x", 0.0, 10.0)),
+                up: (2, Axis::new("z", 0.0, 4.0)),
+            },
+            View {
+                title: "y-z".into(),
+                across: (1, Axis::new("y", 0.0, 10.0)),
+                up: (2, Axis::new("z", 0.0, 4.0)),
+            },
+        ];
+        let fig = Figure::point_views("tissue", 1000, &views, &sets, 0.2).unwrap();
+        let legend: Vec<String> = fig.legend().into_iter().map(|e| e.0).collect();
+        assert_eq!(legend, ["basal", "suprabasal"]);
+        let img = fig.render().unwrap();
+        assert_eq!(img.width, 1000);
+        assert!(img.height > 200 && img.height < 600, "{}", img.height);
+        let body = img.height - LEGEND_HEIGHT as usize;
+        let of = |c: Rgb| -> Vec<(usize, usize)> {
+            (0..body)
+                .flat_map(|y| (0..img.width).map(move |x| (x, y)))
+                .filter(|&(x, y)| img.get(x, y) == Some(c))
+                .collect()
+        };
+        let (reds, blues) = (of(red), of(blue));
+        let half = img.width / 2;
+        // In both panels the blue disc lies above the red row; the discs have some pixels.
+        for side in [0..half, half..img.width] {
+            let r: Vec<_> = reds.iter().filter(|p| side.contains(&p.0)).collect();
+            let b: Vec<_> = blues.iter().filter(|p| side.contains(&p.0)).collect();
+            assert!(
+                r.len() > 8 * 20 && b.len() > 20,
+                "{} red, {} blue",
+                r.len(),
+                b.len()
+            );
+            let lowest_blue = b.iter().map(|p| p.1).max().unwrap();
+            let highest_red = r.iter().map(|p| p.1).min().unwrap();
+            assert!(lowest_blue < highest_red, "{lowest_blue} vs {highest_red}");
+        }
+        // Seen along y the red row spreads across; seen along x it is one disc wide.
+        let spread = |v: Vec<usize>| v.iter().max().unwrap() - v.iter().min().unwrap();
+        let left = spread(reds.iter().filter(|p| p.0 < half).map(|p| p.0).collect());
+        let right = spread(reds.iter().filter(|p| p.0 >= half).map(|p| p.0).collect());
+        assert!(left > 200 && right < 20, "{left} {right}");
+        // The legend strip shows both colours.
+        let strip = body..img.height;
+        for c in [red, blue] {
+            assert!(strip
+                .clone()
+                .flat_map(|y| (0..img.width).map(move |x| (x, y)))
+                .any(|(x, y)| img.get(x, y) == Some(c)));
+        }
+        let bad = View {
+            title: "w".into(),
+            across: (3, Axis::new("w", 0.0, 1.0)),
+            up: (2, Axis::new("z", 0.0, 1.0)),
+        };
+        assert!(Figure::point_views("t", 800, &[bad], &sets, 0.1).is_err());
     }
 
     #[test]

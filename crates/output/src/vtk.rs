@@ -2,6 +2,7 @@
 //!
 //! * [`write_image_data`]: a regular 3-D grid of scalar fields (`.vti`).
 //! * [`write_polylines`]: line segments with integer labels (`.vtp`), e.g. vessel sprouts.
+//! * [`write_points`]: points with typed point data (`.vtp`), e.g. the elements of cells.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -111,13 +112,7 @@ pub fn write_polylines(
     segments: &[[u32; 2]],
     cell_fields: &[(&str, &[u32])],
 ) -> Result<(), OutputError> {
-    if let Some(i) = points.iter().position(|p| !p.iter().all(|c| c.is_finite())) {
-        // ASCII VTK readers choke on "NaN"/"inf", so refuse them here.
-        return Err(OutputError::InvalidArgument(format!(
-            "point {i} is not finite: {:?}",
-            points[i]
-        )));
-    }
+    check_finite_points(points)?;
     for (i, seg) in segments.iter().enumerate() {
         if seg.iter().any(|&p| p as usize >= points.len()) {
             return Err(OutputError::InvalidArgument(format!(
@@ -132,29 +127,9 @@ pub fn write_polylines(
     }
 
     crate::write_atomically(path, |out: &mut BufWriter<File>| -> std::io::Result<()> {
-        writeln!(out, "<?xml version=\"1.0\"?>")?;
-        writeln!(
-            out,
-            "<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">"
-        )?;
-        writeln!(out, "  <PolyData>")?;
-        writeln!(
-            out,
-            "    <Piece NumberOfPoints=\"{}\" NumberOfVerts=\"0\" NumberOfLines=\"{}\" NumberOfStrips=\"0\" NumberOfPolys=\"0\">",
-            points.len(),
-            segments.len()
-        )?;
+        write_poly_header(out, points.len(), 0, segments.len())?;
 
-        writeln!(out, "      <Points>")?;
-        writeln!(
-            out,
-            "        <DataArray type=\"Float32\" NumberOfComponents=\"3\" format=\"ascii\">"
-        )?;
-        for p in points {
-            writeln!(out, "          {} {} {}", p[0], p[1], p[2])?;
-        }
-        writeln!(out, "        </DataArray>")?;
-        writeln!(out, "      </Points>")?;
+        write_points_block(out, points)?;
 
         match cell_fields.first() {
             Some((first, _)) => writeln!(out, "      <CellData Scalars=\"{}\">", escape(first))?,
@@ -194,10 +169,154 @@ pub fn write_polylines(
         writeln!(out, "        </DataArray>")?;
         writeln!(out, "      </Lines>")?;
 
-        writeln!(out, "    </Piece>")?;
-        writeln!(out, "  </PolyData>")?;
-        writeln!(out, "</VTKFile>")
+        write_poly_footer(out)
     })
+}
+
+/// One column of point data: a value per point, of the type ParaView shows it as.
+#[derive(Clone, Copy, Debug)]
+pub enum PointData<'a> {
+    U32(&'a [u32]),
+    I32(&'a [i32]),
+    F32(&'a [f32]),
+}
+
+impl PointData<'_> {
+    fn len(&self) -> usize {
+        match self {
+            PointData::U32(v) => v.len(),
+            PointData::I32(v) => v.len(),
+            PointData::F32(v) => v.len(),
+        }
+    }
+
+    fn vtk_type(&self) -> &'static str {
+        match self {
+            PointData::U32(_) => "UInt32",
+            PointData::I32(_) => "Int32",
+            PointData::F32(_) => "Float32",
+        }
+    }
+
+    fn non_finite(&self) -> Option<usize> {
+        match self {
+            PointData::F32(v) => v.iter().position(|x| !x.is_finite()),
+            _ => None,
+        }
+    }
+
+    fn write_values(&self, out: &mut impl Write) -> std::io::Result<()> {
+        match self {
+            PointData::U32(v) => v.iter().try_for_each(|x| writeln!(out, "          {x}")),
+            PointData::I32(v) => v.iter().try_for_each(|x| writeln!(out, "          {x}")),
+            PointData::F32(v) => v.iter().try_for_each(|x| writeln!(out, "          {x}")),
+        }
+    }
+}
+
+/// Writes a set of points (particles, cell elements) as VTK XML PolyData (`.vtp`), in ASCII:
+/// each point is a vertex (so ParaView draws it as is, or as a sphere with the Glyph filter)
+/// with a value of every `point_fields` column (`(name, values)`, one value per point).
+pub fn write_points(
+    path: &Path,
+    points: &[[f32; 3]],
+    point_fields: &[(&str, PointData)],
+) -> Result<(), OutputError> {
+    check_finite_points(points)?;
+    for (name, values) in point_fields {
+        check_name(name)?;
+        check_len(name, points.len(), values.len())?;
+        if let Some(i) = values.non_finite() {
+            return Err(OutputError::InvalidArgument(format!(
+                "field `{name}` is not finite at point {i}"
+            )));
+        }
+    }
+
+    crate::write_atomically(path, |out: &mut BufWriter<File>| -> std::io::Result<()> {
+        write_poly_header(out, points.len(), points.len(), 0)?;
+        write_points_block(out, points)?;
+        match point_fields.first() {
+            Some((first, _)) => writeln!(out, "      <PointData Scalars=\"{}\">", escape(first))?,
+            None => writeln!(out, "      <PointData>")?,
+        }
+        for (name, values) in point_fields {
+            writeln!(
+                out,
+                "        <DataArray type=\"{}\" Name=\"{}\" format=\"ascii\">",
+                values.vtk_type(),
+                escape(name)
+            )?;
+            values.write_values(out)?;
+            writeln!(out, "        </DataArray>")?;
+        }
+        writeln!(out, "      </PointData>")?;
+        // One vertex per point: connectivity 0, 1, 2, ...; each vertex ends one further on.
+        writeln!(out, "      <Verts>")?;
+        for name in ["connectivity", "offsets"] {
+            writeln!(
+                out,
+                "        <DataArray type=\"Int64\" Name=\"{name}\" format=\"ascii\">"
+            )?;
+            let first = if name == "offsets" { 1 } else { 0 };
+            for i in 0..points.len() {
+                writeln!(out, "          {}", i + first)?;
+            }
+            writeln!(out, "        </DataArray>")?;
+        }
+        writeln!(out, "      </Verts>")?;
+        write_poly_footer(out)
+    })
+}
+
+/// ASCII VTK readers choke on "NaN"/"inf", so the writers refuse them.
+fn check_finite_points(points: &[[f32; 3]]) -> Result<(), OutputError> {
+    match points.iter().position(|p| !p.iter().all(|c| c.is_finite())) {
+        Some(i) => Err(OutputError::InvalidArgument(format!(
+            "point {i} is not finite: {:?}",
+            points[i]
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The opening of a PolyData file up to its piece, which holds `points`, `verts` vertices and
+/// `lines` lines.
+fn write_poly_header(
+    out: &mut impl Write,
+    points: usize,
+    verts: usize,
+    lines: usize,
+) -> std::io::Result<()> {
+    writeln!(out, "<?xml version=\"1.0\"?>")?;
+    writeln!(
+        out,
+        "<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">"
+    )?;
+    writeln!(out, "  <PolyData>")?;
+    writeln!(
+        out,
+        "    <Piece NumberOfPoints=\"{points}\" NumberOfVerts=\"{verts}\" NumberOfLines=\"{lines}\" NumberOfStrips=\"0\" NumberOfPolys=\"0\">"
+    )
+}
+
+fn write_points_block(out: &mut impl Write, points: &[[f32; 3]]) -> std::io::Result<()> {
+    writeln!(out, "      <Points>")?;
+    writeln!(
+        out,
+        "        <DataArray type=\"Float32\" NumberOfComponents=\"3\" format=\"ascii\">"
+    )?;
+    for p in points {
+        writeln!(out, "          {} {} {}", p[0], p[1], p[2])?;
+    }
+    writeln!(out, "        </DataArray>")?;
+    writeln!(out, "      </Points>")
+}
+
+fn write_poly_footer(out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(out, "    </Piece>")?;
+    writeln!(out, "  </PolyData>")?;
+    writeln!(out, "</VTKFile>")
 }
 
 fn check_name(name: &str) -> Result<(), OutputError> {
@@ -425,6 +544,102 @@ mod tests {
             Err(OutputError::InvalidArgument(_))
         ));
         assert!(!path.exists());
+    }
+
+    #[test]
+    fn points_with_typed_point_data_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("elements.vtp");
+        let points = [[0.5, 1.0, 0.0], [1.25, -2.0, 3.5], [0.0, 0.0, 1e-3]];
+        let cell = [0u32, 0, 7];
+        let kind = [1i32, -1, 0];
+        let notch = [0.25f32, 1.5e-6, 3.0];
+        write_points(
+            &path,
+            &points,
+            &[
+                ("cell", PointData::U32(&cell)),
+                ("type", PointData::I32(&kind)),
+                ("notch", PointData::F32(&notch)),
+            ],
+        )
+        .unwrap();
+
+        let text = std::fs::read_to_string(&path).unwrap();
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        assert_eq!(doc.root_element().attribute("type"), Some("PolyData"));
+        let piece = doc.descendants().find(|n| n.has_tag_name("Piece")).unwrap();
+        assert_eq!(piece.attribute("NumberOfPoints"), Some("3"));
+        assert_eq!(piece.attribute("NumberOfVerts"), Some("3"));
+        assert_eq!(piece.attribute("NumberOfLines"), Some("0"));
+        let array = |parent: &str, name: Option<&str>| {
+            doc.descendants()
+                .find(|n| {
+                    n.has_tag_name("DataArray")
+                        && n.parent().unwrap().has_tag_name(parent)
+                        && (name.is_none() || n.attribute("Name") == name)
+                })
+                .unwrap()
+        };
+        let values = |parent: &str, name: Option<&str>| -> Vec<String> {
+            let node = array(parent, name);
+            assert_eq!(node.attribute("format"), Some("ascii"));
+            node.text()
+                .unwrap_or("")
+                .split_whitespace()
+                .map(String::from)
+                .collect()
+        };
+        let xyz: Vec<f32> = values("Points", None)
+            .iter()
+            .map(|v| v.parse().unwrap())
+            .collect();
+        assert_eq!(xyz, points.iter().flatten().copied().collect::<Vec<_>>());
+        assert_eq!(
+            array("PointData", Some("cell")).attribute("type"),
+            Some("UInt32")
+        );
+        assert_eq!(
+            array("PointData", Some("type")).attribute("type"),
+            Some("Int32")
+        );
+        assert_eq!(
+            array("PointData", Some("notch")).attribute("type"),
+            Some("Float32")
+        );
+        assert_eq!(values("PointData", Some("cell")), ["0", "0", "7"]);
+        assert_eq!(values("PointData", Some("type")), ["1", "-1", "0"]);
+        let notch_back: Vec<f32> = values("PointData", Some("notch"))
+            .iter()
+            .map(|v| v.parse().unwrap())
+            .collect();
+        assert_eq!(notch_back, notch);
+        let scalars = doc.descendants().find(|n| n.has_tag_name("PointData"));
+        assert_eq!(scalars.unwrap().attribute("Scalars"), Some("cell"));
+        assert_eq!(values("Verts", Some("connectivity")), ["0", "1", "2"]);
+        assert_eq!(values("Verts", Some("offsets")), ["1", "2", "3"]);
+    }
+
+    #[test]
+    fn points_reject_bad_arguments() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.vtp");
+        let points = [[0.0; 3], [1.0; 3]];
+        let err = write_points(&path, &points, &[("cell", PointData::U32(&[1]))]).unwrap_err();
+        assert!(err.to_string().contains("cell"), "{err}");
+        let err =
+            write_points(&path, &points, &[("d", PointData::F32(&[0.0, f32::NAN]))]).unwrap_err();
+        assert!(
+            err.to_string().contains("`d`") && err.to_string().contains("point 1"),
+            "{err}"
+        );
+        assert!(write_points(&path, &[[0.0, f32::INFINITY, 0.0]], &[]).is_err());
+        assert!(write_points(&path, &points, &[(" ", PointData::I32(&[0, 1]))]).is_err());
+        assert!(!path.exists());
+        // No points is a valid, empty file.
+        write_points(&path, &[], &[("cell", PointData::U32(&[]))]).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(roxmltree::Document::parse(&text).is_ok());
     }
 
     #[test]

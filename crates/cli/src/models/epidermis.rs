@@ -1,15 +1,127 @@
-//! `petri bench epidermis`: the seed's run, the time per RK2 step by element count split by
-//! pass, memory per element, the multithreaded CPU reference, and (with `--cuda-reference`) the
-//! hand-written CUDA force pass on the same tissue; prints Markdown tables.
+//! `petri run` of an epidermis config (progress bar, summary); resuming takes the run's config
+//! and the checkpoint, which holds the config's hashes. `petri bench epidermis`: the seed's run,
+//! the time per RK2 step by element count split by pass, memory per element, the multithreaded
+//! CPU reference, and (with `--cuda-reference`) the hand-written CUDA force pass on the same
+//! tissue; prints Markdown tables.
 
+use crate::config::read_for;
+use crate::models::Model;
+use crate::progress;
+use crate::run::RunArgs;
 use crate::table::{cell, check_json, Rows};
 use crate::GpuArgs;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use petri_model::epidermis::bench::{self, CudaRow};
-use petri_model::epidermis::{EpidermisConfig, SimOptions};
+use petri_model::epidermis::{
+    checkpoint,
+    run::{self, RunOptions},
+    EpidermisConfig, SimOptions,
+};
 use petri_scheduler::bench::{Meta, Table};
 use std::path::{Path, PathBuf};
+
+/// The model name an epidermis checkpoint carries.
+pub(crate) const CHECKPOINT_MODEL: &str = checkpoint::MODEL;
+
+/// The shared `petri run` flags epidermis takes.
+pub(crate) const SHARED_RUN_FLAGS: &[&str] =
+    &["--steps", "--checkpoint-every", "--resume", "--workgroup"];
+
+/// The `petri run` options of epidermis alone: none so far.
+#[derive(Args, Clone)]
+pub(crate) struct EpidermisRunFlags {}
+
+/// Reads an epidermis config.
+fn load_config(path: &Path) -> Result<EpidermisConfig> {
+    let text = read_for(path, Model::Epidermis)?;
+    Ok(EpidermisConfig::from_json(
+        &text,
+        &path.display().to_string(),
+    )?)
+}
+
+/// The simulation's options from `--workgroup N,1,1` (the default without it).
+fn sim_options(workgroup: Option<[u32; 3]>) -> Result<SimOptions> {
+    let mut o = SimOptions::default();
+    match workgroup {
+        None => {}
+        Some([x, 1, 1]) => o.workgroup = x,
+        Some([x, y, z]) => {
+            bail!("--workgroup {x},{y},{z}: epidermis passes are one-dimensional, give N,1,1")
+        }
+    }
+    Ok(o)
+}
+
+pub(crate) fn run(args: RunArgs) -> Result<()> {
+    let config = args
+        .config
+        .clone()
+        .expect("dispatched on the config's model");
+    let cfg = load_config(&config)?;
+    crate::run::check_out(&args, Model::Epidermis)?;
+    let opts = RunOptions {
+        steps: args.steps,
+        out_dir: args.out.clone(),
+        overwrite: args.overwrite,
+        sim: sim_options(args.workgroup)?,
+        checkpoint_every: args.checkpoint_every,
+        resume: args.resume.clone(),
+    };
+    let ctx = args.gpu.context()?;
+    let t = std::time::Instant::now();
+    let sim = run::start(&ctx, &cfg, &opts)?;
+    let setup = t.elapsed().as_secs_f64();
+    let first = sim.step();
+    let total = opts.steps.unwrap_or(cfg.steps);
+    if let Some(path) = &args.resume {
+        eprintln!("resuming from {} at step {first}", path.display());
+    }
+    eprintln!(
+        "box {} x {} (height {}), {} x {} cells, capacity {} cells, dt = {}, {total} steps \
+         from step {first}",
+        cfg.domain.lx,
+        cfg.domain.ly,
+        cfg.domain.height,
+        cfg.initial.cells_x,
+        cfg.initial.cells_y,
+        cfg.capacity.max_cells,
+        cfg.dt
+    );
+    let bar = progress::bar(total, "steps");
+    let (_, report) = run::run_sim(&ctx, sim, &cfg, &opts, setup, |o| {
+        let o = &o.observables;
+        bar.set_position(o.step - first);
+        bar.set_message(format!(
+            "cells {} (basal {}), divisions {}",
+            o.cells, o.basal_cells, o.divisions
+        ));
+    })?;
+    bar.finish();
+    let o = &report.last.observables;
+    let layers = o.cells_per_layer.map(|n| n.to_string()).join(", ");
+    println!(
+        "step {} (t = {:.3}): {} cells ({} basal, {} suprabasal; layers 1..4+: {layers}), {} \
+         elements, {} divisions, {} elements added",
+        o.step,
+        o.time,
+        o.cells,
+        o.basal_cells,
+        o.suprabasal_cells,
+        o.elements,
+        o.divisions,
+        o.added
+    );
+    println!(
+        "{:.1} steps/s over {:.2} s; outputs in {}: {}",
+        report.timings.steps_per_s,
+        report.timings.run_s,
+        args.out.display(),
+        report.outputs.join(", ")
+    );
+    Ok(())
+}
 
 /// `petri bench epidermis`.
 #[derive(Args)]
@@ -39,9 +151,9 @@ pub(crate) struct BenchArgs {
     /// Untimed warm-up batches of 50 steps per size [default: about 1e9 element updates]
     #[arg(long)]
     warmup: Option<u32>,
-    /// Workgroup size of the element passes
-    #[arg(long)]
-    workgroup: Option<u32>,
+    /// Workgroup size of the element passes, N,1,1
+    #[arg(long, value_parser = crate::parse_triple)]
+    workgroup: Option<[u32; 3]>,
     /// The built CUDA reference (nvcc -O3 -arch=sm_90 benches/reference/sem_forces.cu -o
     /// sem_forces): run on the same tissue and sizes, its force pass beside the WGSL one
     #[arg(long)]
@@ -107,22 +219,14 @@ fn run_cuda(path: &Path, size: &bench::SizeResult) -> Result<Option<CudaRow>> {
 
 pub(crate) fn bench(args: BenchArgs) -> Result<()> {
     check_json(args.json.as_deref())?;
-    let base = EpidermisConfig::from_file(&args.config)?;
+    let base = load_config(&args.config)?;
+    let sim = sim_options(args.workgroup)?;
     let sizes = args
         .sizes
         .iter()
         .map(|s| parse_size(s))
         .collect::<Result<Vec<_>>>()?;
-    if let Some(w) = args.workgroup {
-        if w == 0 {
-            bail!("--workgroup 0: expected a positive workgroup size");
-        }
-    }
     let ctx = args.gpu.context()?;
-    let mut sim = SimOptions::default();
-    if let Some(w) = args.workgroup {
-        sim.workgroup = w;
-    }
     let opts = bench::BenchOptions {
         sizes: sizes.clone(),
         steps: args.steps,

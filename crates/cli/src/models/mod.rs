@@ -16,10 +16,16 @@ pub(crate) enum Model {
     Rdme,
     /// Reaction networks as stochastic ensembles (config "model": "network", or SBML).
     Ssa,
+    Epidermis,
 }
 
 impl Model {
-    pub(crate) const ALL: [Model; 3] = [Model::Angiogenesis, Model::Rdme, Model::Ssa];
+    pub(crate) const ALL: [Model; 4] = [
+        Model::Angiogenesis,
+        Model::Rdme,
+        Model::Ssa,
+        Model::Epidermis,
+    ];
 
     /// The name in messages.
     pub(crate) fn label(self) -> &'static str {
@@ -27,6 +33,7 @@ impl Model {
             Model::Angiogenesis => "angiogenesis",
             Model::Rdme => "rdme",
             Model::Ssa => "ssa (reaction network)",
+            Model::Epidermis => "epidermis",
         }
     }
 
@@ -36,6 +43,7 @@ impl Model {
             Model::Angiogenesis => "angiogenesis",
             Model::Rdme => "rdme",
             Model::Ssa => "network",
+            Model::Epidermis => "epidermis",
         }
     }
 
@@ -49,6 +57,10 @@ impl Model {
             ),
             Model::Rdme => (rdme::SHARED_RUN_FLAGS, longs::<rdme::RdmeRunFlags>()),
             Model::Ssa => (ssa::SHARED_RUN_FLAGS, longs::<ssa::SsaRunFlags>()),
+            Model::Epidermis => (
+                epidermis::SHARED_RUN_FLAGS,
+                longs::<epidermis::EpidermisRunFlags>(),
+            ),
         };
         shared.iter().map(|f| f.to_string()).chain(own).collect()
     }

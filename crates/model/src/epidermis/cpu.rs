@@ -1,10 +1,14 @@
 //! CPU reference of the mechanics (the GPU tests' reference and the bench's multithreaded CPU
 //! baseline): the force on every element, all-pairs or through a uniform grid, and the RK2
-//! (midpoint) step with wrapping in x, y and the floor at z = 0. Computed in f32 from the same
+//! (midpoint) step with wrapping in x, y and the floor at z = 0; `CpuModel` steps the whole
+//! model (genes, mechanics, growth) as the GPU plan does. Computed in f32 from the same
 //! uniforms as the shaders (`shaders/epidermis/forces.wgsl`), in the same order: intracellular
 //! pairs by slot, intercellular pairs bin by bin, then the membrane. Parallel over elements.
 
-use super::state::{ADHESIVE, MAX_ELEMENTS};
+use super::genes::{step_genes, GeneUniforms};
+use super::growth::{growth_event, GrowthParams, GrowthUniforms};
+use super::params::EpidermisConfig;
+use super::state::{EpidermisState, ADHESIVE, MAX_ELEMENTS};
 use super::uniforms::EpiUniforms;
 use petri_scheduler::primitives::Grid;
 use rayon::prelude::*;
@@ -205,4 +209,49 @@ pub fn rk2_step(u: &EpiUniforms, grid: &Grid, pos: &mut [[f32; 4]], counts: &[u3
     pos.par_iter_mut()
         .zip(&f1)
         .for_each(|(p, &f)| *p = advance(u, *p, u.dt, f));
+}
+
+/// The whole model on the CPU, one step at a time in the GPU plan's order: gene network
+/// (`genes::step_genes`), mechanics (`rk2_step`, binned), and after the mechanics of every
+/// step s with (s + 1) % growth.interval == 0 a growth event (`growth::growth_event`).
+pub struct CpuModel {
+    pub mechanics: EpiUniforms,
+    pub grid: Grid,
+    pub genes: GeneUniforms,
+    pub growth: GrowthUniforms,
+    pub growth_params: GrowthParams,
+}
+
+impl CpuModel {
+    /// From a validated config.
+    pub fn new(cfg: &EpidermisConfig) -> Self {
+        let d = &cfg.domain;
+        let cap = cfg.capacity.max_cells;
+        Self {
+            mechanics: EpiUniforms::new(cfg),
+            grid: cfg.mechanics_grid(),
+            genes: GeneUniforms::new(&cfg.genes, cfg.dt, d.lx, d.ly, d.height, cap),
+            growth: GrowthUniforms::new(&cfg.growth, d.lx, d.ly, cap),
+            growth_params: cfg.growth,
+        }
+    }
+
+    /// Advances `state` one step; returns the divisions refused for capacity at this step
+    /// (the GPU's Counter::Overflow; the run stops on a nonzero value).
+    pub fn step(&self, state: &mut EpidermisState) -> u32 {
+        step_genes(&self.genes, state);
+        rk2_step(
+            &self.mechanics,
+            &self.grid,
+            &mut state.pos,
+            &state.counts,
+            Pairs::Binned,
+        );
+        let mut overflow = 0;
+        if self.growth_params.runs_after(state.step) {
+            overflow = growth_event(&self.growth, state).overflow;
+        }
+        state.step += 1;
+        overflow
+    }
 }

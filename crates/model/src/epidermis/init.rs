@@ -1,8 +1,9 @@
 //! The initial tissue: one layer of cells on a square lattice, each a random ball of elements
 //! resting on the basement membrane, its lowest elements adhesive.
 
+use super::genes::adhesion;
 use super::params::EpidermisConfig;
-use super::state::{EpidermisState, ADHESIVE, MAX_ELEMENTS, PLAIN};
+use super::state::{Counter, EpidermisState, ADHESIVE, COUNTERS, MAX_ELEMENTS, PLAIN};
 use petri_engine::rng;
 
 /// Philox stream of the initial element positions.
@@ -13,7 +14,7 @@ impl EpidermisState {
     /// `i + cells_x * j` sits at lattice point ((i + 1/2) lx / cells_x, (j + 1/2) ly / cells_y);
     /// its elements are uniform in a ball of `initial.radius` centred one radius above the
     /// floor, in slots ordered by height, the lowest `adhesive_per_cell` adhesive. Gene values
-    /// start at zero until the gene network fills them in.
+    /// are `genes.initial`, with the adhesion A of the cell's elements.
     pub fn initial(cfg: &EpidermisConfig) -> Self {
         let init = &cfg.initial;
         let mut s = Self::empty(cfg.capacity.max_cells);
@@ -56,6 +57,7 @@ impl EpidermisState {
             }
             s.pos[c * MAX_ELEMENTS..c * MAX_ELEMENTS + elements.len()].copy_from_slice(&elements);
             s.counts[c] = init.elements_per_cell;
+            s.genes[c] = cfg.genes.initial_genes(adhesion(&elements));
         }
         s.cells = cells as u32;
         s
@@ -66,5 +68,15 @@ impl EpidermisState {
         (0..self.cells as usize)
             .flat_map(|c| self.slots(c).map(|s| s as u32))
             .collect()
+    }
+
+    /// The GPU's `counters` words for this state (Overflow zero).
+    pub fn counter_words(&self) -> [u32; COUNTERS] {
+        let mut c = [0u32; COUNTERS];
+        c[Counter::Cells as usize] = self.cells;
+        c[Counter::Elements as usize] = self.elements() as u32;
+        c[Counter::Divisions as usize] = self.divisions;
+        c[Counter::Added as usize] = self.added;
+        c
     }
 }

@@ -4,11 +4,16 @@
 //! See docs/models/epidermis.md.
 
 pub mod bench;
+pub mod checkpoint;
 pub mod cpu;
 pub mod genes;
+pub mod genes_gpu;
 pub mod growth;
+pub mod growth_gpu;
 mod init;
+pub mod output;
 pub mod params;
+pub mod run;
 pub mod sim;
 pub mod state;
 pub mod uniforms;

@@ -5,7 +5,7 @@
 use super::genes::GeneParams;
 use super::growth::GrowthParams;
 use super::state::MAX_ELEMENTS;
-use crate::error::{invalid, ModelError, Result};
+use crate::error::{invalid, parse_json, read_text, Result};
 use petri_scheduler::primitives::Grid;
 use serde::{Deserialize, Serialize};
 
@@ -238,21 +238,13 @@ impl Default for EpidermisConfig {
 impl EpidermisConfig {
     /// Parses JSON text; unknown keys and wrong types are errors naming the key.
     pub fn from_json(text: &str, path: &str) -> Result<Self> {
-        let text = crate::error::without_bom(text);
-        let cfg: Self = serde_json::from_str(text).map_err(|e| ModelError::Parse {
-            path: path.to_string(),
-            message: e.to_string(),
-        })?;
+        let cfg: Self = parse_json(text, path)?;
         cfg.validate()?;
         Ok(cfg)
     }
 
     pub fn from_file(path: &std::path::Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
-        Self::from_json(&text, &path.display().to_string())
+        Self::from_json(&read_text(path)?, &path.display().to_string())
     }
 
     /// Model time at `step`.
@@ -369,6 +361,8 @@ impl EpidermisConfig {
                 ),
             ));
         }
+        self.genes.validate()?;
+        self.growth.validate()?;
         let grid = self.mechanics_grid();
         let range = inter.range();
         for (field, l, n) in [

@@ -6,12 +6,15 @@
 //! without the host. The mechanics never reads the host's idea of the counts.
 
 use super::cpu::Pairs;
+use super::genes::GeneUniforms;
+use super::growth::GrowthUniforms;
 use super::params::EpidermisConfig;
-use super::state::{Counter, EpidermisState, COUNTERS, MAX_ELEMENTS, SPECIES};
+use super::state::{Counter, EpidermisState, MAX_ELEMENTS, SPECIES};
 use super::uniforms::EpiUniforms;
+use super::{genes_gpu, growth_gpu};
 use crate::error::{invalid, ModelError, Result};
-use petri_engine::{buffers, shaders, EngineError, GpuContext, Profiler};
-use petri_scheduler::primitives::{Binning, Length, PrimitiveError};
+use petri_engine::{buffers, shaders, GpuContext, Profiler};
+use petri_scheduler::primitives::{Binning, Length};
 use petri_scheduler::{args_buffer, Binding, BufferAt, Every, PassDesc, PassSchedule, StepPlan};
 use std::sync::Arc;
 
@@ -68,10 +71,6 @@ pub struct EpidermisSim {
     options: SimOptions,
 }
 
-fn primitive(e: PrimitiveError) -> ModelError {
-    ModelError::Engine(EngineError::Plan(e.to_string()))
-}
-
 impl EpidermisSim {
     /// The model from its config, starting from `EpidermisState::initial`.
     pub fn new(ctx: &GpuContext, cfg: &EpidermisConfig, options: &SimOptions) -> Result<Self> {
@@ -102,14 +101,9 @@ impl EpidermisSim {
         let mut plan = StepPlan::new(ctx, cfg.seed, options.max_steps_per_batch);
         plan.step = state.step;
         plan.add_buffer("params", buffers::uniform_from(ctx, "epidermis params", &u));
-        let mut counters = [0u32; COUNTERS];
-        counters[Counter::Cells as usize] = state.cells;
-        counters[Counter::Elements as usize] = state.elements() as u32;
-        counters[Counter::Divisions as usize] = state.divisions;
-        counters[Counter::Added as usize] = state.added;
         plan.add_buffer(
             "counters",
-            buffers::storage_from(ctx, "counters", &counters)?,
+            buffers::storage_from(ctx, "counters", &state.counter_words())?,
         );
         plan.add_buffer(
             "counts",
@@ -122,8 +116,8 @@ impl EpidermisSim {
         for name in ["pos_mid", "cpos", "spos"] {
             plan.add_buffer(name, buffers::storage_zeroed(ctx, name, slots * 16)?);
         }
-        // The gene network's buffers (genes.rs, H2): per cell two vec4 (N, D, B, O1), (O2, M,
-        // A, 0), which is the state's `genes` row as it is.
+        // The gene network's buffers (genes.rs): per cell two vec4 (N, D, B, O1), (O2, M, A, 0),
+        // which is the state's `genes` row as it is.
         plan.add_buffer("genes", buffers::storage_from(ctx, "genes", &state.genes)?);
         let cells = state.max_cells as u64;
         plan.add_buffer(
@@ -145,13 +139,23 @@ impl EpidermisSim {
                     word: Counter::Elements as u32,
                 },
             )
-            .map_err(primitive)?,
+            .map_err(genes_gpu::primitive_error)?,
         );
         plan.add_buffer("sorted_index", binning.sorted_indices().clone());
         plan.add_buffer("bin_of", binning.sorted_cells().clone());
         plan.add_buffer("bin_offsets", binning.cell_offsets().clone());
-        // The gene network's passes (centres, neighbour sums, two RK2 stages) go here, before
-        // the mechanics; growth and division after it (wip/epigenes: genes_gpu, growth_gpu).
+        // The order of a step: gene network (centres and A, centre binning, neighbour sums, two
+        // RK2 stages), mechanics (two RK2 stages), then on growth steps grow, divide, active list.
+        let d = &cfg.domain;
+        let genes = GeneUniforms::new(
+            &cfg.genes,
+            cfg.dt,
+            d.lx,
+            d.ly,
+            d.height,
+            cfg.capacity.max_cells,
+        );
+        genes_gpu::add_passes(ctx, &mut plan, &genes, wg)?;
         add_mechanics(
             ctx,
             &mut plan,
@@ -160,6 +164,8 @@ impl EpidermisSim {
             &[Mode::Midpoint, Mode::Full],
             Pairs::Binned,
         )?;
+        let growth = GrowthUniforms::new(&cfg.growth, d.lx, d.ly, cfg.capacity.max_cells);
+        growth_gpu::add_passes(ctx, &mut plan, &growth, cfg.growth.interval, wg)?;
         Ok(Self {
             cfg: cfg.clone(),
             uniforms: u,

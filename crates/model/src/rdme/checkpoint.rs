@@ -24,7 +24,10 @@
 use super::config::{RdmeModel, SITE_CAPACITY};
 use super::geometry;
 use super::lattice::{unpack, Lattice};
-use crate::checkpoint::{self as container, check_step, model_error, refuse, take};
+use crate::checkpoint::{
+    self as container, check_step, combined_hash, config_field_hashes, differing_fields,
+    model_error, refuse, take,
+};
 use crate::error::{ModelError, Result};
 use petri_output::checkpoint::{CheckpointFile, CheckpointWriter};
 use serde::{Deserialize, Serialize};
@@ -63,24 +66,12 @@ struct Header {
     fields: Vec<(String, u64)>,
 }
 
-/// FNV-1a 64: simple and stable across Rust versions (std's hasher is not).
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
-}
+pub use crate::checkpoint::fnv1a;
 
 /// Hash of each config field that shapes the run, and of the resolved hop table and reactions
 /// (which also cover an SBML file's contents).
 pub fn field_hashes(model: &RdmeModel) -> Vec<(String, u64)> {
-    let value = serde_json::to_value(&model.config).expect("the config serializes");
-    let mut out: Vec<(String, u64)> = value
-        .as_object()
-        .expect("the config serializes as an object")
-        .iter()
-        .filter(|(k, _)| !UNHASHED.contains(&k.as_str()))
-        .map(|(k, v)| (k.clone(), fnv1a(v.to_string().as_bytes())))
-        .collect();
+    let mut out = config_field_hashes(&model.config, &UNHASHED);
     out.push((
         "resolved hop probabilities".into(),
         fnv1a(bytemuck::cast_slice(&model.hop)),
@@ -90,15 +81,6 @@ pub fn field_hashes(model: &RdmeModel) -> Vec<(String, u64)> {
         fnv1a(bytemuck::cast_slice(&model.reactions)),
     ));
     out
-}
-
-fn combined_hash(fields: &[(String, u64)]) -> u64 {
-    let mut bytes = Vec::new();
-    for (name, h) in fields {
-        bytes.extend(name.as_bytes());
-        bytes.extend(h.to_le_bytes());
-    }
-    fnv1a(&bytes)
 }
 
 impl Checkpoint {
@@ -193,19 +175,7 @@ impl Checkpoint {
         }
         let now = field_hashes(model);
         if combined_hash(&now) != self.config_hash {
-            // Fields in one list and not (with the same hash) in the other.
-            let missing = |a: &[(String, u64)], b: &[(String, u64)]| -> Vec<String> {
-                a.iter()
-                    .filter(|f| !b.contains(f))
-                    .map(|f| f.0.clone())
-                    .collect()
-            };
-            let mut differ = missing(&now, &self.fields);
-            for name in missing(&self.fields, &now) {
-                if !differ.contains(&name) {
-                    differ.push(name);
-                }
-            }
+            let differ = differing_fields(&now, &self.fields);
             return Err(error(format!(
                 "the config differs from the one the checkpoint was written with, in: {}",
                 differ.join(", ")

@@ -1,0 +1,496 @@
+//! Files a biologist opens: the observables of the tissue (cells per layer, divisions, mean gene
+//! levels), `cells.csv` (one row per cell per observation), the elements as VTK polydata for
+//! ParaView (`elements_NNNNNNN.vtp`) and a PNG side view of the tissue (`tissue_NNNNNNN.png`).
+//!
+//! A cell is *basal* while it has an adhesive element (it holds on to the basement membrane),
+//! *suprabasal* otherwise. Its layer is `1 + floor(z / output.layer_thickness)` of its centre's
+//! height z: layer 1 sits on the membrane.
+
+use super::genes::cell_centre;
+use super::state::{EpidermisState, Species, ADHESIVE};
+use crate::error::Result;
+use petri_output::{write_points, Axis, Figure, PointData, PointSet, View};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// What the outputs need of the config: the periodic box, the layer thickness, the time step
+/// and the size of an element in pictures.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Geometry {
+    /// Periodic box in x and y.
+    pub lx: f32,
+    pub ly: f32,
+    /// The height of the box the neighbour search bins (the pictures show at least this much).
+    pub height: f32,
+    /// Thickness of a layer of cells (`output.layer_thickness`).
+    pub layer_thickness: f32,
+    /// Time per step.
+    pub dt: f64,
+    /// Radius of an element's disc in the pictures, in model units.
+    pub element_radius: f32,
+}
+
+/// Layers counted on their own; cells higher up count in the last one ("4+").
+pub const LAYERS: usize = 4;
+
+/// The observables of one step: a row of observables.csv.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Observables {
+    pub step: u64,
+    pub time: f64,
+    pub cells: u32,
+    pub elements: u64,
+    /// Cells with an adhesive element.
+    pub basal_cells: u32,
+    pub suprabasal_cells: u32,
+    /// Cells whose centre lies in layer 1, 2, 3 and 4 or higher.
+    pub cells_per_layer: [u32; LAYERS],
+    /// Divisions and elements added by growth since the start.
+    pub divisions: u32,
+    pub added: u32,
+    /// Mean over the cells of Notch, Delta, bound Notch, Ovol1, Ovol2, c-Myc.
+    pub mean_genes: [f64; 6],
+    /// Height of the highest element.
+    pub max_z: f32,
+}
+
+/// The gene values in observables.csv and cells.csv, in `Species` order.
+const GENES: [(Species, &str); 6] = [
+    (Species::Notch, "notch"),
+    (Species::Delta, "delta"),
+    (Species::Bound, "bound"),
+    (Species::Ovol1, "ovol1"),
+    (Species::Ovol2, "ovol2"),
+    (Species::Myc, "myc"),
+];
+
+impl Observables {
+    /// The columns of observables.csv.
+    pub fn columns() -> Vec<String> {
+        let mut c: Vec<String> = ["step", "time", "cells", "elements", "basal", "suprabasal"]
+            .map(String::from)
+            .to_vec();
+        c.extend((1..=LAYERS).map(|l| match l {
+            LAYERS => format!("layer_{l}_up"),
+            _ => format!("layer_{l}"),
+        }));
+        c.extend(["divisions", "added_elements"].map(String::from));
+        c.extend(GENES.iter().map(|(_, name)| format!("mean_{name}")));
+        c.push("max_z".into());
+        c
+    }
+
+    /// The row of observables.csv, in the order of [`Observables::columns`].
+    pub fn row(&self) -> Vec<f64> {
+        let mut r = vec![
+            self.step as f64,
+            self.time,
+            self.cells as f64,
+            self.elements as f64,
+            self.basal_cells as f64,
+            self.suprabasal_cells as f64,
+        ];
+        r.extend(self.cells_per_layer.iter().map(|&n| n as f64));
+        r.extend([self.divisions as f64, self.added as f64]);
+        r.extend(self.mean_genes);
+        r.push(decimal(self.max_z));
+        r
+    }
+
+    /// The first quantity that is not finite.
+    pub fn non_finite(&self) -> Option<&'static str> {
+        if let Some(k) = self.mean_genes.iter().position(|g| !g.is_finite()) {
+            return Some(
+                [
+                    "mean notch",
+                    "mean delta",
+                    "mean bound",
+                    "mean ovol1",
+                    "mean ovol2",
+                    "mean myc",
+                ][k],
+            );
+        }
+        (!self.max_z.is_finite()).then_some("max element z")
+    }
+}
+
+/// One cell at one observation: a row of cells.csv.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CellRow {
+    pub cell: u32,
+    pub basal: bool,
+    pub layer: u32,
+    pub centre: [f32; 3],
+    pub elements: u32,
+    /// All of the cell's gene-network values, adhesion A included (`Species` order).
+    pub genes: [f32; super::state::SPECIES],
+}
+
+/// An observation: the tissue's observables and the table of its cells.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Observed {
+    pub observables: Observables,
+    pub cells: Vec<CellRow>,
+}
+
+/// The columns of cells.csv: the step and time, the cell, whether it is basal (1) or
+/// suprabasal (0), its layer, centre and element count, and its gene-network values.
+pub fn cell_columns() -> Vec<String> {
+    let mut c: Vec<String> = [
+        "step", "time", "cell", "basal", "layer", "x", "y", "z", "elements",
+    ]
+    .map(String::from)
+    .to_vec();
+    c.extend(GENES.iter().map(|(_, name)| name.to_string()));
+    c.push("adhesion".into());
+    c
+}
+
+impl Observed {
+    /// The observation of `s`.
+    pub fn of(s: &EpidermisState, g: &Geometry) -> Observed {
+        let cells: Vec<CellRow> = (0..s.cells as usize)
+            .map(|c| {
+                let centre = centre(s, c, g);
+                CellRow {
+                    cell: c as u32,
+                    basal: s.is_basal(c),
+                    layer: layer(centre[2], g.layer_thickness),
+                    centre,
+                    elements: s.counts[c],
+                    genes: s.genes[c],
+                }
+            })
+            .collect();
+        let basal = cells.iter().filter(|c| c.basal).count() as u32;
+        let mut per_layer = [0u32; LAYERS];
+        for c in &cells {
+            per_layer[(c.layer as usize).clamp(1, LAYERS) - 1] += 1;
+        }
+        let n = cells.len().max(1) as f64;
+        let mean_genes = GENES.map(|(k, _)| {
+            cells
+                .iter()
+                .map(|c| c.genes[k as usize] as f64)
+                .sum::<f64>()
+                / n
+        });
+        let max_z = (0..s.cells as usize)
+            .flat_map(|c| s.slots(c))
+            .map(|slot| s.pos[slot][2])
+            .fold(0.0f32, f32::max);
+        let observables = Observables {
+            step: s.step,
+            time: s.step as f64 * g.dt,
+            cells: s.cells,
+            elements: s.elements(),
+            basal_cells: basal,
+            suprabasal_cells: s.cells - basal,
+            cells_per_layer: per_layer,
+            divisions: s.divisions,
+            added: s.added,
+            mean_genes,
+            max_z,
+        };
+        Observed { observables, cells }
+    }
+
+    /// The rows of cells.csv, in the order of [`cell_columns`].
+    pub fn cell_rows(&self) -> impl Iterator<Item = Vec<f64>> + '_ {
+        let (step, time) = (self.observables.step as f64, self.observables.time);
+        self.cells.iter().map(move |c| {
+            let mut r = vec![
+                step,
+                time,
+                c.cell as f64,
+                c.basal as u8 as f64,
+                c.layer as f64,
+            ];
+            r.extend(c.centre.map(decimal));
+            r.push(c.elements as f64);
+            r.extend(GENES.iter().map(|(k, _)| decimal(c.genes[*k as usize])));
+            r.push(decimal(c.genes[Species::Adhesion as usize]));
+            r
+        })
+    }
+}
+
+/// The f64 nearest the shortest decimal of `x`: a CSV shows 0.015, not the 0.014999999664723873
+/// of `x as f64`, and the text still reads back to `x` as f32.
+fn decimal(x: f32) -> f64 {
+    x.to_string().parse().unwrap_or(x as f64)
+}
+
+/// The layer of a cell whose centre is at height `z`: 1 on the membrane.
+pub fn layer(z: f32, thickness: f32) -> u32 {
+    1 + (z.max(0.0) / thickness).floor() as u32
+}
+
+/// The centre of cell `c` (the gene network's definition: minimum image across the periodic
+/// boundary, so a cell straddling it is centred inside the box).
+pub fn centre(s: &EpidermisState, c: usize, g: &Geometry) -> [f32; 3] {
+    cell_centre(&s.pos[s.slots(c)], g.lx, g.ly)
+}
+
+/// The elements of `s` as points with their cell, element type (1 adhesive, 0 plain), the
+/// cell's type (1 basal, 0 suprabasal) and layer, and the cell's gene values.
+pub fn write_elements(path: &Path, s: &EpidermisState, g: &Geometry) -> Result<()> {
+    let observed = Observed::of(s, g);
+    let mut points = Vec::new();
+    let (mut cell, mut adhesive, mut basal, mut layer) = (vec![], vec![], vec![], vec![]);
+    let mut genes: Vec<Vec<f32>> = vec![Vec::new(); GENES.len()];
+    for row in &observed.cells {
+        for slot in s.slots(row.cell as usize) {
+            let p = s.pos[slot];
+            points.push([p[0], p[1], p[2]]);
+            cell.push(row.cell);
+            adhesive.push((p[3] == ADHESIVE) as u32);
+            basal.push(row.basal as u32);
+            layer.push(row.layer);
+            for (values, (k, _)) in genes.iter_mut().zip(GENES) {
+                values.push(row.genes[k as usize]);
+            }
+        }
+    }
+    let mut fields = vec![
+        ("cell", PointData::U32(&cell)),
+        ("adhesive", PointData::U32(&adhesive)),
+        ("basal", PointData::U32(&basal)),
+        ("layer", PointData::U32(&layer)),
+    ];
+    for (values, (_, name)) in genes.iter().zip(GENES) {
+        fields.push((name, PointData::F32(values)));
+    }
+    write_points(path, &points, &fields)?;
+    Ok(())
+}
+
+/// Width of the tissue picture in pixels (two views side by side).
+const PICTURE_WIDTH: u32 = 1200;
+/// Basal cells warm, suprabasal cells cool (ColorBrewer RdBu ends: tell apart in colour
+/// blindness too).
+pub const BASAL: [u8; 3] = [202, 0, 32];
+pub const SUPRABASAL: [u8; 3] = [5, 113, 176];
+
+/// The side views of the tissue at the state's step: x-z and y-z, every element a disc coloured
+/// by its cell's type, the membrane at z = 0 the bottom axis; t and the step in the title.
+pub fn tissue_figure(s: &EpidermisState, g: &Geometry) -> Result<Figure> {
+    let mut basal = Vec::new();
+    let mut suprabasal = Vec::new();
+    let mut top = g.height;
+    for c in 0..s.cells as usize {
+        let set = if s.is_basal(c) {
+            &mut basal
+        } else {
+            &mut suprabasal
+        };
+        for slot in s.slots(c) {
+            let p = s.pos[slot];
+            top = top.max(p[2] + g.element_radius);
+            set.push([p[0] as f64, p[1] as f64, p[2] as f64]);
+        }
+    }
+    let cells_of = |basal: bool| {
+        (0..s.cells as usize)
+            .filter(|&c| s.is_basal(c) == basal)
+            .count()
+    };
+    let sets = [
+        PointSet {
+            label: format!("basal cells ({})", cells_of(true)),
+            color: BASAL,
+            points: basal,
+        },
+        PointSet {
+            label: format!("suprabasal cells ({})", cells_of(false)),
+            color: SUPRABASAL,
+            points: suprabasal,
+        },
+    ];
+    let z = || (2, Axis::new("z (membrane at 0)", 0.0, top as f64));
+    let views = [
+        View {
+            title: "side view x-z".into(),
+            across: (0, Axis::new("x", 0.0, g.lx as f64)),
+            up: z(),
+        },
+        View {
+            title: "side view y-z".into(),
+            across: (1, Axis::new("y", 0.0, g.ly as f64)),
+            up: z(),
+        },
+    ];
+    let title = format!(
+        "Epidermis   t = {:.3} (step {}, dt = {})   cells: {}, divisions: {}",
+        s.step as f64 * g.dt,
+        s.step,
+        g.dt,
+        s.cells,
+        s.divisions
+    );
+    Ok(Figure::point_views(
+        title,
+        PICTURE_WIDTH,
+        &views,
+        &sets,
+        g.element_radius as f64,
+    )?)
+}
+
+/// Saves [`tissue_figure`] as PNG at each of `paths`.
+pub fn write_picture(paths: &[&Path], s: &EpidermisState, g: &Geometry) -> Result<()> {
+    let image = tissue_figure(s, g)?.render()?;
+    for path in paths {
+        image.save_png(path)?;
+    }
+    Ok(())
+}
+
+/// File name of the picture of the tissue at `step` (one frame of a run's film).
+pub fn frame_file(dir: &Path, step: u64) -> PathBuf {
+    dir.join(format!("tissue_{step:07}.png"))
+}
+
+/// File name of the elements at `step`.
+pub fn elements_file(dir: &Path, step: u64) -> PathBuf {
+    dir.join(format!("elements_{step:07}.vtp"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::epidermis::state::{MAX_ELEMENTS, PLAIN};
+    use petri_output::RgbImage;
+
+    fn geometry() -> Geometry {
+        Geometry {
+            lx: 4.0,
+            ly: 3.0,
+            height: 2.0,
+            layer_thickness: 0.5,
+            dt: 0.01,
+            element_radius: 0.05,
+        }
+    }
+
+    /// Cell 0: basal, its 20 elements across the periodic x boundary around (0, 1.5, 0.2);
+    /// cell 1: suprabasal, 20 elements around (2, 1, 1.1); cell 2: suprabasal, high (z 1.8).
+    fn tissue() -> EpidermisState {
+        let mut s = EpidermisState::empty(4);
+        s.cells = 3;
+        s.step = 250;
+        s.divisions = 1;
+        s.added = 21;
+        let centres = [[0.0f32, 1.5, 0.2], [2.0, 1.0, 1.1], [3.0, 2.0, 1.8]];
+        for (c, centre) in centres.iter().enumerate() {
+            s.counts[c] = 20;
+            for k in 0..20 {
+                // Symmetric offsets: +-0.1 in x and y, +-0.05 in z.
+                let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
+                let x = (centre[0] + sign * 0.1).rem_euclid(4.0);
+                let y = centre[1] + sign * 0.1;
+                let z = centre[2] + sign * 0.05;
+                let kind = if c == 0 && k < 4 { ADHESIVE } else { PLAIN };
+                s.pos[c * MAX_ELEMENTS + k] = [x, y, z, kind];
+            }
+            s.genes[c] = [1.0 + c as f32, 2.0, 3.0, 4.0, 5.0, 6.0, 0.7, 0.0];
+        }
+        s
+    }
+
+    #[test]
+    fn observables_count_cells_by_type_and_layer() {
+        let s = tissue();
+        let o = Observed::of(&s, &geometry());
+        let ob = &o.observables;
+        assert_eq!((ob.cells, ob.elements), (3, 60));
+        assert_eq!((ob.basal_cells, ob.suprabasal_cells), (1, 2));
+        // Centres at z 0.2, 1.1, 1.8 with layers of 0.5: layers 1, 3, 4.
+        assert_eq!(ob.cells_per_layer, [1, 0, 1, 1]);
+        assert_eq!((ob.divisions, ob.added), (1, 21));
+        assert_eq!(ob.mean_genes, [2.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        assert!((ob.max_z - 1.85).abs() < 1e-6);
+        assert!((ob.time - 2.5).abs() < 1e-12);
+        assert_eq!(ob.row().len(), Observables::columns().len());
+        assert_eq!(ob.non_finite(), None);
+        // The cell across x = 0 is centred at x = 0 (or just under 4), not at 2.
+        let c0 = o.cells[0].centre;
+        assert!(c0[0].min(4.0 - c0[0]) < 1e-5, "{c0:?}");
+        assert!((c0[1] - 1.5).abs() < 1e-6 && (c0[2] - 0.2).abs() < 1e-6);
+        let rows: Vec<Vec<f64>> = o.cell_rows().collect();
+        assert_eq!(rows.len(), 3);
+        assert!(rows.iter().all(|r| r.len() == cell_columns().len()));
+        assert_eq!(&rows[1][..5], &[250.0, 2.5, 1.0, 0.0, 3.0]);
+        assert_eq!(rows[0][3], 1.0);
+        let mut bad = s.clone();
+        bad.genes[1][Species::Ovol2 as usize] = f32::NAN;
+        assert_eq!(
+            Observed::of(&bad, &geometry()).observables.non_finite(),
+            Some("mean ovol2")
+        );
+    }
+
+    #[test]
+    fn layers_start_at_one_on_the_membrane() {
+        assert_eq!(layer(0.0, 0.5), 1);
+        assert_eq!(layer(0.49, 0.5), 1);
+        assert_eq!(layer(0.5, 0.5), 2);
+        assert_eq!(layer(-0.1, 0.5), 1);
+        assert_eq!(decimal(0.015).to_string(), "0.015");
+        for x in [0.1f32, 1e-30, 3.4e38, -2.5, f32::from_bits(1)] {
+            assert_eq!(decimal(x).to_string().parse::<f32>().unwrap(), x);
+        }
+    }
+
+    #[test]
+    fn the_elements_file_holds_every_element_with_its_cell() {
+        let s = tissue();
+        let dir = tempfile_dir();
+        let path = elements_file(&dir, s.step);
+        assert!(path.ends_with("elements_0000250.vtp"));
+        write_elements(&path, &s, &geometry()).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(text.contains("NumberOfPoints=\"60\""));
+        for name in ["cell", "adhesive", "basal", "layer", "notch", "myc"] {
+            assert!(text.contains(&format!("Name=\"{name}\"")), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_side_view_shows_basal_cells_below_suprabasal_ones() {
+        let s = tissue();
+        let dir = tempfile_dir();
+        let path = frame_file(&dir, s.step);
+        write_picture(&[&path], &s, &geometry()).unwrap();
+        let img = RgbImage::load_png(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(img.width, PICTURE_WIDTH as usize);
+        let body = img.height - 40;
+        let rows_of = |c: [u8; 3]| -> Vec<usize> {
+            (0..body)
+                .flat_map(|y| (0..img.width).map(move |x| (x, y)))
+                .filter(|&(x, y)| img.get(x, y) == Some(c))
+                .map(|p| p.1)
+                .collect()
+        };
+        let (basal, supra) = (rows_of(BASAL), rows_of(SUPRABASAL));
+        assert!(!basal.is_empty() && !supra.is_empty());
+        // Image rows grow downwards: every basal pixel lies below every suprabasal one.
+        assert!(basal.iter().min() > supra.iter().max());
+    }
+
+    /// A fresh folder under the system's temporary folder.
+    fn tempfile_dir() -> PathBuf {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static N: AtomicU32 = AtomicU32::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "petri-epi-out-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+}

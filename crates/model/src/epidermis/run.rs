@@ -1,0 +1,262 @@
+//! An epidermis run as the runtime drives it (`crate::runtime`): every `observe_every` steps the
+//! state is read back and observed (observables.csv, and one block of rows in cells.csv: every
+//! cell at that step); every `snapshot_every` steps the elements (`elements_NNNNNNN.vtp`) and
+//! the side view (`tissue_NNNNNNN.png`); every `frame_every` steps the side view alone; at the
+//! end the elements, `tissue.png` and, with `--checkpoint-every`, the checkpoint. A division
+//! that does not fit `capacity.max_cells` stops the run with an error naming it (the
+//! simulation's `advance` reports it). The CLI calls [`run`]; an embedding program can too.
+
+use super::checkpoint::{config_hashes, Checkpoint};
+use super::output::{
+    cell_columns, elements_file, frame_file, write_elements, write_picture, Geometry, Observables,
+    Observed,
+};
+use super::params::EpidermisConfig;
+use super::sim::{EpidermisSim, SimOptions};
+use crate::error::Result;
+use crate::runtime::{self, run_loop::file_name, Observation, RunReport, Schedule, Simulation};
+use petri_engine::{AdapterSummary, GpuContext};
+use petri_output::TimeSeriesWriter;
+use serde::Serialize;
+use std::path::Path;
+use std::time::Instant;
+
+/// An epidermis run's options (`resume`: a checkpoint written by a run of the same config).
+pub type RunOptions = runtime::ModelRunOptions<SimOptions>;
+
+/// The series file of the cells, one block of rows per observation.
+pub const CELLS_FILE: &str = "cells.csv";
+
+impl Geometry {
+    /// The geometry of `cfg`'s outputs. Elements are drawn as discs of half the range of the
+    /// intracellular repulsion (`mechanics.intra.xi1`), so neighbouring elements of a cell
+    /// stay apart in the picture.
+    pub fn of(cfg: &EpidermisConfig) -> Geometry {
+        Geometry {
+            lx: cfg.domain.lx as f32,
+            ly: cfg.domain.ly as f32,
+            height: cfg.domain.height as f32,
+            layer_thickness: cfg.output.layer_thickness as f32,
+            dt: cfg.dt,
+            element_radius: 0.5 * cfg.mechanics.intra.xi1 as f32,
+        }
+    }
+}
+
+impl Observation for Observed {
+    fn step(&self) -> u64 {
+        self.observables.step
+    }
+    fn row(&self) -> Vec<f64> {
+        self.observables.row()
+    }
+    fn non_finite(&self) -> Option<&'static str> {
+        self.observables.non_finite()
+    }
+}
+
+/// A simulation on one device, for the runtime.
+pub struct EpidermisRun<'a> {
+    pub ctx: &'a GpuContext,
+    pub sim: EpidermisSim,
+    pub cfg: EpidermisConfig,
+    geometry: Geometry,
+    cells: Option<TimeSeriesWriter>,
+}
+
+/// The model's part of manifest.json.
+#[derive(Debug, Serialize)]
+pub struct Details {
+    pub config: EpidermisConfig,
+    pub seed: u64,
+    pub dt: f64,
+    pub adapter: AdapterSummary,
+    /// The observables at the last step.
+    pub final_observables: Observables,
+    /// Cells at the end against `capacity.max_cells`.
+    pub capacity_used: f64,
+}
+
+impl<'a> EpidermisRun<'a> {
+    pub fn new(ctx: &'a GpuContext, sim: EpidermisSim, cfg: &EpidermisConfig) -> Self {
+        Self {
+            ctx,
+            sim,
+            cfg: cfg.clone(),
+            geometry: Geometry::of(cfg),
+            cells: None,
+        }
+    }
+
+    /// Writes the elements and the side view of the current state; returns the file names.
+    fn write_state(
+        &mut self,
+        dir: &Path,
+        elements: bool,
+        pictures: &[&Path],
+    ) -> Result<Vec<String>> {
+        let state = self.sim.read_state(self.ctx)?;
+        let mut files = Vec::new();
+        if elements {
+            let path = elements_file(dir, state.step);
+            write_elements(&path, &state, &self.geometry)?;
+            files.push(file_name(&path));
+        }
+        write_picture(pictures, &state, &self.geometry)?;
+        files.extend(pictures.iter().map(|p| file_name(p)));
+        Ok(files)
+    }
+}
+
+impl Simulation for EpidermisRun<'_> {
+    type Observation = Observed;
+    type Details = Details;
+
+    fn step(&self) -> u64 {
+        self.sim.step()
+    }
+    fn schedule(&self) -> Schedule {
+        let cfg = &self.cfg;
+        Schedule {
+            model: "epidermis",
+            steps: cfg.steps,
+            observe_every: cfg.observe_every as u64,
+            snapshot_every: cfg.snapshot_every,
+            frame_every: cfg.frame_every,
+            seconds_per_step: None,
+        }
+    }
+    fn columns(&self) -> Vec<String> {
+        Observables::columns()
+    }
+
+    fn open_series(&mut self, dir: &Path, continue_from: Option<u64>) -> Result<Vec<String>> {
+        let columns = cell_columns();
+        let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
+        let path = dir.join(CELLS_FILE);
+        self.cells = Some(match continue_from {
+            // The blocks an earlier run wrote before the resumed step (rows grow in the step).
+            Some(step) => {
+                TimeSeriesWriter::create_continued(&path, &columns, |r| r[0] < step as f64)?.0
+            }
+            None => TimeSeriesWriter::create(&path, &columns)?,
+        });
+        Ok(vec![CELLS_FILE.into()])
+    }
+
+    fn record(&mut self, o: &Observed) -> Result<()> {
+        if let Some(cells) = self.cells.as_mut() {
+            for row in o.cell_rows() {
+                cells.write_row(&row)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn observe(&mut self) -> Result<Observed> {
+        let state = self.sim.read_state(self.ctx)?;
+        Ok(Observed::of(&state, &self.geometry))
+    }
+
+    fn advance(
+        &mut self,
+        steps: u64,
+        observe_at_end: bool,
+        sink: &mut dyn FnMut(Observed) -> Result<()>,
+    ) -> Result<()> {
+        self.sim.advance(self.ctx, steps)?;
+        if observe_at_end {
+            sink(self.observe()?)?;
+        }
+        Ok(())
+    }
+
+    fn write_snapshot(&mut self, dir: &Path) -> Result<Vec<String>> {
+        let frame = frame_file(dir, self.sim.step());
+        self.write_state(dir, true, &[&frame])
+    }
+
+    fn write_frame(&mut self, dir: &Path) -> Result<Vec<String>> {
+        let frame = frame_file(dir, self.sim.step());
+        self.write_state(dir, false, &[&frame])
+    }
+
+    fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
+        let picture = dir.join("tissue.png");
+        // With snapshots or frames on, the film ends on the final state too.
+        if self.cfg.snapshot_every > 0 || self.cfg.frame_every > 0 {
+            let frame = frame_file(dir, self.sim.step());
+            self.write_state(dir, true, &[&frame, &picture])
+        } else {
+            self.write_state(dir, true, &[&picture])
+        }
+    }
+
+    fn save_checkpoint(&mut self, path: &Path) -> Result<()> {
+        let state = self.sim.read_state(self.ctx)?;
+        Checkpoint::new(config_hashes(&self.cfg), state).save(path)
+    }
+
+    fn finish(&mut self, _dir: &Path) -> Result<Vec<String>> {
+        if let Some(cells) = self.cells.as_mut() {
+            cells.finish()?;
+        }
+        Ok(Vec::new())
+    }
+
+    fn manifest_details(&self, _first_step: u64, last: &Observed) -> Result<Details> {
+        Ok(Details {
+            config: self.cfg.clone(),
+            seed: self.cfg.seed,
+            dt: self.cfg.dt,
+            adapter: self.ctx.adapter.clone(),
+            final_observables: last.observables.clone(),
+            capacity_used: last.observables.cells as f64 / self.cfg.capacity.max_cells as f64,
+        })
+    }
+}
+
+/// The simulation a run starts from: `cfg`'s initial state, or with `opts.resume` the state of
+/// that checkpoint, refused unless it was written by a run of the same config (the fields that
+/// differ are named).
+pub fn start(ctx: &GpuContext, cfg: &EpidermisConfig, opts: &RunOptions) -> Result<EpidermisSim> {
+    match &opts.resume {
+        Some(path) => {
+            let state = Checkpoint::load(path)?.restore(
+                &config_hashes(cfg),
+                cfg.capacity.max_cells,
+                path,
+            )?;
+            EpidermisSim::from_state(ctx, cfg, &state, &opts.sim)
+        }
+        None => EpidermisSim::new(ctx, cfg, &opts.sim),
+    }
+}
+
+/// Runs `sim` from its current step and writes everything into `opts.out_dir`
+/// (`runtime::run`). `progress` sees each observation.
+pub fn run_sim(
+    ctx: &GpuContext,
+    sim: EpidermisSim,
+    cfg: &EpidermisConfig,
+    opts: &RunOptions,
+    setup_s: f64,
+    progress: impl FnMut(&Observed),
+) -> Result<(EpidermisSim, RunReport<Observed>)> {
+    let mut run = EpidermisRun::new(ctx, sim, cfg);
+    let report = runtime::run(&mut run, &opts.run_options(setup_s), progress)?;
+    Ok((run.sim, report))
+}
+
+/// Builds the simulation ([`start`]) and runs it ([`run_sim`]).
+pub fn run(
+    ctx: &GpuContext,
+    cfg: &EpidermisConfig,
+    opts: &RunOptions,
+    progress: impl FnMut(&Observed),
+) -> Result<RunReport<Observed>> {
+    let t = Instant::now();
+    let sim = start(ctx, cfg, opts)?;
+    let setup = t.elapsed().as_secs_f64();
+    Ok(run_sim(ctx, sim, cfg, opts, setup, progress)?.1)
+}
