@@ -31,7 +31,9 @@ fn a_tiny_step_bench_has_its_figures() {
     assert_eq!((row.elements, row.cells, row.steps), (320, 16, 4));
     assert!(row.step_ms > 0.0, "{row:?}");
     if ctx.has_timestamps() {
-        for part in ["binning", "forces"] {
+        // Every pass of the model falls in a part of the step.
+        assert!(!row.split_ms.contains_key("other"), "{row:?}");
+        for part in ["binning", "forces", "genes"] {
             assert!(
                 row.split_ms.get(part).is_some_and(|&ms| ms > 0.0),
                 "{part}: {row:?}"

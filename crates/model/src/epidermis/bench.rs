@@ -287,13 +287,13 @@ pub fn parse_cuda_output(text: &str) -> Vec<CudaRow> {
         .collect()
 }
 
-/// Which part of a step a pass belongs to, by its label: "growth" (grow, divide, the active
-/// list), "genes" (cell centres and their binning, neighbour sums, the gene stages), "forces",
+/// Which part of a step a pass belongs to, by its label: "growth" (grow, division ranks,
+/// divide, count offsets, the active list), "genes" (cell centres and their binning, neighbour sums, the gene stages), "forces",
 /// "binning" (the mechanics' neighbour search: gather, binning, reorder into bin order, the
 /// dispatch sizes), else "other".
 pub fn pass_group(label: &str) -> &'static str {
     let has = |words: &[&str]| words.iter().any(|w| label.contains(w));
-    if has(&["grow", "divide", "active"]) {
+    if has(&["grow", "divi", "active", "count offsets"]) {
         "growth"
     } else if has(&["gene", "centre", "neighbour"]) {
         "genes"
@@ -643,6 +643,8 @@ mod tests {
             ("epidermis genes stage 1", "genes"),
             ("epidermis grow", "growth"),
             ("epidermis divide commit", "growth"),
+            ("epidermis division ranks", "growth"),
+            ("epidermis count offsets", "growth"),
             ("epidermis active list", "growth"),
             ("something new", "other"),
         ] {
