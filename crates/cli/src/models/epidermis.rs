@@ -141,7 +141,7 @@ pub(crate) struct BenchArgs {
     /// the bins within the model's limit at large sizes
     #[arg(long, default_value_t = 2.0)]
     height: f64,
-    /// Largest size (elements) on which the multithreaded CPU reference is timed and the force
+    /// Largest size (elements) on which the multithreaded CPU reference is timed and its force
     /// checksum computed
     #[arg(long, default_value_t = 1_000_000)]
     cpu_max_elements: u64,
@@ -155,7 +155,7 @@ pub(crate) struct BenchArgs {
     #[arg(long, value_parser = crate::parse_triple)]
     workgroup: Option<[u32; 3]>,
     /// The built CUDA reference (nvcc -O3 -arch=sm_90 benches/reference/sem_forces.cu -o
-    /// sem_forces): run on the same tissue and sizes, its force pass beside the WGSL one
+    /// sem_forces): its force pass timed on the state each size's WGSL steps ended at
     #[arg(long)]
     cuda_reference: Option<PathBuf>,
     /// Config to take parameters from
@@ -221,6 +221,9 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
     check_json(args.json.as_deref())?;
     let base = load_config(&args.config)?;
     let sim = sim_options(args.workgroup)?;
+    if !(args.height.is_finite() && args.height > 0.0) {
+        bail!("--height {}: expected a box height > 0", args.height);
+    }
     let sizes = args
         .sizes
         .iter()
