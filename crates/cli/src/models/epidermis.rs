@@ -229,6 +229,10 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         .iter()
         .map(|s| parse_size(s))
         .collect::<Result<Vec<_>>>()?;
+    let per = base.initial.elements_per_cell;
+    if let Some(n) = sizes.iter().find(|&&n| bench::lattice(n, per).is_none()) {
+        bail!("--sizes {n}: not a whole number of cells of initial.elements_per_cell = {per}");
+    }
     let ctx = args.gpu.context()?;
     let opts = bench::BenchOptions {
         sizes: sizes.clone(),
