@@ -165,8 +165,8 @@ __global__ void sem_forces(const float4* __restrict__ pos, const unsigned* __res
         }
     }
 
-    // Intercellular: the 27 neighbouring bins; a row of three x bins that does not wrap is one
-    // contiguous range of the sorted elements.
+    // Intercellular: the 27 neighbouring bins, in the CPU reference's order; the three x bins of
+    // a row are one contiguous range of the sorted elements, two where the row wraps.
     int bx = bin_coord(e.x, p.inv_bin[0], p.dims[0], true);
     int by = bin_coord(e.y, p.inv_bin[1], p.dims[1], true);
     int bz = bin_coord(e.z, p.inv_bin[2], p.dims[2], false);
@@ -177,14 +177,15 @@ __global__ void sem_forces(const float4* __restrict__ pos, const unsigned* __res
             int y = by + oy;
             y = y < 0 ? y + p.dims[1] : (y >= p.dims[1] ? y - p.dims[1] : y);
             unsigned row = (unsigned)p.dims[0] * ((unsigned)y + (unsigned)p.dims[1] * (unsigned)z);
-            if (bx >= 1 && bx + 1 < p.dims[0]) {
-                inter_range(sorted, bin_start[row + bx - 1], bin_start[row + bx + 2], e, cell, p, f);
+            unsigned last = (unsigned)p.dims[0] - 1;
+            if (bx == 0) {  // x = last, 0, 1
+                inter_range(sorted, bin_start[row + last], bin_start[row + last + 1], e, cell, p, f);
+                inter_range(sorted, bin_start[row], bin_start[row + 2], e, cell, p, f);
+            } else if ((unsigned)bx == last) {  // x = last - 1, last, 0
+                inter_range(sorted, bin_start[row + last - 1], bin_start[row + last + 1], e, cell, p, f);
+                inter_range(sorted, bin_start[row], bin_start[row + 1], e, cell, p, f);
             } else {
-                for (int ox = -1; ox <= 1; ++ox) {
-                    int x = bx + ox;
-                    x = x < 0 ? x + p.dims[0] : (x >= p.dims[0] ? x - p.dims[0] : x);
-                    inter_range(sorted, bin_start[row + x], bin_start[row + x + 1], e, cell, p, f);
-                }
+                inter_range(sorted, bin_start[row + bx - 1], bin_start[row + bx + 2], e, cell, p, f);
             }
         }
     }
