@@ -81,6 +81,9 @@ enum Command {
 enum Bench {
     /// Field update and tip cells at several grid sizes, against the multithreaded CPU reference
     Angiogenesis(models::angiogenesis::BenchArgs),
+    /// The seed's run, RK2 step time by element count and pass, memory per element, the
+    /// multithreaded CPU reference and the CUDA force pass
+    Epidermis(models::epidermis::BenchArgs),
     /// The Min system and uniform lattices, particle-count and multi-device scaling
     Rdme(models::rdme::BenchArgs),
     /// GPU ensembles of a reaction network and GPU tau-leaping of synthetic networks
@@ -157,6 +160,7 @@ fn main() {
             run::run(args, &given)
         }
         Command::Bench(Bench::Angiogenesis(a)) => models::angiogenesis::bench(a),
+        Command::Bench(Bench::Epidermis(a)) => models::epidermis::bench(a),
         Command::Bench(Bench::Rdme(a)) => models::rdme::bench(a),
         Command::Bench(Bench::Ssa(a)) => models::ssa::bench::bench(a),
         Command::Bench(Bench::Primitives(a)) => primitives::bench(a),

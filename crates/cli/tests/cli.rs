@@ -438,8 +438,17 @@ fn help_flags(args: &[&str]) -> Vec<String> {
 #[test]
 fn each_bench_lists_only_its_own_options() {
     // Options that only one benchmark has.
-    let own: [(&str, &[&str]); 4] = [
+    let own: [(&str, &[&str]); 5] = [
         ("angiogenesis", &["--no-tips"]),
+        (
+            "epidermis",
+            &[
+                "--seed-steps",
+                "--height",
+                "--cpu-max-elements",
+                "--cuda-reference",
+            ],
+        ),
         (
             "rdme",
             &[
@@ -612,6 +621,62 @@ fn checkpoint_every_zero_is_refused() {
             t.contains("--checkpoint-every") && t.contains("1 or more"),
             "{t}"
         );
+    }
+}
+
+#[test]
+fn epidermis_bench_writes_its_rows() {
+    let dir = scratch("epidermis-bench");
+    let json = dir.join("e.json").display().to_string();
+    let o = petri(&[
+        "bench",
+        "epidermis",
+        "--sizes",
+        "320",
+        "--steps",
+        "2",
+        "--seed-steps",
+        "0",
+        "--warmup",
+        "1",
+        "--cpu-steps",
+        "1",
+        "--json",
+        &json,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("| 320 | 16 | 13x13x7 |"), "{out}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{v}");
+    let r = &rows[0];
+    assert_eq!(
+        (r["model"].as_str(), r["case"].as_str()),
+        (Some("epidermis"), Some("RK2 step"))
+    );
+    assert_eq!(
+        (r["size"].as_u64(), r["cells"].as_u64()),
+        (Some(320), Some(16))
+    );
+    assert!(r["step_ms"].as_f64().unwrap() > 0.0, "{r}");
+    assert!(r["cpu_ms"].as_f64().unwrap() > 0.0, "{r}");
+    assert!(
+        r["gpu_checksum"]["sum_abs_f"].as_f64().unwrap() > 0.0,
+        "{r}"
+    );
+    // Sizes and heights the bench cannot take are refused before a device opens.
+    for (args, needles) in [
+        (
+            &["--sizes", "330"][..],
+            &["--sizes 330", "elements_per_cell"][..],
+        ),
+        (&["--height", "0"][..], &["--height 0", "> 0"][..]),
+    ] {
+        let mut all = vec!["bench", "epidermis", "--adapter", "no-such-gpu"];
+        all.extend_from_slice(args);
+        assert_refused(&petri(&all), needles);
     }
 }
 

@@ -12,7 +12,7 @@
 //! the adapter has them, wall clock otherwise (or where the case's figure is wall time by
 //! design, such as rdme's simulated seconds per wall hour).
 
-use petri_engine::GpuContext;
+use petri_engine::{EngineError, GpuContext, PassTimes, Profiler};
 use serde::Serialize;
 use std::path::Path;
 use std::time::Instant;
@@ -127,6 +127,31 @@ pub fn measure<C: Case>(case: &mut C, runs: Runs) -> Result<Timing, C::Error> {
         warmup: runs.warmup,
         samples_ns,
     })
+}
+
+/// Runs `steps` steps with per-pass timestamps and sums their pass times: in batches of at most
+/// `max_steps_per_batch` steps that fit one `Profiler`'s queries at `passes_per_step` passes a
+/// step. `advance(n, profiler)` records and submits `n` steps into the profiler.
+pub fn profiled_steps<E: From<EngineError>>(
+    ctx: &GpuContext,
+    steps: u32,
+    passes_per_step: u32,
+    max_steps_per_batch: u32,
+    mut advance: impl FnMut(u32, &mut Profiler) -> Result<(), E>,
+) -> Result<PassTimes, E> {
+    let mut profiler = Profiler::new(ctx, 4096 / 2);
+    let per_batch = (profiler.room() / passes_per_step.max(1))
+        .min(max_steps_per_batch)
+        .max(1);
+    let mut times = PassTimes::default();
+    let mut left = steps;
+    while left > 0 {
+        let n = left.min(per_batch);
+        advance(n, &mut profiler)?;
+        times.add(&profiler.collect(ctx)?);
+        left -= n;
+    }
+    Ok(times)
 }
 
 /// Warm-up iterations of `per_iteration` units of work each that add up to about `work` units

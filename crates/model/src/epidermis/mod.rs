@@ -3,6 +3,7 @@
 //! potentials; the tissue sits on a basement membrane at z = 0, periodic in x and y.
 //! See docs/models/epidermis.md.
 
+pub mod bench;
 pub mod checkpoint;
 pub mod cpu;
 pub mod genes;
