@@ -4,8 +4,8 @@
 // sort (scheduler/radix_sort.wgsl) then orders the points by cell, stably. `bin_offsets` turns
 // the sorted cells into CSR offsets: offsets[c] = the first sorted position whose cell is >= c,
 // for c in 0..=cells, so cell c holds sorted positions offsets[c]..offsets[c+1] (empty cells:
-// equal). Sorted position i writes the offsets of the cells after position i-1's cell up to its
-// own, so every entry is written exactly once: no clearing, no atomics.
+// equal). One thread per cell searches for it, so every entry is written exactly once: no
+// clearing, no atomics.
 // CPU twin: crates/scheduler/src/primitives/binning.rs (cpu_binning).
 
 const BIN_WG: u32 = 256u;
@@ -25,7 +25,7 @@ struct GridCfg {
 }
 
 @group(0) @binding(0) var<uniform> grid: GridCfg;
-// [0]: points, [1]: points + 1.
+// [0]: points.
 @group(0) @binding(1) var<storage, read> b_lens: array<u32>;
 // xyz: position; w unused.
 @group(0) @binding(2) var<storage, read> positions: array<vec4<f32>>;
@@ -63,23 +63,32 @@ fn bin_cells(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) w
     }
 }
 
+// Thread t of the grid of workgroups handles cells t, t + BIN_WG, ... of its block; each cell's
+// offset is a binary search of the sorted cells, so the work per cell is log2(points) whatever
+// the gaps between occupied cells (a scatter from the sorted points would leave one thread the
+// whole empty tail of the grid).
 @compute @workgroup_size(256)
-fn bin_offsets(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+fn bin_offsets(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
     let n = b_lens[0];
+    let block = wid.x + groups.x * wid.y;
     for (var k = 0u; k < BIN_ITEMS; k++) {
-        let i = wid.x * BIN_BLOCK + k * BIN_WG + lid;
-        if i <= n {
+        let c = block * BIN_BLOCK + k * BIN_WG + lid;
+        if c <= grid.cells {
             var lo = 0u;
-            if i > 0u {
-                lo = sorted_cells[i - 1u] + 1u;
+            var hi = n;
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2u;
+                if sorted_cells[mid] < c {
+                    lo = mid + 1u;
+                } else {
+                    hi = mid;
+                }
             }
-            var hi = grid.cells;
-            if i < n {
-                hi = sorted_cells[i];
-            }
-            for (var c = lo; c <= hi; c++) {
-                cell_offsets[c] = i;
-            }
+            cell_offsets[c] = lo;
         }
     }
 }

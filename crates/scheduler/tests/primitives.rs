@@ -417,6 +417,32 @@ fn check_binning(ctx: &GpuContext, b: &Binning, g: &Grid, p: &[[f32; 4]], n: usi
 }
 
 #[test]
+fn binning_offsets_span_long_empty_runs_of_cells() {
+    // A tissue-like case: a few points low in a tall grid (2^20 cells, almost all empty, the
+    // whole top empty) and clusters far apart; every offset as the twin's.
+    let ctx = test_context();
+    let g = grid([128, 128, 64], [true, true, false]);
+    let mut p: Vec<[f32; 4]> = points(&g, 600, 21)
+        .into_iter()
+        .map(|mut q| {
+            q[2] = g.origin[2] + (q[2] - g.origin[2]).rem_euclid(2.0 * g.cell_size[2]);
+            q
+        })
+        .collect();
+    p.push([
+        g.origin[0],
+        g.origin[1],
+        g.origin[2] + 40.0 * g.cell_size[2],
+        0.0,
+    ]);
+    let n = p.len() as u32;
+    let positions = buffers::storage_from(&ctx, "positions", &p).unwrap();
+    let b = Binning::new(&ctx, &positions, n, g, Length::Host(n)).unwrap();
+    run(&ctx, |e| b.record(e));
+    check_binning(&ctx, &b, &g, &p, n as usize);
+}
+
+#[test]
 fn binning_matches_twin_periodic_and_clamped() {
     let ctx = test_context();
     // ~2^13 cells: 4 digit passes.

@@ -122,7 +122,21 @@ pub struct Binning {
     group: wgpu::BindGroup,
     cell_of: wgpu::Buffer,
     offsets: wgpu::Buffer,
+    /// The offsets pass runs over the grid's `cells + 1` offsets, whatever the length: a fixed
+    /// (x, y) grid of workgroups of BLOCK cells.
+    offset_groups: (u32, u32),
     grid: Grid,
+}
+
+/// Workgroups of BLOCK offsets covering `cells + 1`, folded into two dimensions past the
+/// device's per-dimension limit.
+fn offset_groups(ctx: &GpuContext, cells: u32) -> Result<(u32, u32)> {
+    let blocks = (cells as u64 + 1).div_ceil(BLOCK as u64) as u32;
+    let limit = ctx.limits().max_compute_workgroups_per_dimension.max(1);
+    let x = blocks.min(limit);
+    let y = blocks.div_ceil(x);
+    ctx.check_workgroups("binning offsets", y)?;
+    Ok((x, y))
 }
 
 impl Binning {
@@ -137,14 +151,14 @@ impl Binning {
     ) -> Result<Self> {
         let cells = grid.validate()?;
         check_buffer("binning", "positions", positions, capacity as u64, 16)?;
-        let slots = [
-            SlotDesc::length(BLOCK),
-            SlotDesc {
-                add: 1,
-                ..SlotDesc::length(BLOCK)
-            },
-        ];
-        let table = DispatchTable::new(ctx, "binning", &length, capacity, &slots)?;
+        let table = DispatchTable::new(
+            ctx,
+            "binning",
+            &length,
+            capacity,
+            &[SlotDesc::length(BLOCK)],
+        )?;
+        let offset_groups = offset_groups(ctx, cells)?;
         let cell_of = u32_buffer(ctx, "cell of point", capacity as u64)?;
         let index = u32_buffer(ctx, "point index", capacity as u64)?;
         let offsets = u32_buffer(ctx, "cell offsets", cells as u64 + 1)?;
@@ -201,6 +215,7 @@ impl Binning {
             group,
             cell_of,
             offsets,
+            offset_groups,
             grid,
         })
     }
@@ -247,7 +262,7 @@ impl Primitive for Binning {
         self.sort.record_pass(pass);
         pass.set_pipeline(self.kernels.pipeline(OFFSETS));
         pass.set_bind_group(0, &self.group, &[]);
-        self.table.dispatch(pass, 1);
+        pass.dispatch_workgroups(self.offset_groups.0, self.offset_groups.1, 1);
     }
 }
 
