@@ -4,8 +4,9 @@
 // Division, after grow.wgsl and the exclusive scan of its flags (ranks, total):
 // - `divide` (one thread per cell): a flagged cell c ranks its 40 elements by their projection
 //   on the normal (minimum-image offsets from its first element; ties by slot); the lower 20
-//   stay in slots 0..19 of c in rank order with their types, the upper 20 go to slots 0..19 of
-//   cell cells + ranks[c], all PLAIN; both daughters get half of N, D, B, O1, O2, M (c keeps
+//   stay in slots 0..19 of c in rank order, the upper 20 go to slots 0..19 of cell
+//   cells + ranks[c], all PLAIN. c keeps the basement membrane: if the mother had a adhesive
+//   elements, c's lowest a (ranks 0..a-1) are ADHESIVE, the rest PLAIN; both daughters get half of N, D, B, O1, O2, M (c keeps
 //   its A until the next centres pass, the new cell has none). Nothing divides when the new
 //   cells would not fit max_cells.
 // - `commit` (one thread): adds the divisions to Cells and Divisions, or the refused ones to
@@ -39,9 +40,11 @@ fn divide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     var e: array<vec4<f32>, 40>;
     var proj: array<f32, 40>;
     let p0 = pos[first];
+    var adhesive = 0u;
     for (var k = 0u; k < MAX_ELEMENTS; k++) {
         let p = pos[first + k];
         e[k] = p;
+        adhesive += u32(p.w == ADHESIVE);
         let d = vec3<f32>(min_image(p.x - p0.x, g.lx), min_image(p.y - p0.y, g.ly), p.z - p0.z);
         proj[k] = g.normal.x * d.x + g.normal.y * d.y + g.normal.z * d.z;
     }
@@ -53,7 +56,7 @@ fn divide(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
             }
         }
         if rank < DAUGHTER_ELEMENTS {
-            pos[first + rank] = e[k];
+            pos[first + rank] = vec4<f32>(e[k].xyz, select(PLAIN, ADHESIVE, rank < adhesive));
         } else {
             pos[daughter + rank - DAUGHTER_ELEMENTS] = vec4<f32>(e[k].xyz, PLAIN);
         }

@@ -278,10 +278,21 @@ fn division_splits_20_20_by_rank_and_halves_the_genes() {
             zi.partial_cmp(&zj).unwrap().then(i.cmp(&j))
         });
         assert_eq!((s.counts[c], s.counts[d]), (20, 20));
+        // The lower daughter keeps the basement membrane: as many adhesive elements as the
+        // mother had, its lowest ones, wherever the mother's adhesive elements were.
+        let attached = before
+            .slots(c)
+            .filter(|&k| before.pos[k][3] == ADHESIVE)
+            .count();
         for (rank, &k) in order.iter().enumerate() {
             let e = before.pos[first + k];
             if rank < DAUGHTER_ELEMENTS {
-                assert_eq!(s.pos[first + rank], e, "mother keeps types");
+                let kind = if rank < attached { ADHESIVE } else { PLAIN };
+                assert_eq!(
+                    s.pos[first + rank],
+                    [e[0], e[1], e[2], kind],
+                    "lower daughter"
+                );
             } else {
                 let got = s.pos[d * MAX_ELEMENTS + rank - DAUGHTER_ELEMENTS];
                 assert_eq!(got, [e[0], e[1], e[2], PLAIN], "daughter all PLAIN");
@@ -293,7 +304,6 @@ fn division_splits_20_20_by_rank_and_halves_the_genes() {
             assert_eq!((s.genes[c][k], s.genes[d][k]), (half, half));
         }
         assert_eq!(s.genes[d][Species::Adhesion as usize], 0.0);
-        // The adhesive elements (lowest in z) stay with the mother.
         let adhesive = |cell: usize| s.slots(cell).filter(|&k| s.pos[k][3] == ADHESIVE).count();
         assert_eq!(adhesive(c), 3 * (c % 2));
         assert_eq!(adhesive(d), 0);

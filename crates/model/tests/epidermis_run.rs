@@ -212,3 +212,63 @@ fn a_bad_config_is_refused_with_the_field_named() {
     let e = EpidermisConfig::from_json(&v.to_string(), "cfg.json").unwrap_err();
     assert!(e.to_string().contains("colour"), "{e}");
 }
+
+#[test]
+fn a_basal_layer_stratifies() {
+    // 3 x 3 basal cells growing every 4th step divide once (step 80) across a horizontal plane:
+    // each basal mother leaves one daughter on the membrane and one above it, so the basal
+    // layer keeps its 9 cells and the 9 new ones form a second layer on top of it.
+    let ctx = test_context();
+    let mut cfg = config(64);
+    cfg.steps = 150;
+    cfg.observe_every = 10;
+    cfg.growth.interval = 4;
+    let mut seen = Vec::new();
+    let opts = options("epidermis_run_stratifies", 150, None);
+    let dir = opts.out_dir.clone();
+    run(&ctx, &cfg, &opts, |o| seen.push(o.observables.clone())).unwrap();
+    let first = &seen[0];
+    assert_eq!((first.cells, first.basal_cells), (9, 9));
+    assert_eq!(
+        first.cells_per_layer,
+        [9, 0, 0, 0],
+        "one layer at the start"
+    );
+    let last = seen.last().unwrap();
+    assert_eq!((last.cells, last.divisions), (18, 9));
+    assert_eq!((last.basal_cells, last.suprabasal_cells), (9, 9));
+    let above: u32 = last.cells_per_layer[1..].iter().sum();
+    assert!(
+        above >= 1,
+        "no cell above layer 1: {:?}",
+        last.cells_per_layer
+    );
+    // Centre heights in the last block of cells.csv (columns step, .., basal, layer, x, y, z):
+    // every suprabasal cell above the highest basal centre, by 0.3 (near a cell radius) on
+    // average.
+    let csv = read(&dir.join("cells.csv"));
+    let (mut basal, mut upper) = (Vec::new(), Vec::new());
+    for line in csv.lines().skip(1).filter(|l| l.starts_with("150,")) {
+        let f: Vec<&str> = line.split(',').collect();
+        let z: f64 = f[7].parse().unwrap();
+        if f[3] == "1" {
+            basal.push(z)
+        } else {
+            upper.push(z)
+        }
+    }
+    assert_eq!((basal.len(), upper.len()), (9, 9));
+    let top_basal = basal.iter().cloned().fold(f64::MIN, f64::max);
+    let low_upper = upper.iter().cloned().fold(f64::MAX, f64::min);
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    assert!(
+        low_upper > top_basal,
+        "basal up to {top_basal}, suprabasal from {low_upper}"
+    );
+    assert!(
+        mean(&upper) - mean(&basal) > 0.3,
+        "{} vs {}",
+        mean(&upper),
+        mean(&basal)
+    );
+}

@@ -6,8 +6,11 @@
 //! 2. divide: a cell with 40 elements splits 20/20 across the plane through its elements'
 //!    median along `division_normal`: elements ranked by their projection on the normal
 //!    (minimum-image offsets from the cell's first element; ties by slot), the lower 20 stay in
-//!    cell c in rank order with their types, the upper 20 become cell `cells + r` (r: the rank
-//!    of c among the dividing cells in id order, an exclusive scan), all PLAIN. Both daughters
+//!    cell c in rank order, the upper 20 become cell `cells + r` (r: the rank of c among the
+//!    dividing cells in id order, an exclusive scan), all PLAIN. Cell c keeps the basement
+//!    membrane: a mother with `a` adhesive elements leaves c's lowest `a` ADHESIVE, the rest
+//!    PLAIN (keeping the elements' own types would let a flattened basal cell, its plain
+//!    elements sunk below its adhesive ones, hand the attachment to nobody). Both daughters
 //!    get half of the mother's N, D, B, O1, O2, M. If the new cells would not fit `max_cells`,
 //!    no cell divides at that step and the refused divisions are counted (Counter::Overflow);
 //! 3. the active-slot list: cell c's slots at `offsets[c]..`, offsets the exclusive scan of
@@ -17,7 +20,9 @@
 //! `shaders/epidermis/{grow,divide,active}.wgsl`) reproduce these CPU functions bitwise.
 
 use super::genes::{cell_centre, check_f32, min_image};
-use super::state::{EpidermisState, Species, DAUGHTER_ELEMENTS, MAX_ELEMENTS, PLAIN, SPECIES};
+use super::state::{
+    EpidermisState, Species, ADHESIVE, DAUGHTER_ELEMENTS, MAX_ELEMENTS, PLAIN, SPECIES,
+};
 use crate::error::{invalid, Result};
 use serde::{Deserialize, Serialize};
 
@@ -171,10 +176,12 @@ pub fn divide(u: &GrowthUniforms, state: &mut EpidermisState) -> (u32, u32) {
         let elements: [[f32; 4]; MAX_ELEMENTS] =
             state.pos[first..first + MAX_ELEMENTS].try_into().unwrap();
         let ranks = division_ranks(&elements, u.normal, u.lx, u.ly);
+        let adhesive = elements.iter().filter(|e| e[3] == ADHESIVE).count();
         for (k, &rank) in ranks.iter().enumerate() {
             let e = elements[k];
             if rank < DAUGHTER_ELEMENTS {
-                state.pos[first + rank] = e;
+                let kind = if rank < adhesive { ADHESIVE } else { PLAIN };
+                state.pos[first + rank] = [e[0], e[1], e[2], kind];
             } else {
                 state.pos[d * MAX_ELEMENTS + rank - DAUGHTER_ELEMENTS] = [e[0], e[1], e[2], PLAIN];
             }
