@@ -258,11 +258,12 @@ fn sort_matches_twin_20_bits_ignoring_higher_bits() {
 
 #[test]
 fn sort_with_odd_pass_count_and_gpu_length() {
-    // 5 bits: two passes, the second 1 bit wide; 4 bits: one pass (result in the first buffer).
+    // At this capacity 8 bits sort in one wide pass (result in the first buffer), 9 and 17 in
+    // narrow ones (3 and 5 passes, the last 1 bit wide): both digit widths run.
     let ctx = test_context();
     let cap = 6000u32;
     let len = gpu_len(&ctx);
-    for key_bits in [4, 5, 9] {
+    for key_bits in [8, 9, 17] {
         let (k, v) = sort_input(cap as usize, key_bits, key_bits as u64, true);
         let keys = buffers::storage_from(&ctx, "keys", &k).unwrap();
         let vals = buffers::storage_from(&ctx, "vals", &v).unwrap();
@@ -445,7 +446,7 @@ fn binning_offsets_span_long_empty_runs_of_cells() {
 #[test]
 fn binning_matches_twin_periodic_and_clamped() {
     let ctx = test_context();
-    // ~2^13 cells: 4 digit passes.
+    // ~2^13 cells: 2 digit passes.
     for (dims, periodic) in [
         ([32, 16, 16], [true, false, true]),
         ([7, 1, 300], [false, true, false]),
