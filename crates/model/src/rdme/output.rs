@@ -1,5 +1,6 @@
 //! Files of an RDME run: the observables CSV (counts per site type and species), the kymograph
-//! of one species (CSV, and a figure of it as PNG), and VTK image data snapshots of the lattice (ParaView).
+//! of one species (CSV, and a figure of it as PNG), and VTK image data snapshots of the lattice
+//! (ParaView).
 
 use super::analysis::KymographRow;
 use super::config::RdmeConfig;
