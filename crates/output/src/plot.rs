@@ -1,8 +1,9 @@
 //! Figures a person reads: a title, one or more panels side by side (axes in model units with
 //! their labels; a heat map behind shaded bands, line segments and points), one colour bar for
-//! the heat maps and a legend of the labelled series; [`Figure::point_views`] makes views of 3-D point sets
-//! (a tissue seen from the side). Drawn with `plotters` into memory and saved through
-//! [`RgbImage::save_png`], so a file is complete or absent.
+//! the heat maps and a legend of the labelled series; [`Figure::point_views`] makes views of
+//! 3-D point sets (a tissue seen from the side). Drawn with `plotters` into memory and saved
+//! through [`RgbImage::save_png`], so a file is complete or absent;
+//! [`Figure::render_with_layout`] also says where each plot landed, to read values back.
 //!
 //! Text is set in DejaVu Sans, embedded in this crate (fonts/, with its licence): no system
 //! font is looked up, so pictures look the same on every machine, a bare one included.
