@@ -5,6 +5,8 @@
 mod common;
 
 use common::*;
+use petri_model::rdme::output::KYMOGRAPH_SIZE;
+use petri_model::ssa::output::PLOT_SIZE;
 
 /// The assets this file runs; a new asset needs a test here.
 const COVERED: [&str; 6] = [
@@ -155,7 +157,7 @@ fn min_system_asset() {
             ["MinD_m", "MinDE", "site_type"]
         );
     }
-    png(&out.join("kymograph.png"));
+    assert_eq!(png(&out.join("kymograph.png")), KYMOGRAPH_SIZE);
     let analysis: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("analysis.json")).unwrap()).unwrap();
     assert_eq!(
@@ -216,7 +218,7 @@ fn network_asset(asset: &str, trajectories: u64, t_end: f64, points: usize, all:
         assert_eq!(header.len(), 2 + species.len());
         assert_eq!(rows.len(), trajectories as usize * points);
     }
-    png(&out.join("mean_sd.png"));
+    assert_eq!(png(&out.join("mean_sd.png")), PLOT_SIZE);
 }
 
 /// The species ids of a network asset, in order.

@@ -1,6 +1,9 @@
 //! `petri run` of a reaction network and `petri validate dsmts`, as a user meets them: the
 //! output files, and bad input refused naming the field (exit code 1, no panic).
 
+use petri_model::ssa::output::{mean_sd_figure, PLOT_COLOURS, PLOT_SIZE};
+use petri_model::ssa::stats::EnsembleStats;
+use petri_output::RgbImage;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -10,6 +13,55 @@ fn petri(args: &[&str]) -> Output {
         .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
         .output()
         .expect("run petri")
+}
+
+/// mean_sd.png in `dir` is the mean +- sd figure of its mean_sd.csv (of `n` trajectories of
+/// one species), titled with the network, and its band at each output time spans mean - sd to
+/// mean + sd.
+fn mean_sd_png_is_the_figure_of(dir: &Path, n: u64) {
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let csv = std::fs::read_to_string(dir.join("mean_sd.csv")).unwrap();
+    let rows: Vec<Vec<f64>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
+        .collect();
+    let stats = EnsembleStats {
+        times: rows.iter().map(|r| r[0]).collect(),
+        species: vec!["X".into()],
+        n,
+        mean: rows.iter().map(|r| vec![r[1]]).collect(),
+        sd: rows.iter().map(|r| vec![r[2]]).collect(),
+    };
+    let name = manifest["network_id"].as_str().unwrap();
+    let fig = mean_sd_figure(&stats, &[0], name).unwrap();
+    assert!(fig.title.starts_with(name) && fig.title.contains(&format!("{n} trajectories")));
+    let drawn = fig.render_with_layout().unwrap();
+    let png = RgbImage::load_png(&dir.join("mean_sd.png")).unwrap();
+    assert_eq!((png.width as u32, png.height as u32), PLOT_SIZE);
+    assert!(
+        png.pixels == drawn.image.pixels,
+        "mean_sd.png is the figure"
+    );
+    // Between output times 1 and 2 (not on an edge of the plot) the band's shade (the mean
+    // line over it) fills the rows from mean + sd down to mean - sd, white above and below.
+    let (colour, area) = (PLOT_COLOURS[0].1, &drawn.panels[0]);
+    let shade = petri_output::blend([255; 3], colour, 0.25);
+    let t = 0.5 * (stats.times[1] + stats.times[2]);
+    let mid = |v: &[Vec<f64>]| 0.5 * (v[1][0] + v[2][0]);
+    let (m, sd) = (mid(&stats.mean), mid(&stats.sd));
+    let (col, top) = area.pixel(t, m + sd);
+    let (_, bottom) = area.pixel(t, (m - sd).max(0.0));
+    let at = |y: i32| png.get(col as usize, y as usize).unwrap();
+    let is_shade = |c: [u8; 3]| c.iter().zip(&shade).all(|(a, b)| a.abs_diff(*b) <= 2);
+    let shaded = (top + 2..bottom - 1).filter(|&y| is_shade(at(y))).count() as i32;
+    assert!(
+        shaded > bottom - top - 10,
+        "{shaded} shaded rows in {top}..{bottom}"
+    );
+    assert!((top + 2..bottom - 1).all(|y| at(y) != [255; 3]));
+    assert!(at(top - 3) == [255; 3] && at(bottom + 3) == [255; 3]);
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -64,7 +116,7 @@ fn network_run_writes_the_outputs() {
     assert_eq!(csv.lines().count(), 12);
     let rows = std::fs::read_to_string(dir.join("trajectories.csv")).unwrap();
     assert_eq!(rows.lines().count(), 1 + 40 * 11);
-    assert!(dir.join("mean_sd.png").is_file());
+    mean_sd_png_is_the_figure_of(&dir, 40);
 
     // Same seed, same statistics (replacing the first run).
     let o = petri(&[&args[..], &["--overwrite"]].concat());

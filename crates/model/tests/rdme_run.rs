@@ -5,8 +5,10 @@ use petri_engine::testing::test_context;
 use petri_model::error::ModelError;
 use petri_model::rdme::checkpoint::Checkpoint;
 use petri_model::rdme::lattice::initial_lattice;
+use petri_model::rdme::output::{kymograph_figure, read_kymograph, KYMOGRAPH_SIZE};
 use petri_model::rdme::run::{reanalyze, run, Manifest, RunOptions, ANALYSIS_SKIP_FRACTION};
 use petri_model::rdme::{RdmeConfig, RdmeModel, RdmeSim, SimOptions};
+use petri_output::RgbImage;
 use std::path::{Path, PathBuf};
 
 /// A 16 x 16 x 32 lattice holding a capsule with a membrane shell; A and B inter-convert (so
@@ -139,7 +141,36 @@ fn run_writes_every_output() {
             "the end planes are outside the capsule"
         );
     }
-    assert_eq!(png_size(&dir.join("kymograph.png")), (32, 11));
+    // The kymograph figure: time across, z up (32 planes of 16 nm); its file is the figure
+    // drawn from kymograph.csv, and the largest count shows in the colour bar's top colour.
+    assert_eq!(png_size(&dir.join("kymograph.png")), KYMOGRAPH_SIZE);
+    let kymo_rows = read_kymograph(&dir.join("kymograph.csv"), &model.config).unwrap();
+    let drawn = kymograph_figure(&model.config, &kymo_rows, None)
+        .unwrap()
+        .render_with_layout()
+        .unwrap();
+    let png = RgbImage::load_png(&dir.join("kymograph.png")).unwrap();
+    assert!(
+        png.pixels == drawn.image.pixels,
+        "kymograph.png is the figure"
+    );
+    let (t, z, most) = kymo_rows
+        .iter()
+        .flat_map(|(t, c)| c.iter().enumerate().map(move |(z, &n)| (*t, z, n)))
+        .max_by_key(|r| r.2)
+        .unwrap();
+    // Plane z is centred at (z + 0.5) x 16 nm; observations are 0.2 ms apart, the first and
+    // last at the axis' ends: look a quarter interval inside.
+    let inside = t + 0.5e-4 * (1e-3 - t).signum();
+    let (x, y) = drawn.panels[0].pixel(inside, (z as f64 + 0.5) * 0.016);
+    let bar = drawn.color_bar.as_ref().unwrap();
+    let (bx, by) = bar.pixel(0.5, 0.999 * most as f64);
+    let top = drawn.image.get(bx as usize, by as usize).unwrap();
+    let at = png.get(x as usize, y as usize).unwrap();
+    assert!(
+        at.iter().zip(&top).all(|(a, b)| a.abs_diff(*b) <= 2),
+        "largest count at t = {t} s, plane {z}: {at:?}, bar top {top:?}"
+    );
 
     // Snapshots at 100 and 200: one cell per site.
     for step in [100, 200] {

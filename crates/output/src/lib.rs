@@ -48,7 +48,10 @@ pub use manifest::write_json_pretty;
 pub use picture::{blend, colormap_viridis, scalar_image, RgbImage, NAN_COLOR};
 
 /// Figures with axes, colour bar and legend.
-pub use plot::{Axis, ColorScale, Figure, HeatMap, Lines, Panel, PointSet, Points, View};
+pub use plot::{
+    Axis, Band, ColorScale, Figure, HeatMap, Lines, Panel, PlotArea, PointSet, Points, Rendered,
+    View,
+};
 
 /// VTK XML writers: image data (`.vti`), line segments and points (`.vtp`).
 pub use vtk::{write_image_data, write_points, write_polylines, PointData};

@@ -1,8 +1,9 @@
 //! Figures a person reads: a title, one or more panels side by side (axes in model units with
-//! their labels; a heat map behind line segments and points), one colour bar for the heat maps
-//! and a legend of the labelled series; [`Figure::point_views`] makes views of 3-D point sets
-//! (a tissue seen from the side). Drawn with `plotters` into memory and saved through
-//! [`RgbImage::save_png`], so a file is complete or absent.
+//! their labels; a heat map behind shaded bands, line segments and points), one colour bar for
+//! the heat maps and a legend of the labelled series; [`Figure::point_views`] makes views of
+//! 3-D point sets (a tissue seen from the side). Drawn with `plotters` into memory and saved
+//! through [`RgbImage::save_png`], so a file is complete or absent;
+//! [`Figure::render_with_layout`] also says where each plot landed, to read values back.
 //!
 //! Text is set in DejaVu Sans, embedded in this crate (fonts/, with its licence): no system
 //! font is looked up, so pictures look the same on every machine, a bare one included.
@@ -53,7 +54,8 @@ pub struct Axis {
     pub hi: f64,
 }
 
-/// One set of axes and what is drawn on them, bottom layer first: heat map, lines, points.
+/// One set of axes and what is drawn on them, bottom layer first: heat map, bands, lines,
+/// points.
 #[derive(Clone, Debug)]
 pub struct Panel {
     /// Written above the panel.
@@ -63,6 +65,7 @@ pub struct Panel {
     /// One unit is as long on both axes (for maps of space); the panel shrinks to keep it.
     pub equal_aspect: bool,
     pub heat_map: Option<HeatMap>,
+    pub bands: Vec<Band>,
     pub lines: Vec<Lines>,
     pub points: Vec<Points>,
 }
@@ -77,6 +80,20 @@ pub struct HeatMap {
     pub ny: usize,
     pub x: Range<f64>,
     pub y: Range<f64>,
+}
+
+/// A shaded area of one colour between a lower and an upper curve (mean +- sd, a confidence
+/// interval): `points` are `(x, lo, hi)`, joined by straight lines in order of x. It is drawn at
+/// `opacity` over what lies below, so overlapping bands stay visible; values beyond the panel's
+/// y axis are drawn at its ends.
+#[derive(Clone, Debug)]
+pub struct Band {
+    /// Shown in the legend when given.
+    pub label: Option<String>,
+    pub color: Rgb,
+    /// In (0, 1]; 1 hides what lies below.
+    pub opacity: f64,
+    pub points: Vec<(f64, f64, f64)>,
 }
 
 /// Straight line segments of one style; each segment may have its own colour.
@@ -133,6 +150,32 @@ impl Lines {
     }
 }
 
+impl Band {
+    /// A band of `color` at opacity 0.25, without a label.
+    pub fn new(color: Rgb, points: Vec<(f64, f64, f64)>) -> Self {
+        Self {
+            label: None,
+            color,
+            opacity: 0.25,
+            points,
+        }
+    }
+
+    /// The same, shown in the legend as `label`.
+    pub fn labelled(mut self, label: impl Into<String>) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+
+    /// The outline: the upper curve left to right, then the lower one back, clamped to `y`.
+    fn polygon(&self, y: &Range<f64>) -> Vec<(f64, f64)> {
+        let clamp = |v: f64| v.clamp(y.start, y.end);
+        let upper = self.points.iter().map(|&(x, _, hi)| (x, clamp(hi)));
+        let lower = self.points.iter().rev().map(|&(x, lo, _)| (x, clamp(lo)));
+        upper.chain(lower).collect()
+    }
+}
+
 impl Points {
     /// Filled dots of one colour, without a label.
     pub fn new(color: Rgb, radius: u32, points: Vec<(f64, f64)>) -> Self {
@@ -161,6 +204,7 @@ impl Panel {
             y,
             equal_aspect: false,
             heat_map: None,
+            bands: Vec::new(),
             lines: Vec::new(),
             points: Vec::new(),
         }
@@ -292,15 +336,67 @@ type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
 enum Sample {
     Line(Rgb, u32),
     Dot(Rgb, u32, bool),
+    /// A filled square of a colour at an opacity (a band).
+    Patch(Rgb, f64),
+}
+
+/// Where a panel's plotting area (or the colour bar's, x from 0 to 1 across it) landed in a
+/// rendered picture, for reading values back from it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlotArea {
+    /// Pixel columns and rows, the frame included.
+    pub cols: Range<i32>,
+    pub rows: Range<i32>,
+    /// The axes' ranges.
+    pub x: Range<f64>,
+    pub y: Range<f64>,
+}
+
+impl PlotArea {
+    /// The pixel (column, row) at which the figure draws the point `(x, y)`: the same mapping
+    /// as plotters', so a test can look up the colour of a data point.
+    pub fn pixel(&self, x: f64, y: f64) -> (i32, i32) {
+        use plotters::coord::types::RangedCoordf64;
+        let coord: Cartesian2d<RangedCoordf64, RangedCoordf64> = Cartesian2d::new(
+            self.x.clone(),
+            self.y.clone(),
+            pixel_ranges(&self.cols, &self.rows),
+        );
+        coord.translate(&(x, y))
+    }
+}
+
+/// The screen ranges plotters maps an area's axes onto: the last column and row are the
+/// ends, and y runs upwards.
+fn pixel_ranges(cols: &Range<i32>, rows: &Range<i32>) -> (Range<i32>, Range<i32>) {
+    (cols.start..cols.end - 1, rows.end - 1..rows.start)
+}
+
+/// A rendered figure and where its plots landed.
+#[derive(Clone, Debug)]
+pub struct Rendered {
+    pub image: RgbImage,
+    /// One per panel, in order.
+    pub panels: Vec<PlotArea>,
+    /// The colour bar (its x spans 0 to 1, its y the colour scale), when the figure has one.
+    pub color_bar: Option<PlotArea>,
 }
 
 impl Figure {
     /// Draws the figure into a picture.
     pub fn render(&self) -> Result<RgbImage, OutputError> {
+        Ok(self.render_with_layout()?.image)
+    }
+
+    /// Draws the figure into a picture and says where each panel's plot and the colour bar
+    /// landed.
+    pub fn render_with_layout(&self) -> Result<Rendered, OutputError> {
         self.check()?;
         font_ready()?;
         let (w, h) = (self.width, self.height);
         let mut buf = vec![255u8; w as usize * h as usize * 3];
+        let mut areas = Vec::new();
+        let mut bar_area = None;
         {
             let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
             root.fill(&WHITE).map_err(plot_err)?;
@@ -322,14 +418,12 @@ impl Figure {
                 }
                 None => (body, None),
             };
-            let mut plot_rows = None;
             let cells = panels.split_evenly((1, self.panels.len()));
             for (panel, cell) in self.panels.iter().zip(&cells) {
-                let rows = panel.draw(cell, self.color_scale.as_ref())?;
-                plot_rows.get_or_insert(rows);
+                areas.push(panel.draw(cell, self.color_scale.as_ref())?);
             }
-            if let (Some(scale), Some(bar), Some(rows)) = (&self.color_scale, bar, plot_rows) {
-                color_bar(&bar, scale, rows)?;
+            if let (Some(scale), Some(bar)) = (&self.color_scale, bar) {
+                bar_area = Some(color_bar(&bar, scale, areas[0].rows.clone())?);
             }
             if let Some(bottom) = bottom {
                 draw_legend(&bottom, &legend)?;
@@ -337,10 +431,15 @@ impl Figure {
             root.present().map_err(plot_err)?;
         }
         let pixels = buf.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect();
-        Ok(RgbImage {
+        let image = RgbImage {
             width: w as usize,
             height: h as usize,
             pixels,
+        };
+        Ok(Rendered {
+            image,
+            panels: areas,
+            color_bar: bar_area,
         })
     }
 
@@ -416,6 +515,14 @@ impl Figure {
                 range("heat map x", m.x.start, m.x.end)?;
                 range("heat map y", m.y.start, m.y.end)?;
             }
+            for b in &p.bands {
+                if !(b.opacity > 0.0 && b.opacity <= 1.0) {
+                    return bad(format!(
+                        "panel '{}': a band's opacity must be in (0, 1], got {}",
+                        p.title, b.opacity
+                    ));
+                }
+            }
             for l in &p.lines {
                 if let Some(c) = &l.colors {
                     check_len("line segment colours", l.segments.len(), c.len())?;
@@ -429,6 +536,10 @@ impl Figure {
     fn legend(&self) -> Vec<(String, Sample)> {
         let mut entries: Vec<(String, Sample)> = Vec::new();
         for p in &self.panels {
+            let bands = p.bands.iter().filter_map(|b| {
+                let sample = Sample::Patch(b.color, b.opacity);
+                b.label.clone().map(|s| (s, sample))
+            });
             let lines = p.lines.iter().filter_map(|l| {
                 let sample = Sample::Line(l.color, l.width.max(2));
                 l.label.clone().map(|s| (s, sample))
@@ -438,7 +549,7 @@ impl Figure {
                 let sample = Sample::Dot(d.color, d.radius.clamp(3, LEGEND_DOT), d.filled);
                 d.label.clone().map(|s| (s, sample))
             });
-            for (label, sample) in lines.chain(points) {
+            for (label, sample) in bands.chain(lines).chain(points) {
                 if !entries.iter().any(|(l, _)| *l == label) {
                     entries.push((label, sample));
                 }
@@ -449,8 +560,8 @@ impl Figure {
 }
 
 impl Panel {
-    /// Draws the panel into `cell`; returns the pixel rows of its plotting area.
-    fn draw(&self, cell: &Area, scale: Option<&ColorScale>) -> Result<Range<i32>, OutputError> {
+    /// Draws the panel into `cell`; returns where its plotting area landed.
+    fn draw(&self, cell: &Area, scale: Option<&ColorScale>) -> Result<PlotArea, OutputError> {
         let (title, area) = cell.split_vertically(PANEL_TITLE_HEIGHT);
         centered_text(&title, &self.title, PANEL_TITLE_FONT)?;
         let area = if self.equal_aspect {
@@ -490,6 +601,11 @@ impl Panel {
             });
             chart.draw_series(rects).map_err(plot_err)?;
         }
+        for b in &self.bands {
+            let style = rgb(b.color).mix(b.opacity).filled();
+            let outline = Polygon::new(b.polygon(&y), style);
+            chart.draw_series([outline]).map_err(plot_err)?;
+        }
         for l in &self.lines {
             let colour = |k: usize| l.colors.as_ref().map_or(l.color, |c| c[k]);
             let paths =
@@ -526,7 +642,7 @@ impl Panel {
             FRAME.stroke_width(1),
         );
         cell.use_screen_coord().draw(&frame).map_err(plot_err)?;
-        Ok(rows)
+        Ok(PlotArea { cols, rows, x, y })
     }
 
     /// The part of `area` whose plotting area has the axes' ratio of lengths: as wide as it
@@ -549,8 +665,9 @@ impl Panel {
     }
 }
 
-/// The colour bar of `scale`, its plotting area spanning `rows` (those of the panels).
-fn color_bar(area: &Area, scale: &ColorScale, rows: Range<i32>) -> Result<(), OutputError> {
+/// The colour bar of `scale`, its plotting area spanning `rows` (those of the panels); returns
+/// where its plotting area landed.
+fn color_bar(area: &Area, scale: &ColorScale, rows: Range<i32>) -> Result<PlotArea, OutputError> {
     let (_, top) = area.get_base_pixel();
     let (_, h) = area.dim_in_pixel();
     let above = (rows.start - top).max(0) as u32;
@@ -595,7 +712,13 @@ fn color_bar(area: &Area, scale: &ColorScale, rows: Range<i32>) -> Result<(), Ou
     let style = text_style(LABEL_FONT).pos(Pos::new(HPos::Center, VPos::Center));
     screen
         .draw(&Text::new(scale.label.as_str(), at, style))
-        .map_err(plot_err)
+        .map_err(plot_err)?;
+    Ok(PlotArea {
+        cols,
+        rows,
+        x: 0.0..1.0,
+        y: scale.lo..scale.hi,
+    })
 }
 
 /// One row of legend entries, centred: a sample of each series and its label.
@@ -630,6 +753,15 @@ fn draw_legend(area: &Area, entries: &[(String, Sample)]) -> Result<(), OutputEr
                 area.draw(&Circle::new((x + SAMPLE / 2, y), r, style))
                     .map_err(plot_err)?
             }
+            Sample::Patch(c, opacity) => {
+                let half = LEGEND_DOT as i32;
+                let square = [
+                    (x + SAMPLE / 2 - half, y - half),
+                    (x + SAMPLE / 2 + half, y + half),
+                ];
+                area.draw(&Rectangle::new(square, rgb(c).mix(opacity).filled()))
+                    .map_err(plot_err)?
+            }
         }
         let text = Text::new(
             label.clone(),
@@ -653,7 +785,7 @@ fn centered_text(area: &Area, text: &str, size: f64) -> Result<(), OutputError> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::colormap_viridis;
+    use crate::{blend, colormap_viridis};
 
     fn figure(panels: Vec<Panel>) -> Figure {
         Figure {
@@ -889,6 +1021,100 @@ mod tests {
             up: (2, Axis::new("z", 0.0, 1.0)),
         };
         assert!(Figure::point_views("t", 800, &[bad], &sets, 0.1).is_err());
+    }
+
+    /// Each channel within `tol` of the other's.
+    fn near(a: Rgb, b: Rgb, tol: u8) -> bool {
+        a.iter().zip(&b).all(|(p, q)| p.abs_diff(*q) <= tol)
+    }
+
+    #[test]
+    fn a_heat_map_cell_has_the_scale_colour_of_its_value() {
+        // Values 0, 0.1, ..., 1.1 on a 4 x 3 grid; 1.1 lies above the scale and takes its top.
+        let mut p = Panel::new("m", Axis::new("x", 0.0, 4.0), Axis::new("y", 0.0, 3.0));
+        let values: Vec<f32> = (0..12).map(|k| k as f32 / 10.0).collect();
+        p.heat_map = Some(HeatMap {
+            values: values.clone(),
+            nx: 4,
+            ny: 3,
+            x: 0.0..4.0,
+            y: 0.0..3.0,
+        });
+        let drawn = figure(vec![p]).render_with_layout().unwrap();
+        let (img, area) = (&drawn.image, &drawn.panels[0]);
+        for (k, &v) in values.iter().enumerate() {
+            let (i, j) = ((k % 4) as f64, (k / 4) as f64);
+            let (x, y) = area.pixel(i + 0.5, j + 0.5);
+            let got = img.get(x as usize, y as usize).unwrap();
+            assert_eq!(got, colormap_viridis(v), "cell ({i}, {j}) of {v}");
+        }
+        // The bar, right of the panel, shows each value in its colour (inside the frame).
+        let bar = drawn.color_bar.as_ref().expect("a colour bar");
+        assert!(bar.cols.start > area.cols.end && bar.cols.end <= img.width as i32);
+        let at = |v: f64| {
+            let (x, y) = bar.pixel(0.5, v);
+            img.get(x as usize, y as usize).unwrap()
+        };
+        for v in [0.02, 0.3, 0.7, 0.98] {
+            assert!(near(at(v), colormap_viridis(v as f32), 2), "bar at {v}");
+        }
+    }
+
+    #[test]
+    fn a_band_covers_lo_to_hi_and_is_named_in_the_legend() {
+        // lo = 0.2 + 0.2 x, hi = 0.6 + 0.2 x, given at x = 0, 0.5, 1.
+        let colour = [200, 40, 40];
+        let band = Band::new(
+            colour,
+            (0..3)
+                .map(|k| {
+                    let x = k as f64 / 2.0;
+                    (x, 0.2 + 0.2 * x, 0.6 + 0.2 * x)
+                })
+                .collect(),
+        )
+        .labelled("mean ± sd");
+        let mut p = Panel::new("b", Axis::new("x", 0.0, 1.0), Axis::new("y", 0.0, 1.0));
+        p.bands.push(band);
+        let mut fig = figure(vec![p]);
+        fig.color_scale = None;
+        let drawn = fig.render_with_layout().unwrap();
+        let (img, area) = (&drawn.image, &drawn.panels[0]);
+        // Over white the band is its colour at a quarter's opacity.
+        let shade = blend([255; 3], colour, 0.25);
+        for x in [0.1, 0.25, 0.5, 0.8] {
+            let (col, top) = area.pixel(x, 0.6 + 0.2 * x);
+            let (_, bottom) = area.pixel(x, 0.2 + 0.2 * x);
+            let shaded: Vec<i32> = (area.rows.start + 1..area.rows.end - 1)
+                .filter(|&y| near(img.get(col as usize, y as usize).unwrap(), shade, 2))
+                .collect();
+            let (first, last) = (shaded[0], shaded[shaded.len() - 1]);
+            assert!(
+                (first - top).abs() <= 1 && (last - bottom).abs() <= 1,
+                "x = {x}: shaded rows {first}..{last}, expected {top}..{bottom}"
+            );
+            assert_eq!(shaded.len() as i32, last - first + 1, "no gap in the band");
+        }
+        let legend: Vec<String> = fig.legend().into_iter().map(|e| e.0).collect();
+        assert_eq!(legend, ["mean ± sd"]);
+        let strip = img.height - LEGEND_HEIGHT as usize..img.height;
+        assert!(strip
+            .flat_map(|y| (0..img.width).map(move |x| (x, y)))
+            .any(|(x, y)| near(img.get(x, y).unwrap(), shade, 2)));
+        // A band beyond the axis is drawn at its ends; an opacity of 0 is refused.
+        let mut tall = unit_panel();
+        tall.bands
+            .push(Band::new(colour, vec![(0.0, -5.0, 5.0), (1.0, -5.0, 5.0)]));
+        let drawn = figure(vec![tall.clone()]).render_with_layout().unwrap();
+        let (col, row) = drawn.panels[0].pixel(0.5, 0.5);
+        assert!(near(
+            drawn.image.get(col as usize, row as usize).unwrap(),
+            shade,
+            2
+        ));
+        tall.bands[0].opacity = 0.0;
+        let e = figure(vec![tall]).render().unwrap_err().to_string();
+        assert!(e.contains("opacity"), "{e}");
     }
 
     #[test]

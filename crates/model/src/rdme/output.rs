@@ -1,12 +1,13 @@
 //! Files of an RDME run: the observables CSV (counts per site type and species), the kymograph
-//! of one species (CSV and PNG), and VTK image data snapshots of the lattice (ParaView).
+//! of one species (CSV, and a figure of it as PNG), and VTK image data snapshots of the lattice
+//! (ParaView).
 
 use super::analysis::KymographRow;
 use super::config::RdmeConfig;
 use super::lattice::Lattice;
 use super::sim::Observables;
-use crate::error::{ModelError, Result};
-use petri_output::{colormap_viridis, RgbImage, TimeSeriesWriter};
+use crate::error::{invalid, ModelError, Result};
+use petri_output::{colormap_viridis, Axis, ColorScale, Figure, HeatMap, Panel, TimeSeriesWriter};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -140,46 +141,129 @@ pub fn read_kymograph(path: &Path, cfg: &RdmeConfig) -> Result<Vec<KymographRow>
         .collect()
 }
 
-/// The kymograph as a picture: one column per z plane, one row per observation with time
-/// going down (at most `KYMOGRAPH_MAX_ROWS`, picked evenly), viridis scaled to the largest value.
-/// With `sites_per_plane` a pixel is the count per site of the plane (0 where it has none), as
-/// the analysis sees it; otherwise the count.
-pub fn kymograph_image(rows: &[KymographRow], sites_per_plane: Option<&[u64]>) -> RgbImage {
-    let planes = rows.first().map_or(0, |r| r.1.len());
-    let height = rows.len().min(KYMOGRAPH_MAX_ROWS);
+/// The kymograph figure has at most this many time columns; longer runs show evenly spaced
+/// observations.
+pub const KYMOGRAPH_MAX_TIMES: usize = 1000;
+
+/// Size of the kymograph figure in pixels.
+pub const KYMOGRAPH_SIZE: (u32, u32) = (1000, 520);
+
+/// The kymograph of `cfg`'s kymograph species as a figure: time (s) across and position along
+/// the cell's long axis z (µm; plane z spans z λ to (z + 1) λ) up, so a pole-to-pole
+/// oscillation reads left to right as a zigzag, as in the literature's kymographs. Column k
+/// shows the observation nearest its time, the columns evenly spaced from the first
+/// observation to the last (at most [`KYMOGRAPH_MAX_TIMES`]). With `sites_per_plane` the value
+/// is the count per site of the plane (of `output.kymograph_site_type`), as the analysis sees
+/// it, and planes with no such sites are grey; otherwise the count. The colour bar runs from 0
+/// to the largest value; the title names the species and the time span.
+pub fn kymograph_figure(
+    cfg: &RdmeConfig,
+    rows: &[KymographRow],
+    sites_per_plane: Option<&[u64]>,
+) -> Result<Figure> {
+    let species = cfg.output.kymograph_species.as_deref().unwrap_or("?");
+    let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
+        return Err(invalid("kymograph rows", 0, "at least one observation"));
+    };
+    let planes = first.1.len();
     let value = |z: usize, c: u64| match sites_per_plane {
         Some(sites) => match sites.get(z).copied().unwrap_or(0) {
-            0 => 0.0,
-            n => c as f64 / n as f64,
+            0 => f32::NAN,
+            n => (c as f64 / n as f64) as f32,
         },
-        None => c as f64,
+        None => c as f32,
     };
-    let max = rows
-        .iter()
-        .flat_map(|r| r.1.iter().enumerate().map(|(z, &c)| value(z, c)))
-        .fold(0.0, f64::max);
-    let max = if max > 0.0 { max } else { 1.0 };
-    let mut img = RgbImage::new(planes, height);
-    for y in 0..height {
-        // Evenly spaced rows, the first and the last included.
-        let i = if height > 1 {
-            y * (rows.len() - 1) / (height - 1)
-        } else {
-            0
-        };
-        for (z, &c) in rows[i].1.iter().enumerate() {
-            img.pixels[z + planes * y] = colormap_viridis((value(z, c) / max) as f32);
+    let (t0, t1) = (first.0, last.0);
+    let columns = rows.len().min(KYMOGRAPH_MAX_TIMES);
+    // A single observation gets a column one step wide.
+    let dt = match columns {
+        1 => cfg.tau_s,
+        n => (t1 - t0) / (n - 1) as f64,
+    };
+    let mut values = vec![f32::NAN; columns * planes];
+    for k in 0..columns {
+        let row = &rows[nearest(rows, t0 + k as f64 * dt)].1;
+        for (z, &c) in row.iter().enumerate().take(planes) {
+            values[k + columns * z] = value(z, c);
         }
     }
-    img
+    let hi = values
+        .iter()
+        .copied()
+        .filter(|v| v.is_finite())
+        .fold(0.0, f32::max);
+    let hi = if hi > 0.0 { hi as f64 } else { 1.0 };
+    let um = cfg.lattice.spacing_m * 1e6;
+    let length = planes as f64 * um;
+    let (quantity, unit) = match (sites_per_plane, &cfg.output.kymograph_site_type) {
+        (Some(_), Some(t)) => (
+            format!("{species} per {t} site"),
+            format!("{species} / site"),
+        ),
+        (Some(_), None) => (format!("{species} per site"), format!("{species} / site")),
+        (None, _) => (format!("{species} per plane"), format!("{species} count")),
+    };
+    let (x_lo, x_hi) = if columns == 1 {
+        (t0 - 0.5 * dt, t0 + 0.5 * dt)
+    } else {
+        (t0, t1)
+    };
+    let mut panel = Panel::new(
+        format!("{quantity} along the long axis"),
+        Axis::new("time (s)", x_lo, x_hi),
+        Axis::new("position along the long axis z (µm)", 0.0, length),
+    );
+    // Cells centred on the columns' times; the half cells beyond the ends are not drawn.
+    panel.heat_map = Some(HeatMap {
+        values,
+        nx: columns,
+        ny: planes,
+        x: t0 - 0.5 * dt..t0 + (columns as f64 - 0.5) * dt,
+        y: 0.0..length,
+    });
+    Ok(Figure {
+        width: KYMOGRAPH_SIZE.0,
+        height: KYMOGRAPH_SIZE.1,
+        title: format!(
+            "Kymograph of {species}, t = {} to {} s ({} observations)",
+            seconds(t0),
+            seconds(t1),
+            rows.len()
+        ),
+        panels: vec![panel],
+        color_scale: Some(ColorScale {
+            label: unit,
+            lo: 0.0,
+            hi,
+            map: colormap_viridis,
+        }),
+    })
 }
 
+/// The index of the row whose time is nearest `t` (rows in time order).
+fn nearest(rows: &[KymographRow], t: f64) -> usize {
+    let after = rows.partition_point(|r| r.0 < t).min(rows.len() - 1);
+    match after {
+        0 => 0,
+        i if t - rows[i - 1].0 <= rows[i].0 - t => i - 1,
+        i => i,
+    }
+}
+
+/// A time for a title: six significant digits at most, without float noise (0.0003, not
+/// 0.00030000000000000003).
+fn seconds(t: f64) -> String {
+    crate::error::short(format!("{t:.5e}").parse().unwrap_or(t))
+}
+
+/// Writes [`kymograph_figure`] as a PNG.
 pub fn write_kymograph_png(
     path: &Path,
+    cfg: &RdmeConfig,
     rows: &[KymographRow],
     sites_per_plane: Option<&[u64]>,
 ) -> Result<()> {
-    Ok(kymograph_image(rows, sites_per_plane).save_png(path)?)
+    Ok(kymograph_figure(cfg, rows, sites_per_plane)?.save_png(path)?)
 }
 
 /// File name of the lattice snapshot at `step`.
@@ -253,23 +337,93 @@ fn escape(s: &str) -> String {
 mod tests {
     use super::*;
 
+    /// A 3-plane lattice of 0.5 µm spacing, kymograph of B (per membrane site when asked).
+    fn config() -> RdmeConfig {
+        serde_json::from_value(serde_json::json!({
+            "model": "rdme",
+            "lattice": { "shape": [2, 2, 3], "spacing_m": 5e-7 },
+            "tau_s": 0.1, "steps": 10, "seed": 1,
+            "site_types": ["cytoplasm", "membrane"],
+            "species": ["A", "B"],
+            "output": { "kymograph_species": "B", "kymograph_site_type": "membrane" }
+        }))
+        .unwrap()
+    }
+
+    /// The colour the figure shows at time `t`, position `z_um`.
+    fn colour_at(drawn: &petri_output::Rendered, t: f64, z_um: f64) -> [u8; 3] {
+        let (x, y) = drawn.panels[0].pixel(t, z_um);
+        drawn.image.get(x as usize, y as usize).unwrap()
+    }
+
     #[test]
-    fn kymograph_rows_are_subsampled_evenly_and_scaled_to_the_max() {
+    fn the_kymograph_shows_time_across_and_position_up() {
+        // 2500 observations 1 s apart; plane 2 always holds 6, plane 1 counts i % 7, plane 0 none.
         let rows: Vec<KymographRow> = (0..2500).map(|i| (i as f64, vec![0, i % 7, 6])).collect();
-        let img = kymograph_image(&rows, None);
-        assert_eq!((img.width, img.height), (3, KYMOGRAPH_MAX_ROWS));
-        assert_eq!(img.get(2, 0), Some(colormap_viridis(1.0)));
-        assert_eq!(img.get(0, 999), Some(colormap_viridis(0.0)));
-        // Last picture row is the last observation: 2499 % 7 = 0.
-        assert_eq!(img.get(1, 999), Some(colormap_viridis(0.0)));
-        let few = kymograph_image(&rows[..5], None);
-        assert_eq!((few.width, few.height), (3, 5));
-        assert_eq!(few.get(1, 4), Some(colormap_viridis(4.0 / 6.0)));
+        let cfg = config();
+        let fig = kymograph_figure(&cfg, &rows, None).unwrap();
+        assert_eq!((fig.width, fig.height), KYMOGRAPH_SIZE);
+        assert!(
+            fig.title.contains("B") && fig.title.contains("t = 0 to 2499 s"),
+            "{}",
+            fig.title
+        );
+        let map = fig.panels[0].heat_map.as_ref().unwrap();
+        assert_eq!((map.nx, map.ny), (KYMOGRAPH_MAX_TIMES, 3));
+        let scale = fig.color_scale.as_ref().unwrap();
+        assert_eq!((scale.lo, scale.hi), (0.0, 6.0));
+        let (x, y) = (&fig.panels[0].x, &fig.panels[0].y);
+        assert_eq!((x.lo, x.hi, y.lo, y.hi), (0.0, 2499.0, 0.0, 1.5));
+        assert!(x.label.contains("(s)") && y.label.contains("(µm)"));
+        let drawn = fig.render_with_layout().unwrap();
+        // Plane 2 (1 to 1.5 µm) is the largest value: the bar's top colour; plane 0 the bottom.
+        let bar = drawn.color_bar.as_ref().unwrap();
+        let (bx, by) = bar.pixel(0.5, 5.99);
+        let top = drawn.image.get(bx as usize, by as usize).unwrap();
+        for t in [100.0, 1200.0, 2400.0] {
+            let high = colour_at(&drawn, t, 1.25);
+            assert_eq!(high, colormap_viridis(1.0));
+            assert!(
+                high.iter().zip(&top).all(|(a, b)| a.abs_diff(*b) <= 2),
+                "{high:?} {top:?}"
+            );
+            assert_eq!(colour_at(&drawn, t, 0.25), colormap_viridis(0.0));
+        }
+        // Columns are the nearest observations: column 500 is at 500 x 2499 / 999 = 1250.75 s
+        // (observation 1251, 1251 % 7 = 5 in plane 1), the last one the last observation.
+        let plane_1 = |k: usize| map.values[k + KYMOGRAPH_MAX_TIMES];
+        assert_eq!((plane_1(0), plane_1(500), plane_1(999)), (0.0, 5.0, 0.0));
+
+        // Five observations: one column each, plane 1 at t = 4 holds 4 of 6.
+        let few = kymograph_figure(&cfg, &rows[..5], None).unwrap();
+        assert_eq!(few.panels[0].heat_map.as_ref().unwrap().nx, 5);
+        let drawn = few.render_with_layout().unwrap();
+        assert_eq!(colour_at(&drawn, 3.9, 0.75), colormap_viridis(4.0 / 6.0));
+        assert_eq!(colour_at(&drawn, 1.0, 0.75), colormap_viridis(1.0 / 6.0));
+
         // Per site: plane 2 holds 6 on 12 sites (0.5), plane 1 up to 4 on 2 sites (2.0, the
-        // largest), plane 0 has no sites.
-        let per_site = kymograph_image(&rows[..5], Some(&[0, 2, 12]));
-        assert_eq!(per_site.get(2, 0), Some(colormap_viridis(0.25)));
-        assert_eq!(per_site.get(1, 4), Some(colormap_viridis(1.0)));
-        assert_eq!(per_site.get(0, 4), Some(colormap_viridis(0.0)));
+        // largest); plane 0 has no membrane sites and is grey.
+        let per_site = kymograph_figure(&cfg, &rows[..5], Some(&[0, 2, 12])).unwrap();
+        assert!(per_site.panels[0].title.contains("B per membrane site"));
+        assert_eq!(per_site.color_scale.as_ref().unwrap().hi, 2.0);
+        let drawn = per_site.render_with_layout().unwrap();
+        assert_eq!(colour_at(&drawn, 2.0, 1.25), colormap_viridis(0.25));
+        assert_eq!(colour_at(&drawn, 3.9, 0.75), colormap_viridis(1.0));
+        assert_eq!(
+            colour_at(&drawn, 3.9, 0.25),
+            petri_output::picture::NAN_COLOR
+        );
+        assert!(kymograph_figure(&cfg, &[], None).is_err());
+    }
+
+    #[test]
+    fn the_nearest_observation_is_picked() {
+        let rows: Vec<KymographRow> = [0.0, 1.0, 3.0].iter().map(|&t| (t, vec![])).collect();
+        let at: Vec<usize> = [-1.0, 0.4, 0.6, 1.9, 2.1, 9.0]
+            .iter()
+            .map(|&t| nearest(&rows, t))
+            .collect();
+        assert_eq!(at, [0, 0, 1, 1, 2, 2]);
+        assert_eq!(seconds(3.0000000000000004e-4), "0.0003");
     }
 }

@@ -168,7 +168,7 @@ impl Simulation for RdmeRun<'_> {
         // Occupancy (per site of the type) in the picture and the analysis alike.
         let lattice = Lattice::empty(cfg.lattice.shape, site_types(cfg));
         let sites = kymograph_sites(cfg, &lattice)?;
-        write_kymograph_png(&dir.join("kymograph.png"), &k.rows, sites.as_deref())?;
+        write_kymograph_png(&dir.join("kymograph.png"), cfg, &k.rows, sites.as_deref())?;
         let span = k.rows.last().map_or(0.0, |r| r.0) - k.rows[0].0;
         let report = analyze(&k.rows, ANALYSIS_SKIP_FRACTION * span, sites.as_deref());
         petri_output::write_json_pretty(&dir.join("analysis.json"), &report)?;

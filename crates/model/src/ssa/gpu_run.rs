@@ -255,7 +255,13 @@ impl Simulation for GpuSsaRun<'_> {
             .kept
             .as_ref()
             .map(|kept| kept.iter().map(|t| t[..rows].to_vec()).collect());
-        write_ensemble_files(dir, &self.rows.stats(rows), kept.as_deref(), &self.plot)
+        write_ensemble_files(
+            dir,
+            &self.rows.stats(rows),
+            kept.as_deref(),
+            &self.plot,
+            &self.net.id,
+        )
     }
     fn save_checkpoint(&mut self, path: &Path) -> Result<()> {
         let states = match &self.states {

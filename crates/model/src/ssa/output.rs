@@ -1,9 +1,9 @@
 //! Output files of a stochastic-kinetics run: mean and sd per species per time (CSV), the
-//! individual trajectories (CSV), and a picture of mean +- sd over time (PNG).
+//! individual trajectories (CSV), and a figure of mean +- sd over time (PNG).
 
 use super::stats::EnsembleStats;
 use crate::error::{invalid, Result};
-use petri_output::{RgbImage, TimeSeriesWriter};
+use petri_output::{Axis, Band, Figure, Lines, Panel, TimeSeriesWriter};
 use std::path::Path;
 
 /// `time, <species>-mean, <species>-sd, ...` (the DSMTS column names), one row per output time.
@@ -58,89 +58,64 @@ pub const PLOT_COLOURS: [(&str, [u8; 3]); 8] = [
     ("grey", [127, 127, 127]),
 ];
 
-const PLOT_SIZE: (usize, usize) = (900, 500);
-const MARGIN: usize = 40;
+/// Size of mean_sd.png in pixels.
+pub const PLOT_SIZE: (u32, u32) = (1000, 560);
 
-/// Mean (line) +- sd (shaded band) of `species` (indices into `stats.species`) against time,
-/// on a white background with the axes at time 0 and count 0; the count axis runs to the
-/// largest mean + sd shown. The colours are `PLOT_COLOURS` in order (the manifest names them:
-/// the picture has no text).
-pub fn plot_mean_sd(stats: &EnsembleStats, species: &[usize]) -> Result<RgbImage> {
+/// Mean (line) and mean +- sd (shaded band, cut at 0: counts are not negative) of `species`
+/// (indices into `stats.species`) against time, in the colours `PLOT_COLOURS` in order; the
+/// legend names the species, the title the model (`name`, when not empty), the time span and
+/// the number of trajectories. The molecule axis runs from 0 to a little above the largest
+/// mean + sd shown.
+pub fn mean_sd_figure(stats: &EnsembleStats, species: &[usize], name: &str) -> Result<Figure> {
     if species.is_empty() {
         return Err(invalid("plot species", "[]", "at least one species"));
     }
-    let (w, h) = PLOT_SIZE;
-    let mut img = RgbImage::new(w, h);
-    img.pixels.fill([255, 255, 255]);
-    let t_max = stats
-        .times
-        .last()
-        .copied()
-        .unwrap_or(0.0)
-        .max(f64::MIN_POSITIVE);
-    let y_max = species
-        .iter()
-        .flat_map(|&s| (0..stats.times.len()).map(move |k| (k, s)))
-        .map(|(k, s)| stats.mean[k][s] + stats.sd[k][s])
-        .fold(1.0f64, f64::max);
-    let (plot_w, plot_h) = ((w - 2 * MARGIN) as f64, (h - 2 * MARGIN) as f64);
-    let px = |t: f64| MARGIN as f64 + t / t_max * plot_w;
-    let py = |y: f64| (h - MARGIN) as f64 - y.clamp(0.0, y_max) / y_max * plot_h;
-    let put = |img: &mut RgbImage, x: f64, y: f64, c: [u8; 3]| {
-        let (x, y) = (x.round(), y.round());
-        if x >= 0.0 && y >= 0.0 && (x as usize) < w && (y as usize) < h {
-            img.pixels[x as usize + w * y as usize] = c;
-        }
+    let (Some(&t0), Some(&t1)) = (stats.times.first(), stats.times.last()) else {
+        return Err(invalid("output times", 0, "at least one"));
     };
+    // One output time still gets a time axis of some length.
+    let t_hi = if t1 > t0 { t1 } else { t0 + 1.0 };
+    let top = species
+        .iter()
+        .flat_map(|&s| (0..stats.times.len()).map(move |k| stats.mean[k][s] + stats.sd[k][s]))
+        .fold(1.0f64, f64::max);
+    let mut panel = Panel::new(
+        "lines: mean; bands: mean ± sd",
+        Axis::new("time", t0, t_hi),
+        Axis::new("molecules", 0.0, 1.05 * top),
+    );
     for (i, &s) in species.iter().enumerate() {
         let colour = PLOT_COLOURS[i % PLOT_COLOURS.len()].1;
-        let tint = colour.map(|c| 255 - (255 - c) / 4);
-        // The band, one pixel column at a time, linearly interpolated between output times.
-        for k in 1..stats.times.len() {
-            let (t0, t1) = (stats.times[k - 1], stats.times[k]);
-            let (x0, x1) = (px(t0).round() as i64, px(t1).round() as i64);
-            for x in x0..=x1 {
-                let f = if x1 > x0 {
-                    (x - x0) as f64 / (x1 - x0) as f64
-                } else {
-                    0.0
-                };
-                let lerp = |a: f64, b: f64| a + (b - a) * f;
-                let m = lerp(stats.mean[k - 1][s], stats.mean[k][s]);
-                let sd = lerp(stats.sd[k - 1][s], stats.sd[k][s]);
-                let (top, bottom) = (py(m + sd).round() as i64, py(m - sd).round() as i64);
-                for y in top..=bottom {
-                    let (xu, yu) = (x as usize, y as usize);
-                    if x >= 0 && y >= 0 && xu < w && yu < h && img.pixels[xu + w * yu] == [255; 3] {
-                        img.pixels[xu + w * yu] = tint;
-                    }
-                }
-            }
-        }
+        let at = |k: usize| (stats.times[k], stats.mean[k][s], stats.sd[k][s]);
+        let band = (0..stats.times.len())
+            .map(at)
+            .map(|(t, m, sd)| (t, (m - sd).max(0.0), m + sd));
+        panel.bands.push(Band::new(colour, band.collect()));
+        let mean: Vec<(f64, f64)> = (0..stats.times.len())
+            .map(at)
+            .map(|(t, m, _)| (t, m))
+            .collect();
+        panel
+            .lines
+            .push(Lines::polyline(colour, 2, &mean).labelled(stats.species[s].clone()));
     }
-    // Mean lines over the bands, 2 px thick, sampled finely enough to be continuous.
-    for (i, &s) in species.iter().enumerate() {
-        let colour = PLOT_COLOURS[i % PLOT_COLOURS.len()].1;
-        for k in 1..stats.times.len() {
-            let (x0, y0) = (px(stats.times[k - 1]), py(stats.mean[k - 1][s]));
-            let (x1, y1) = (px(stats.times[k]), py(stats.mean[k][s]));
-            let steps = ((x1 - x0).abs().max((y1 - y0).abs()) * 2.0).ceil().max(1.0) as usize;
-            for q in 0..=steps {
-                let f = q as f64 / steps as f64;
-                let (x, y) = (x0 + (x1 - x0) * f, y0 + (y1 - y0) * f);
-                put(&mut img, x, y, colour);
-                put(&mut img, x, y + 1.0, colour);
-            }
-        }
-    }
-    // Axes: time along the bottom, count up the left.
-    for x in MARGIN..w - MARGIN {
-        img.pixels[x + w * (h - MARGIN)] = [0; 3];
-    }
-    for y in MARGIN..=h - MARGIN {
-        img.pixels[MARGIN + w * y] = [0; 3];
-    }
-    Ok(img)
+    let model = match name {
+        "" => "Stochastic kinetics".to_string(),
+        name => name.to_string(),
+    };
+    Ok(Figure {
+        width: PLOT_SIZE.0,
+        height: PLOT_SIZE.1,
+        title: format!(
+            "{model}: mean ± sd of {} trajector{}, t = {} to {}",
+            stats.n,
+            if stats.n == 1 { "y" } else { "ies" },
+            crate::error::short(t0),
+            crate::error::short(t1)
+        ),
+        panels: vec![panel],
+        color_scale: None,
+    })
 }
 
 #[cfg(test)]
@@ -176,18 +151,58 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// Each channel within 2 of the other's.
+    fn near(a: [u8; 3], b: [u8; 3]) -> bool {
+        a.iter().zip(&b).all(|(p, q)| p.abs_diff(*q) <= 2)
+    }
+
     #[test]
-    fn plot_draws_lines_bands_and_axes() {
-        let img = plot_mean_sd(&stats(), &[0, 1]).unwrap();
-        assert_eq!((img.width, img.height), PLOT_SIZE);
-        let count = |c: [u8; 3]| img.pixels.iter().filter(|&&p| p == c).count();
-        assert!(count(PLOT_COLOURS[0].1) > 500, "species A's line");
-        assert!(count(PLOT_COLOURS[1].1) > 500, "species B's line");
-        let tint = PLOT_COLOURS[0].1.map(|c| 255 - (255 - c) / 4);
-        assert!(count(tint) > 1000, "species A's band");
-        // A starts at the top of the axis (y max = 10 = its mean at t = 0).
-        assert_eq!(img.get(MARGIN, MARGIN), Some([0; 3]), "axis");
-        assert_eq!(img.get(MARGIN + 1, MARGIN), Some(PLOT_COLOURS[0].1));
-        assert!(plot_mean_sd(&stats(), &[]).is_err());
+    fn the_figure_shows_each_species_mean_and_band() {
+        let fig = mean_sd_figure(&stats(), &[0, 1], "decay").unwrap();
+        assert_eq!((fig.width, fig.height), PLOT_SIZE);
+        assert_eq!(fig.title, "decay: mean ± sd of 4 trajectories, t = 0 to 2");
+        let panel = &fig.panels[0];
+        assert_eq!(
+            (panel.x.label.as_str(), panel.y.label.as_str()),
+            ("time", "molecules")
+        );
+        // The molecule axis reaches above A's 10 at t = 0.
+        assert_eq!((panel.x.lo, panel.x.hi, panel.y.lo), (0.0, 2.0, 0.0));
+        assert!(panel.y.hi > 10.0 && panel.y.hi < 11.0, "{}", panel.y.hi);
+        let labels: Vec<_> = panel.lines.iter().map(|l| l.label.as_deref()).collect();
+        assert_eq!(labels, [Some("A"), Some("B")]);
+        let drawn = fig.render_with_layout().unwrap();
+        let (img, area) = (&drawn.image, &drawn.panels[0]);
+        // At t = 0.5 A's mean is 7.5 and its sd 0.75: its shade covers 6.75 to 8.25, with the
+        // mean line in between; B's (1 +- 0.5) lies lower.
+        for (i, lo, mean, hi) in [(0, 6.75, 7.5, 8.25), (1, 0.5, 1.0, 1.5)] {
+            let colour = PLOT_COLOURS[i].1;
+            let shade = petri_output::blend([255; 3], colour, 0.25);
+            let (col, top) = area.pixel(0.5, hi);
+            let (_, bottom) = area.pixel(0.5, lo);
+            let shaded: Vec<i32> = (area.rows.start..area.rows.end)
+                .filter(|&y| near(img.get(col as usize, y as usize).unwrap(), shade))
+                .collect();
+            let (first, last) = (shaded[0], shaded[shaded.len() - 1]);
+            assert!(
+                (first - top).abs() <= 1 && (last - bottom).abs() <= 1,
+                "species {i}: shaded rows {first}..{last}, mean - sd..mean + sd at {bottom}..{top}"
+            );
+            let (_, line) = area.pixel(0.5, mean);
+            assert!(
+                (line - 1..=line + 1).any(|y| img.get(col as usize, y as usize) == Some(colour))
+            );
+        }
+        // The legend below the plot shows both colours.
+        let below = area.rows.end as usize + 30..img.height;
+        for (_, c) in &PLOT_COLOURS[..2] {
+            assert!(below
+                .clone()
+                .flat_map(|y| (0..img.width).map(move |x| (x, y)))
+                .any(|(x, y)| img.get(x, y) == Some(*c)));
+        }
+        assert!(mean_sd_figure(&stats(), &[], "").is_err());
+        let unnamed = mean_sd_figure(&stats(), &[1], "").unwrap();
+        assert!(unnamed.title.starts_with("Stochastic kinetics: "));
     }
 }

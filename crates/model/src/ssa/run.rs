@@ -11,7 +11,7 @@
 
 use super::checkpoint::{network_parts, Checkpoint, Header};
 use super::ensemble::{CpuEnsemble, Method};
-use super::output::{plot_mean_sd, write_trajectories_csv, PLOT_COLOURS};
+use super::output::{mean_sd_figure, write_trajectories_csv, PLOT_COLOURS};
 use super::stats::EnsembleStats;
 use crate::error::{invalid, Result};
 use crate::reactions::Network;
@@ -156,12 +156,13 @@ pub(super) fn mean_sd_columns(species: &[String]) -> Vec<String> {
 }
 
 /// trajectories.csv (with `kept`, `kept[trajectory][time][species]`) and mean_sd.png of the
-/// rows in `stats`; returns the file names.
+/// rows in `stats` (titled with the network's `name`); returns the file names.
 pub(super) fn write_ensemble_files(
     dir: &Path,
     stats: &EnsembleStats,
     kept: Option<&[Vec<Vec<u64>>]>,
     plot: &[usize],
+    name: &str,
 ) -> Result<Vec<String>> {
     let mut outputs = Vec::new();
     if let Some(kept) = kept {
@@ -173,7 +174,7 @@ pub(super) fn write_ensemble_files(
         )?;
         outputs.push("trajectories.csv".into());
     }
-    plot_mean_sd(stats, plot)?.save_png(&dir.join("mean_sd.png"))?;
+    mean_sd_figure(stats, plot, name)?.save_png(&dir.join("mean_sd.png"))?;
     outputs.push("mean_sd.png".into());
     Ok(outputs)
 }
@@ -544,7 +545,7 @@ impl Simulation for SsaRun<'_> {
     /// trajectories.csv (when kept) and mean_sd.png.
     fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
         let stats = self.rows.stats(self.rows.len());
-        write_ensemble_files(dir, &stats, self.kept.as_deref(), &self.plot)
+        write_ensemble_files(dir, &stats, self.kept.as_deref(), &self.plot, &self.net.id)
     }
     fn save_checkpoint(&mut self, path: &Path) -> Result<()> {
         let (mean, sd) = self.rows.flat(self.rows.len());
