@@ -46,8 +46,9 @@ pub fn write_trajectories_csv(
     Ok(csv.flush()?)
 }
 
-/// Line colours of the plot, in the order of the plotted species (then repeated).
-pub const PLOT_COLOURS: [(&str, [u8; 3]); 8] = [
+/// Line colours of the plot (matplotlib's tab10), in the order of the plotted species (then
+/// repeated: pick at most ten species with `--species` to keep them apart).
+pub const PLOT_COLOURS: [(&str, [u8; 3]); 10] = [
     ("blue", [31, 119, 180]),
     ("orange", [255, 127, 14]),
     ("green", [44, 160, 44]),
@@ -56,6 +57,8 @@ pub const PLOT_COLOURS: [(&str, [u8; 3]); 8] = [
     ("brown", [140, 86, 75]),
     ("pink", [227, 119, 194]),
     ("grey", [127, 127, 127]),
+    ("olive", [188, 189, 34]),
+    ("cyan", [23, 190, 207]),
 ];
 
 /// Size of mean_sd.png in pixels.
