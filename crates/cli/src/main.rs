@@ -37,7 +37,7 @@ pub(crate) struct GpuArgs {
 }
 
 impl GpuArgs {
-    fn request(&self) -> DeviceRequest {
+    pub(crate) fn request(&self) -> DeviceRequest {
         DeviceRequest::from_env().with_overrides(self.backend.clone(), self.adapter.clone())
     }
 

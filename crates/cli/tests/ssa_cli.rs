@@ -343,3 +343,66 @@ fn sbml_networks_run_and_the_gpu_path_writes_the_same_files() {
     // Mean 100 e^(-0.1) = 90.5, sd about 14: 256 trajectories put the mean within +- 3.
     assert!(last[0] == 10.0 && (last[1] - 90.5).abs() < 3.0, "{csv}");
 }
+
+/// Without --device a network run picks its device and says why: on a machine whose only
+/// adapter is a software one (lavapipe in CI) that is the CPU. With a hardware GPU it is the GPU.
+#[test]
+fn a_run_without_device_says_which_it_took_and_why() {
+    let dir = scratch("auto_device");
+    let out = dir.display().to_string();
+    let o = petri(&[
+        "run",
+        "assets/birth-death.json",
+        "--trajectories",
+        "10",
+        "--t-end",
+        "5",
+        "--points",
+        "6",
+        "--out",
+        &out,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let said = text(&o);
+    let line = said
+        .lines()
+        .find(|l| l.starts_with("device: "))
+        .unwrap_or_else(|| panic!("no device line in {said}"));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let adapters = petri(&["adapters"]);
+    let listed = text(&adapters);
+    if listed.contains("DiscreteGpu") || listed.contains("IntegratedGpu") {
+        assert!(line.starts_with("device: gpu ("), "{line}");
+        assert_eq!(manifest["device"], "gpu");
+    } else {
+        assert!(
+            line.starts_with("device: cpu (only a software adapter")
+                || line.starts_with("device: cpu (only software adapters")
+                || line == "device: cpu (no GPU adapter)",
+            "{line}"
+        );
+        assert_eq!(manifest["device"], "cpu");
+    }
+    // A device named on the command line is taken as named.
+    let o = petri(&[
+        "run",
+        "assets/birth-death.json",
+        "--trajectories",
+        "10",
+        "--t-end",
+        "5",
+        "--points",
+        "6",
+        "--device",
+        "cpu",
+        "--overwrite",
+        "--out",
+        &out,
+    ]);
+    assert!(
+        text(&o).contains("device: cpu (--device cpu)"),
+        "{}",
+        text(&o)
+    );
+}

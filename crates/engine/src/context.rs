@@ -256,15 +256,27 @@ pub fn list_adapters(backend: Option<&str>) -> Result<Vec<AdapterSummary>> {
     };
     Ok(matching_adapters(&request, request.backends()?)?
         .iter()
-        .map(|a| {
-            AdapterSummary::new(
-                &a.get_info(),
-                &a.limits(),
-                a.features(),
-                &a.get_downlevel_capabilities(),
-            )
-        })
+        .map(summary)
         .collect())
+}
+
+/// The adapters `GpuContext::new(request)` chooses from, best first (the first is the one it
+/// opens); empty when none matches. For deciding whether a GPU is worth opening at all.
+pub fn request_adapters(request: &DeviceRequest) -> Result<Vec<AdapterSummary>> {
+    match candidate_adapters(request) {
+        Ok(adapters) => Ok(adapters.iter().map(summary).collect()),
+        Err(EngineError::NoAdapter { .. }) => Ok(Vec::new()),
+        Err(e) => Err(e),
+    }
+}
+
+fn summary(a: &wgpu::Adapter) -> AdapterSummary {
+    AdapterSummary::new(
+        &a.get_info(),
+        &a.limits(),
+        a.features(),
+        &a.get_downlevel_capabilities(),
+    )
 }
 
 /// A device and queue with what Petri knows about them.

@@ -12,7 +12,7 @@ pub mod rng;
 pub mod shaders;
 pub mod testing;
 
-pub use context::{list_adapters, AdapterSummary, DeviceRequest, GpuContext};
+pub use context::{list_adapters, request_adapters, AdapterSummary, DeviceRequest, GpuContext};
 pub use error::{EngineError, Result};
 pub use kernel::Access;
 pub use profiler::{BatchTimer, BatchTimes, PassTimes, Profiler};

@@ -11,6 +11,7 @@ use anyhow::{bail, Result};
 use clap::Args;
 use petri_model::reactions::json::read_network;
 use petri_model::ssa::checkpoint::Checkpoint;
+use petri_model::ssa::device::{choose_device, Device, DeviceChoice};
 use petri_model::ssa::dsmts::{
     dsmts_case, dsmts_case_names, run_dsmts_cpu, run_dsmts_with, DsmtsOutcome, DsmtsScore,
 };
@@ -43,8 +44,9 @@ pub(crate) struct SsaRunFlags {
     /// Seed of the ensemble (trajectory i uses a seed derived from it and i) [default: 1]
     #[arg(long)]
     seed: Option<u64>,
-    /// cpu (all cores) or gpu (one thread per trajectory, statistics on the GPU)
-    /// [default: cpu, or the device of the checkpoint resumed from]
+    /// auto, cpu (all cores) or gpu (one thread per trajectory, statistics on the GPU); auto
+    /// takes the GPU when a hardware adapter exists, else the CPU [default: auto, or the device
+    /// of the checkpoint resumed from]
     #[arg(long)]
     device: Option<String>,
     /// Also write every trajectory to trajectories.csv
@@ -75,16 +77,16 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         .trajectories
         .or(resumed.as_ref().map(|h| h.trajectories))
         .unwrap_or(1000);
-    let device = match (&n.device, &resumed) {
-        (Some(d), _) => d.as_str(),
-        (None, Some(h)) if h.gpu.is_some() => "gpu",
-        _ => "cpu",
-    };
-    if !matches!(device, "cpu" | "gpu") {
-        bail!("--device {device:?} is not allowed: cpu or gpu");
-    }
+    let resumed_device = resumed.as_ref().map(|h| match h.gpu {
+        Some(_) => Device::Gpu,
+        None => Device::Cpu,
+    });
+    let device = parse_device(n.device.as_deref())?;
     let net = read_network(&path)?;
     crate::run::check_out(&args, Model::Ssa)?;
+    let choice = resolve_device(device, resumed_device, &args.gpu)?;
+    eprintln!("device: {choice}");
+    let device = choice.device;
     let opts = RunOptions {
         method,
         trajectories,
@@ -114,12 +116,12 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
     );
     let bar = progress::bar(opts.points as u64 - 1, "output times");
     let (run_s, outputs) = match device {
-        "cpu" => {
+        Device::Cpu => {
             let report = run_cpu(&net, &opts, |row| bar.set_position(row.step))?;
             (report.timings.run_s, report.outputs)
         }
         // Rows arrive span by span (all at once without checkpoints).
-        _ => {
+        Device::Gpu => {
             let ctx = args.gpu.context()?;
             let (report, run_s) = run_gpu(&ctx, &net, &opts, &EnsembleOptions::default(), |row| {
                 bar.set_position(row.step)
@@ -153,8 +155,9 @@ pub(crate) struct ValidateArgs {
     /// Cases to run, e.g. 00001,00023 [default: all 39]
     #[arg(long, value_delimiter = ',')]
     pub(crate) cases: Vec<String>,
-    /// cpu (all cores) or gpu (the GPU ensemble)
-    #[arg(long, default_value = "cpu")]
+    /// auto, cpu (all cores) or gpu (the GPU ensemble); auto takes the GPU when a hardware
+    /// adapter exists, else the CPU
+    #[arg(long, default_value = "auto")]
     pub(crate) device: String,
     #[command(flatten)]
     pub(crate) gpu: GpuArgs,
@@ -165,10 +168,12 @@ pub(crate) fn validate(args: ValidateArgs) -> Result<()> {
         bail!("no validation suite {:?}; suites: dsmts", args.suite);
     }
     let method = Method::parse("--method", &args.method)?;
-    let ctx = match args.device.as_str() {
-        "cpu" => None,
-        "gpu" => Some(args.gpu.context()?),
-        other => bail!("--device {other:?} is not allowed: cpu or gpu"),
+    let device = parse_device(Some(&args.device))?;
+    let choice = resolve_device(device, None, &args.gpu)?;
+    eprintln!("device: {choice}");
+    let ctx = match choice.device {
+        Device::Cpu => None,
+        Device::Gpu => Some(args.gpu.context()?),
     };
     let cases = match args.cases.is_empty() {
         true => dsmts_case_names(),
@@ -176,7 +181,7 @@ pub(crate) fn validate(args: ValidateArgs) -> Result<()> {
     };
     println!(
         "DSMTS, {method} on the {}, n = {}, seed {}: pass = Z in (-3, 3) and Y in (-5, 5) at every output time\n",
-        args.device, args.n, args.seed
+        choice.device, args.n, args.seed
     );
     println!("| case | result | checks | misses | max abs Z | max abs Y | time (s) |");
     println!("|---|---|---|---|---|---|---|");
@@ -231,4 +236,34 @@ pub(crate) fn validate(args: ValidateArgs) -> Result<()> {
         println!("  {m}");
     }
     Ok(())
+}
+
+/// `--device`: Some(device) for cpu or gpu, None for auto (also when not given).
+fn parse_device(flag: Option<&str>) -> Result<Option<Device>> {
+    match flag.unwrap_or("auto") {
+        "auto" => Ok(None),
+        "cpu" => Ok(Some(Device::Cpu)),
+        "gpu" => Ok(Some(Device::Gpu)),
+        other => bail!("--device {other:?} is not allowed: auto, cpu or gpu"),
+    }
+}
+
+/// The device of a run: the one named, else the checkpoint's, else the automatic choice among
+/// the adapters `--backend`/`--adapter` allow.
+fn resolve_device(
+    named: Option<Device>,
+    resumed: Option<Device>,
+    gpu: &GpuArgs,
+) -> Result<DeviceChoice> {
+    Ok(match (named, resumed) {
+        (Some(device), _) => DeviceChoice {
+            device,
+            reason: format!("--device {device}"),
+        },
+        (None, Some(device)) => DeviceChoice {
+            device,
+            reason: "the device of the checkpoint resumed from".into(),
+        },
+        (None, None) => choose_device(&petri_engine::request_adapters(&gpu.request())?),
+    })
 }

@@ -98,7 +98,8 @@ impl Reaction {
 }
 
 /// C(x, nu) as f64; 0 when x < nu.
-fn binomial(x: u64, nu: u32) -> f64 {
+#[inline]
+pub(crate) fn binomial(x: u64, nu: u32) -> f64 {
     if x < nu as u64 {
         return 0.0;
     }

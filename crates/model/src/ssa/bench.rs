@@ -2,7 +2,8 @@
 //! trajectories per second against the CPU reference timed in the same run; (b) tau-leaping of
 //! one large (synthetic) network on the GPU, leaps per second against the CPU tau-leaping
 //! reference in the same run. Both run through the bench harness (`petri_scheduler::bench`):
-//! one warm-up run, then the timed one.
+//! one warm-up run, then the timed one. (c) The CPU direct method against rebop's, an outside
+//! reference, one core each.
 
 use super::ensemble::Method;
 use super::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
@@ -231,5 +232,253 @@ impl Case for LeapCase {
         let wall = Sample::wall_since(t0, 1.0);
         (self.before, self.after) = (Some(before), Some(after));
         Ok(wall)
+    }
+}
+
+/// Our CPU direct method against rebop's, one thread, the same network, end time and output
+/// times: rebop's run-time `Gillespie` API (any network), and for the Vilar oscillator also its
+/// `define_system!` macro (the network compiled into the program, rebop's fastest form).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RebopRow {
+    pub trajectories: u64,
+    pub ours_ms_per_trajectory: f64,
+    pub rebop_ms_per_trajectory: f64,
+    /// Ours over rebop's time: below 1 means ours is faster.
+    pub ratio: f64,
+    /// rebop's `define_system!` Vilar, when the network is Vilar's (`vilar_compiled`).
+    pub rebop_compiled_ms_per_trajectory: Option<f64>,
+    /// Ours over the compiled rebop's time.
+    pub ratio_compiled: Option<f64>,
+    /// Mean over the trajectories of the summed counts at t_end, ours and rebop's: a check
+    /// that both simulate the same network (they draw different numbers).
+    pub ours_mean_final: f64,
+    pub rebop_mean_final: f64,
+}
+
+/// `net` as a rebop problem. rebop's mass action is c' * x (x - 1) ... (falling factorials),
+/// ours c * C(x, nu), so c' = c / nu! per reactant.
+fn rebop_problem(net: &Network) -> rebop::gillespie::Gillespie {
+    use rebop::gillespie::{Gillespie, Rate};
+    let initial: Vec<isize> = net.initial_counts().iter().map(|&c| c as isize).collect();
+    let mut problem = Gillespie::new(initial, true);
+    for (r, delta) in net.reactions.iter().zip(net.state_changes()) {
+        let factorials: f64 = r
+            .reactants
+            .iter()
+            .map(|&(_, nu)| (1..=nu).product::<u32>() as f64)
+            .product();
+        let reactants: Vec<(u32, u32)> =
+            r.reactants.iter().map(|&(s, nu)| (s as u32, nu)).collect();
+        let mut jump = vec![0isize; net.species.len()];
+        for (s, d) in delta {
+            jump[s] = d as isize;
+        }
+        problem.add_reaction(Rate::lma_sparse(r.rate / factorials, reactants), jump);
+    }
+    problem
+}
+
+/// rebop's Vilar oscillator compiled by its `define_system!` (its generated constructor takes
+/// one argument per rate constant).
+#[allow(clippy::too_many_arguments)]
+mod compiled {
+    use crate::reactions::Network;
+
+    rebop::define_system! {
+        k0 k1 k2 k3 k4 k5 k6 k7 k8 k9 k10 k11 k12 k13 k14 k15;
+        RebopVilar { DA, DAp, DR, DRp, MA, MR, A, R, C }
+        binding_A_DA: A + DA => DAp @ k0
+        unbinding_A_DA: DAp => A + DA @ k1
+        binding_A_DR: A + DR => DRp @ k2
+        unbinding_A_DR: DRp => A + DR @ k3
+        transcription_A: DA => DA + MA @ k4
+        transcription_A_bound: DAp => DAp + MA @ k5
+        transcription_R: DR => DR + MR @ k6
+        transcription_R_bound: DRp => DRp + MR @ k7
+        translation_A: MA => MA + A @ k8
+        translation_R: MR => MR + R @ k9
+        complex: A + R => C @ k10
+        complex_decay: C => R @ k11
+        decay_A: A => @ k12
+        decay_R: R => @ k13
+        decay_MA: MA => @ k14
+        decay_MR: MR => @ k15
+    }
+
+    /// The compiled system with the rates and initial counts of a network.
+    pub(super) struct Vilar(RebopVilar);
+
+    impl RebopVilar {
+        /// The counts in the order of `net.species`.
+        fn counts(&self) -> [isize; 9] {
+            [
+                self.DA, self.DAp, self.DR, self.DRp, self.MA, self.MR, self.A, self.R, self.C,
+            ]
+        }
+    }
+
+    /// rebop's compiled Vilar oscillator with the rates and initial counts of `net`, when `net` is
+    /// Vilar's (assets/vilar.json): checked by its giving the same trajectory as the run-time
+    /// problem for one seed (both draw the same numbers from the same generator, by the same
+    /// algorithm), which another network cannot do.
+    pub(super) fn vilar_compiled(
+        net: &Network,
+        problem: &rebop::gillespie::Gillespie,
+        times: &[f64],
+    ) -> Option<Vilar> {
+        if net.species.len() != 9 || net.reactions.len() != 16 {
+            return None;
+        }
+        let k: Vec<f64> = net.reactions.iter().map(|r| r.rate).collect();
+        let mut vilar = RebopVilar::with_parameters(
+            k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8], k[9], k[10], k[11], k[12], k[13],
+            k[14], k[15],
+        );
+        let c: Vec<isize> = net.initial_counts().iter().map(|&c| c as isize).collect();
+        [
+            vilar.DA, vilar.DAp, vilar.DR, vilar.DRp, vilar.MA, vilar.MR, vilar.A, vilar.R, vilar.C,
+        ] = [c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]];
+        let (mut compiled, mut runtime) = (vilar.clone(), problem.clone());
+        compiled.seed(1);
+        runtime.seed(1);
+        let same = times.iter().all(|&t| {
+            compiled.advance_until(t);
+            runtime.advance_until(t);
+            (0..9).all(|s| compiled.counts()[s] == runtime.get_species(s))
+        });
+        same.then_some(Vilar(vilar))
+    }
+
+    /// One trajectory of `vilar` seeded by `seed` to the last of `times`, sampled at each: the
+    /// sum of its counts at the end.
+    pub(super) fn run(vilar: &Vilar, seed: u64, times: &[f64]) -> u64 {
+        let mut p = vilar.0.clone();
+        p.seed(seed);
+        let samples: Vec<[isize; 9]> = times
+            .iter()
+            .map(|&t| {
+                p.advance_until(t);
+                p.counts()
+            })
+            .collect();
+        samples.last().map_or(0, |c| c.iter().sum::<isize>() as u64)
+    }
+}
+
+/// Times `trajectories` trajectories (at least one, after one warm-up of each) of ours and of
+/// rebop's direct method on one thread, `points` outputs over [0, t_end]. Trajectory k has seed
+/// 1000 + k in both (different streams: each draws with its own generator).
+pub fn bench_cpu_vs_rebop(
+    net: &Network,
+    trajectories: u64,
+    t_end: f64,
+    points: usize,
+) -> Result<RebopRow> {
+    let times = super::run::output_times(t_end, points)?;
+    let n = trajectories.max(1);
+    let ours = |seed: u64| -> Result<u64> {
+        let samples = direct::simulate_direct(net, seed, t_end, &times)?;
+        Ok(samples.last().map_or(0, |c| c.iter().sum()))
+    };
+    let problem = rebop_problem(net);
+    let rebop = |seed: u64| -> u64 {
+        let mut p = problem.clone();
+        p.seed(seed);
+        let samples: Vec<Vec<isize>> = times
+            .iter()
+            .map(|&t| {
+                p.advance_until(t);
+                (0..p.nb_species()).map(|s| p.get_species(s)).collect()
+            })
+            .collect();
+        samples.last().map_or(0, |c| c.iter().sum::<isize>() as u64)
+    };
+    let compiled = compiled::vilar_compiled(net, &problem, &times);
+    std::hint::black_box(ours(0)?);
+    std::hint::black_box(rebop(0));
+    // Alternating trajectories, so that a change in the machine's load hits both alike.
+    let (mut ours_s, mut rebop_s, mut ours_sum, mut rebop_sum) = (0.0, 0.0, 0, 0);
+    let mut compiled_s = 0.0;
+    for k in 0..n {
+        if let Some(vilar) = &compiled {
+            let t0 = Instant::now();
+            std::hint::black_box(compiled::run(vilar, 1000 + k, &times));
+            compiled_s += t0.elapsed().as_secs_f64();
+        }
+        let t0 = Instant::now();
+        ours_sum += std::hint::black_box(ours(1000 + k)?);
+        ours_s += t0.elapsed().as_secs_f64();
+        let t0 = Instant::now();
+        rebop_sum += std::hint::black_box(rebop(1000 + k));
+        rebop_s += t0.elapsed().as_secs_f64();
+    }
+    let (ours_ms, rebop_ms) = (ours_s * 1e3 / n as f64, rebop_s * 1e3 / n as f64);
+    Ok(RebopRow {
+        trajectories: n,
+        ours_ms_per_trajectory: ours_ms,
+        rebop_ms_per_trajectory: rebop_ms,
+        ratio: ours_ms / rebop_ms,
+        rebop_compiled_ms_per_trajectory: compiled.as_ref().map(|_| compiled_s * 1e3 / n as f64),
+        ratio_compiled: compiled
+            .as_ref()
+            .map(|_| ours_ms / (compiled_s * 1e3 / n as f64)),
+        ours_mean_final: ours_sum as f64 / n as f64,
+        rebop_mean_final: rebop_sum as f64 / n as f64,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ours_and_rebop_run_the_vilar_oscillator_alike() {
+        let vilar = crate::reactions::json::read_network(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/vilar.json"),
+        )
+        .unwrap();
+        let row = bench_cpu_vs_rebop(&vilar, 2, 5.0, 6).unwrap();
+        assert_eq!(row.trajectories, 2);
+        assert!(
+            row.rebop_compiled_ms_per_trajectory.is_some(),
+            "the compiled Vilar reproduces the run-time one"
+        );
+        assert!(row.ours_ms_per_trajectory > 0.0 && row.rebop_ms_per_trajectory > 0.0);
+        assert!(
+            row.ours_mean_final > 0.0 && row.rebop_mean_final > 0.0,
+            "{row:?}"
+        );
+    }
+
+    #[test]
+    fn rebop_gets_our_propensities() {
+        // 2A -> B, c = 0.001, A = 1000 at t = 0: dA/dt = -c A^2, so A + B is about 500 + 250
+        // at t = 1 (667 if rebop were given c itself, twice the propensity).
+        use crate::reactions::{Reaction, Species};
+        let species = |id: &str, count| Species {
+            id: id.into(),
+            name: None,
+            initial_count: count,
+            boundary: false,
+        };
+        let net = Network {
+            id: "dimers".into(),
+            species: vec![species("A", 1000), species("B", 0)],
+            reactions: vec![Reaction {
+                id: "pair".into(),
+                reactants: vec![(0, 2)],
+                products: vec![(1, 1)],
+                rate: 0.001,
+            }],
+            compartment_volume: None,
+        };
+        let row = bench_cpu_vs_rebop(&net, 20, 1.0, 2).unwrap();
+        assert_eq!(
+            row.rebop_compiled_ms_per_trajectory, None,
+            "not Vilar's network"
+        );
+        for mean in [row.ours_mean_final, row.rebop_mean_final] {
+            assert!((mean - 750.0).abs() < 15.0, "{row:?}");
+        }
     }
 }

@@ -29,7 +29,7 @@
 //! | `mean`, `sd` | f64, the rows of mean_sd.csv so far, (step + 1) x species (for mean_sd.png) |
 //! | `kept` | u64, with `keep_trajectories`: trajectories x (step + 1) x species, for trajectories.csv |
 
-use super::direct::DirectTrajectory;
+use super::direct::{DirectTables, DirectTrajectory};
 use super::ensemble::{trajectory_seed, Method, Trajectory};
 use super::gpu_ensemble::{EnsembleOptions, ThreadStates, THREAD_WORDS};
 use super::odm::OdmTrajectory;
@@ -363,6 +363,7 @@ impl Checkpoint {
         let (s, r) = (h.species, h.reactions);
         let at = times[h.step as usize];
         let mut out = Vec::with_capacity(h.trajectories as usize);
+        let direct = (method == Method::Direct).then(|| DirectTables::new(net));
         for i in 0..h.trajectories as usize {
             let counts = self.counts[i * s..(i + 1) * s].to_vec();
             let stream = Stream::at(trajectory_seed(seed, i as u64), self.draws[i]);
@@ -384,9 +385,12 @@ impl Checkpoint {
                 )));
             }
             out.push(match method {
-                Method::Direct => {
-                    Trajectory::Direct(DirectTrajectory::restore(net, counts, time, stream))
-                }
+                Method::Direct => Trajectory::Direct(DirectTrajectory::restore(
+                    direct.as_ref().expect("built for the direct method"),
+                    counts,
+                    time,
+                    stream,
+                )),
                 Method::Odm => Trajectory::Odm(OdmTrajectory {
                     counts,
                     a: self.a[i * r..(i + 1) * r].to_vec(),

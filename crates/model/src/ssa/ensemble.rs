@@ -3,7 +3,7 @@
 //! (`run_ensemble_cpu`) or all together from one output time to the next (`CpuEnsemble`); and
 //! the `Method` names shared with the GPU ensemble.
 
-use super::direct::DirectTrajectory;
+use super::direct::{DirectTables, DirectTrajectory};
 use super::odm::{Odm, OdmTrajectory};
 use super::stats::{Accumulator, EnsembleStats};
 use super::stream::Stream;
@@ -148,7 +148,7 @@ impl Trajectory {
 
 /// What a method builds once for all the trajectories of an ensemble.
 enum Plan {
-    Direct(Vec<Vec<(usize, i64)>>),
+    Direct(DirectTables),
     Odm(Odm),
     Tau(Tables),
 }
@@ -188,7 +188,7 @@ impl CpuEnsemble {
 
     fn empty(net: &Network, method: Method, t_end: f64) -> Self {
         let plan = match method {
-            Method::Direct => Plan::Direct(net.state_changes()),
+            Method::Direct => Plan::Direct(DirectTables::new(net)),
             Method::Odm => Plan::Odm(Odm::new(net, t_end)),
             Method::Tau => Plan::Tau(Tables::new(net)),
         };
@@ -202,7 +202,7 @@ impl CpuEnsemble {
     /// A trajectory at time 0 drawing from `stream`.
     pub fn start(&self, net: &Network, stream: Stream) -> Trajectory {
         match &self.plan {
-            Plan::Direct(_) => Trajectory::Direct(DirectTrajectory::new(net, stream)),
+            Plan::Direct(tables) => Trajectory::Direct(DirectTrajectory::new(tables, stream)),
             Plan::Odm(odm) => Trajectory::Odm(odm.start(net, stream)),
             Plan::Tau(_) => Trajectory::Tau(TauTrajectory::new(net, stream)),
         }
@@ -221,9 +221,7 @@ impl CpuEnsemble {
             .enumerate()
             .try_fold(empty, |mut acc, (i, trajectory)| {
                 match (plan, &mut *trajectory) {
-                    (Plan::Direct(changes), Trajectory::Direct(tr)) => {
-                        tr.advance_to(net, changes, t)
-                    }
+                    (Plan::Direct(tables), Trajectory::Direct(tr)) => tr.advance_to(tables, t),
                     (Plan::Odm(odm), Trajectory::Odm(tr)) => odm.advance_to(net, tr, t),
                     (Plan::Tau(tables), Trajectory::Tau(tr)) => tr.advance_to(net, tables, t),
                     _ => unreachable!("every trajectory is of the ensemble's method"),

@@ -6,6 +6,7 @@
 
 pub mod bench;
 pub mod checkpoint;
+pub mod device;
 pub mod direct;
 pub mod dsmts;
 pub mod ensemble;

@@ -4,10 +4,11 @@
 
 use crate::table::{cell, check_json, Rows};
 use crate::GpuArgs;
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::Args;
 use petri_model::reactions::json::read_network;
-use petri_model::ssa::bench::{bench_ensemble, bench_leap};
+use petri_model::reactions::Network;
+use petri_model::ssa::bench::{bench_cpu_vs_rebop, bench_ensemble, bench_leap};
 use petri_model::ssa::ensemble::Method;
 use petri_model::ssa::gpu_ensemble::EnsembleOptions;
 use petri_model::ssa::synthetic::square_network;
@@ -51,6 +52,10 @@ pub(crate) struct BenchArgs {
     /// the shader
     #[arg(long)]
     table_kernel: bool,
+    /// Only time the CPU direct method against rebop's (an outside reference), one core each,
+    /// --cpu-trajectories trajectories of --config to --t-end with --points outputs; no GPU
+    #[arg(long)]
+    cpu_vs_rebop: bool,
     /// Also write the rows as JSON here
     #[arg(long)]
     json: Option<PathBuf>,
@@ -68,6 +73,9 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         .collect::<std::result::Result<_, _>>()?;
     let config = &args.config;
     let net = read_network(config)?;
+    if args.cpu_vs_rebop {
+        return cpu_vs_rebop(&args, &net);
+    }
     let ctx = args.gpu.context()?;
     if !ctx.has_timestamps() {
         eprintln!("note: this adapter has no timestamp queries; only wall-clock times are shown");
@@ -159,6 +167,43 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         }
     }
     rows.write(args.json.as_deref())
+}
+
+/// `--cpu-vs-rebop`: one table row.
+fn cpu_vs_rebop(args: &BenchArgs, net: &Network) -> Result<()> {
+    if args.json.is_some() {
+        bail!("--json is not written with --cpu-vs-rebop (one table row; no GPU rows)");
+    }
+    println!(
+        "\n### CPU direct method, ours against rebop 0.10 (one core each): {} ({} species, {} reactions), t = 0..{}, {} outputs\n",
+        args.config.display(),
+        net.species.len(),
+        net.reactions.len(),
+        args.t_end,
+        args.points
+    );
+    let r = bench_cpu_vs_rebop(net, args.cpu_trajectories, args.t_end, args.points)?;
+    let table = Table::print(&[
+        "trajectories",
+        "ours ms/trajectory",
+        "rebop ms/trajectory",
+        "ours/rebop",
+        "rebop define_system! ms/trajectory",
+        "ours/define_system!",
+        "mean final count sum, ours",
+        "rebop",
+    ]);
+    table.row(&[
+        r.trajectories.to_string(),
+        format!("{:.2}", r.ours_ms_per_trajectory),
+        format!("{:.2}", r.rebop_ms_per_trajectory),
+        format!("{:.2}", r.ratio),
+        cell(r.rebop_compiled_ms_per_trajectory, 2, ""),
+        cell(r.ratio_compiled, 2, ""),
+        format!("{:.1}", r.ours_mean_final),
+        format!("{:.1}", r.rebop_mean_final),
+    ]);
+    Ok(())
 }
 
 /// A speed ratio with two significant digits ("0.31x", "4.2x", "120x").
