@@ -76,21 +76,10 @@ fn radix_count(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
     }
 }
 
-// Stable split of the block's first `m` words by the 4 bits at `shift`: thread t's words
-// t * 8 .. t * 8 + 7 go, in order, after every word of a smaller nibble and every earlier word
-// of the same nibble.
-fn rs_split(lid: u32, m: u32, shift: u32) {
-    var words: array<u32, RS_ITEMS>;
-    var own: array<u32, RS_SPLIT_WORDS>;
-    for (var k = 0u; k < RS_ITEMS; k++) {
-        let j = lid * RS_ITEMS + k;
-        if j < m {
-            words[k] = rs_items[j];
-            let d = (words[k] >> shift) & 15u;
-            own[d / 2u] += 1u << (16u * (d % 2u));
-        }
-    }
-    // Inclusive scan over threads of the packed counts (Hillis-Steele).
+// Inclusive scan over the threads of their packed per-digit counts `own` (Hillis-Steele):
+// afterwards word w of thread t at rs_scan[w * RS_WG + t] holds the counts of threads 0..=t,
+// and thread 255's words the block's totals.
+fn rs_scan_threads(lid: u32, own: array<u32, RS_SPLIT_WORDS>) {
     for (var w = 0u; w < RS_SPLIT_WORDS; w++) {
         rs_scan[w * RS_WG + lid] = own[w];
     }
@@ -108,6 +97,23 @@ fn rs_split(lid: u32, m: u32, shift: u32) {
         }
         workgroupBarrier();
     }
+}
+
+// Stable split of the block's first `m` words by the 4 bits at `shift`: thread t's words
+// t * 8 .. t * 8 + 7 go, in order, after every word of a smaller nibble and every earlier word
+// of the same nibble.
+fn rs_split(lid: u32, m: u32, shift: u32) {
+    var words: array<u32, RS_ITEMS>;
+    var own: array<u32, RS_SPLIT_WORDS>;
+    for (var k = 0u; k < RS_ITEMS; k++) {
+        let j = lid * RS_ITEMS + k;
+        if j < m {
+            words[k] = rs_items[j];
+            let d = (words[k] >> shift) & 15u;
+            own[d / 2u] += 1u << (16u * (d % 2u));
+        }
+    }
+    rs_scan_threads(lid, own);
     // This thread's place per nibble: the nibble's start in the block (the totals sit in
     // thread 255) plus the counts of earlier threads.
     var place: array<u32, 16>;
@@ -222,24 +228,7 @@ fn radix_scatter_narrow(@builtin(local_invocation_index) lid: u32, @builtin(work
             own[d / 2u] += 1u << (16u * (d % 2u));
         }
     }
-    // Inclusive scan over threads of the packed counts (Hillis-Steele).
-    for (var w = 0u; w < RS_SPLIT_WORDS; w++) {
-        rs_scan[w * RS_WG + lid] = own[w];
-    }
-    workgroupBarrier();
-    for (var d = 1u; d < RS_WG; d = d * 2u) {
-        var t: array<u32, RS_SPLIT_WORDS>;
-        if lid >= d {
-            for (var w = 0u; w < RS_SPLIT_WORDS; w++) {
-                t[w] = rs_scan[w * RS_WG + lid - d];
-            }
-        }
-        workgroupBarrier();
-        for (var w = 0u; w < RS_SPLIT_WORDS; w++) {
-            rs_scan[w * RS_WG + lid] += t[w];
-        }
-        workgroupBarrier();
-    }
+    rs_scan_threads(lid, own);
     // Exclusive: the counts of earlier threads, per digit.
     var rank: array<u32, RS_SPLIT_WORDS>;
     for (var w = 0u; w < RS_SPLIT_WORDS; w++) {
