@@ -412,16 +412,16 @@ pub fn bench_cpu_vs_rebop(
         rebop_sum += std::hint::black_box(rebop(1000 + k));
         rebop_s += t0.elapsed().as_secs_f64();
     }
-    let (ours_ms, rebop_ms) = (ours_s * 1e3 / n as f64, rebop_s * 1e3 / n as f64);
+    let ms = |s: f64| s * 1e3 / n as f64;
+    let (ours_ms, rebop_ms) = (ms(ours_s), ms(rebop_s));
+    let compiled_ms = compiled.as_ref().map(|_| ms(compiled_s));
     Ok(RebopRow {
         trajectories: n,
         ours_ms_per_trajectory: ours_ms,
         rebop_ms_per_trajectory: rebop_ms,
         ratio: ours_ms / rebop_ms,
-        rebop_compiled_ms_per_trajectory: compiled.as_ref().map(|_| compiled_s * 1e3 / n as f64),
-        ratio_compiled: compiled
-            .as_ref()
-            .map(|_| ours_ms / (compiled_s * 1e3 / n as f64)),
+        rebop_compiled_ms_per_trajectory: compiled_ms,
+        ratio_compiled: compiled_ms.map(|c| ours_ms / c),
         ours_mean_final: ours_sum as f64 / n as f64,
         rebop_mean_final: rebop_sum as f64 / n as f64,
     })

@@ -226,84 +226,53 @@ impl DirectTrajectory {
             factors,
             sums,
         } = self;
-        let state = State {
-            counts,
-            factors,
-            propensities,
-            sums,
+        let n = counts.len();
+        let Some(last) = sums.len().checked_sub(1) else {
+            *t_next = f64::INFINITY; // no reactions
+            return Ok(());
         };
-        fire_until(tables, state, stream, t_next, t)
+        while *t_next <= t {
+            let now = *t_next;
+            let total = sums[last];
+            if total == 0.0 {
+                // Only a restored state can have an event drawn with nothing to fire.
+                *t_next = f64::INFINITY;
+                break;
+            }
+            if !total.is_finite() {
+                return Err(Stop::InfinitePropensity { a0: total, t: now });
+            }
+            check_resolvable(total, now, t)?;
+            // The first reaction whose running sum passes u * total (it has a propensity > 0,
+            // the sums being ascending); rounding at the top falls back to the last reaction
+            // that can fire.
+            let target = stream.uniform() * total;
+            let fired = match first_past(sums, target) {
+                j if j <= last => j,
+                _ => match propensities.iter().rposition(|&a| a > 0.0) {
+                    Some(j) => j,
+                    None => return Err(Stop::InfinitePropensity { a0: total, t: now }),
+                },
+            };
+            // Mass action gives propensity 0 when a reactant has too few molecules, so counts
+            // only meet the upper limit.
+            let changes = &tables.changes[tables.change_at[fired]..tables.change_at[fired + 1]];
+            fire(counts, changes, now)?;
+            for &(s, _) in changes {
+                set_factors(factors, n, s, counts[s]);
+            }
+            let dependents =
+                &tables.dependents[tables.dependent_at[fired]..tables.dependent_at[fired + 1]];
+            for &k in dependents {
+                propensities[k] = tables.propensity(k, factors);
+            }
+            if let Some(&first) = dependents.first() {
+                sum_from(propensities, sums, first);
+            }
+            *t_next = next_event_time(now, sums[last], || stream.uniform())?;
+        }
+        Ok(())
     }
-}
-
-/// The arrays of a `DirectTrajectory` that its events change.
-struct State<'a> {
-    counts: &'a mut [u64],
-    factors: &'a mut [f64],
-    propensities: &'a mut [f64],
-    sums: &'a mut [f64],
-}
-
-/// The event loop of `DirectTrajectory::advance_to`, on its fields.
-fn fire_until(
-    tables: &DirectTables,
-    state: State,
-    stream: &mut Stream,
-    t_next: &mut f64,
-    t: f64,
-) -> std::result::Result<(), Stop> {
-    let State {
-        counts,
-        factors,
-        propensities,
-        sums,
-    } = state;
-    let n = counts.len();
-    let Some(last) = sums.len().checked_sub(1) else {
-        *t_next = f64::INFINITY; // no reactions
-        return Ok(());
-    };
-    while *t_next <= t {
-        let now = *t_next;
-        let total = sums[last];
-        if total == 0.0 {
-            // Only a restored state can have an event drawn with nothing to fire.
-            *t_next = f64::INFINITY;
-            break;
-        }
-        if !total.is_finite() {
-            return Err(Stop::InfinitePropensity { a0: total, t: now });
-        }
-        check_resolvable(total, now, t)?;
-        // The first reaction whose running sum passes u * total (it has a propensity > 0, the
-        // sums being ascending); rounding at the top falls back to the last reaction that can
-        // fire.
-        let target = stream.uniform() * total;
-        let fired = match first_past(sums, target) {
-            j if j <= last => j,
-            _ => match propensities.iter().rposition(|&a| a > 0.0) {
-                Some(j) => j,
-                None => return Err(Stop::InfinitePropensity { a0: total, t: now }),
-            },
-        };
-        // Mass action gives propensity 0 when a reactant has too few molecules, so counts only
-        // meet the upper limit.
-        let changes = &tables.changes[tables.change_at[fired]..tables.change_at[fired + 1]];
-        fire(counts, changes, now)?;
-        for &(s, _) in changes {
-            set_factors(factors, n, s, counts[s]);
-        }
-        let dependents =
-            &tables.dependents[tables.dependent_at[fired]..tables.dependent_at[fired + 1]];
-        for &k in dependents {
-            propensities[k] = tables.propensity(k, factors);
-        }
-        if let Some(&first) = dependents.first() {
-            sum_from(propensities, sums, first);
-        }
-        *t_next = next_event_time(now, sums[last], || stream.uniform())?;
-    }
-    Ok(())
 }
 
 /// Recomputes the running sums `sums` of `propensities` from reaction `first` on.

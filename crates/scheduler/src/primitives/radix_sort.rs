@@ -65,7 +65,7 @@ fn digit(key_bits: u32, bits: u32, p: u32) -> (u32, u32) {
     (shift, (1 << width(p)) - 1)
 }
 
-fn check_key_bits(key_bits: u32) -> Result<u32> {
+fn check_key_bits(key_bits: u32) -> Result<()> {
     if key_bits == 0 || key_bits > MAX_KEY_BITS {
         return Err(invalid(
             "radix sort",
@@ -74,7 +74,7 @@ fn check_key_bits(key_bits: u32) -> Result<u32> {
             format!("1..={MAX_KEY_BITS}"),
         ));
     }
-    Ok(key_bits)
+    Ok(())
 }
 
 /// A stable sort of the first `len` (key, value) pairs by the low `key_bits` bits of the key.
