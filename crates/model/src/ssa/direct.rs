@@ -28,12 +28,14 @@ pub fn simulate_direct(
     t_end: f64,
     sample_times: &[f64],
 ) -> Result<Vec<Vec<u64>>> {
-    sample_direct(net, seed, t_end, sample_times).map_err(|stop| stop.error(net, None))
+    sample_direct(&DirectTables::new(net), seed, t_end, sample_times)
+        .map_err(|stop| stop.error(net, None))
 }
 
-/// `simulate_direct`, stopping with the `Stop` (the ensemble names the trajectory).
+/// `simulate_direct` with the network's tables built once by the caller, stopping with the
+/// `Stop` (the ensemble names the trajectory).
 pub(crate) fn sample_direct(
-    net: &Network,
+    tables: &DirectTables,
     seed: u64,
     t_end: f64,
     sample_times: &[f64],
@@ -43,12 +45,11 @@ pub(crate) fn sample_direct(
             && sample_times.iter().all(|&t| (0.0..=t_end).contains(&t)),
         "sample times must be ascending within [0, t_end = {t_end}]"
     );
-    let tables = DirectTables::new(net);
-    let mut trajectory = DirectTrajectory::new(&tables, Stream::new(seed));
+    let mut trajectory = DirectTrajectory::new(tables, Stream::new(seed));
     sample_times
         .iter()
         .map(|&t| {
-            trajectory.advance_to(&tables, t)?;
+            trajectory.advance_to(tables, t)?;
             Ok(trajectory.counts.clone())
         })
         .collect()

@@ -106,18 +106,20 @@ pub fn run_ensemble_cpu_with(
         return Err(invalid("trajectories", 0, "at least 1"));
     }
     let t_end = *times.last().expect("checked non-empty");
-    // The ODM search order and dependency graph are built once for all trajectories.
+    // The ODM search order and dependency graph, and the direct method's tables, are built
+    // once for all trajectories.
     let odm = (method == Method::Odm).then(|| super::odm::Odm::new(net, t_end));
+    let direct = (method == Method::Direct).then(|| DirectTables::new(net));
     let species: Vec<String> = net.species.iter().map(|s| s.id.clone()).collect();
     let empty = || Accumulator::new(times, species.clone());
     let total = (0..n)
         .into_par_iter()
         .try_fold(empty, |mut acc, i| {
             let s = trajectory_seed(seed, i);
-            let samples = match (&odm, method) {
+            let samples = match (&odm, &direct) {
                 (Some(odm), _) => odm.simulate(net, s, t_end, times),
-                (None, Method::Tau) => super::tau::sample_tau(net, s, t_end, times).map(|r| r.0),
-                (None, _) => super::direct::sample_direct(net, s, t_end, times),
+                (_, Some(tables)) => super::direct::sample_direct(tables, s, t_end, times),
+                (None, None) => super::tau::sample_tau(net, s, t_end, times).map(|r| r.0),
             }
             .map_err(|stop| stop.error(net, Some(i)))?;
             on_trajectory(i, &samples);
