@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Quick start, part 2: runs every test, then the GPU tests again on the second backend. GPU tests
+# Quick start, part 2: runs every test, then the GPU tests again on the second backend, then the
+# Python package's tests (pytest, scripts/python-env.sh builds it). GPU tests
 # run on whatever adapter is present; on a machine without a GPU, on Mesa's software drivers,
 # which this installs: lavapipe (Vulkan) first, then llvmpipe through EGL (OpenGL).
 set -euo pipefail
@@ -12,5 +13,12 @@ echo "== all tests (default adapter: Vulkan)"
 cargo test --workspace --locked 2>&1 | tee "$log"
 echo "== GPU tests on the OpenGL backend (PETRI_BACKEND=gl)"
 PETRI_BACKEND=gl cargo test --workspace --locked 2>&1 | tee -a "$log"
-# One closing line for both runs.
+echo "== Python package (pytest, default adapter)"
+python=$(scripts/python-env.sh)
+pylog=$(mktemp)
+trap 'rm -f "$log" "$pylog"' EXIT
+"$python" -m pytest -q -p no:cacheprovider crates/python/tests 2>&1 | tee "$pylog"
+# One closing line for all runs.
 awk '/^test result:/ { p += $4; f += $6 } END { printf "workspace, both backends: %d passed, %d failed\n", p, f }' "$log"
+awk '/ passed| failed/ && / in [0-9.]+s/ { for (i = 1; i < NF; i++) { if ($(i + 1) ~ /^passed/) p += $i; if ($(i + 1) ~ /^failed/) f += $i } }
+     END { printf "python: %d passed, %d failed\n", p, f }' "$pylog"

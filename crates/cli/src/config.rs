@@ -3,6 +3,7 @@
 
 use crate::models::Model;
 use anyhow::{bail, Context, Result};
+use petri_model::catalogue::ModelKind;
 use std::path::Path;
 
 /// The model `path` is a config for.
@@ -34,24 +35,12 @@ fn sniff(path: &Path) -> Result<(Option<String>, Model)> {
     // A UTF-8 byte order mark (some editors write one) is skipped here and by the readers.
     let value: serde_json::Value = serde_json::from_str(petri_model::error::without_bom(&text))
         .with_context(|| format!("{} is not valid JSON", path.display()))?;
-    let model = match value.get("model") {
-        Some(m) => match m.as_str() {
-            Some("angiogenesis") => Model::Angiogenesis,
-            Some("rdme") => Model::Rdme,
-            Some("network") => Model::Ssa,
-            Some("epidermis") => Model::Epidermis,
-            _ => bail!(
-                "{}: model {m} is not available; models: angiogenesis, rdme, epidermis, network (a \
-                 reaction network, run by ssa)",
-                path.display()
-            ),
-        },
-        None if value.get("reactions").is_some() => Model::Ssa,
-        None => bail!(
-            "{}: the config needs a \"model\" field; models: angiogenesis, rdme, epidermis, network \
-             (a reaction network, run by ssa)",
-            path.display()
-        ),
+    let model = match ModelKind::of_json(&value) {
+        Ok(ModelKind::Angiogenesis) => Model::Angiogenesis,
+        Ok(ModelKind::Rdme) => Model::Rdme,
+        Ok(ModelKind::Network) => Model::Ssa,
+        Ok(ModelKind::Epidermis) => Model::Epidermis,
+        Err(e) => bail!("{}: {e}", path.display()),
     };
     Ok((Some(text), model))
 }

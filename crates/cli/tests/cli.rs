@@ -197,7 +197,10 @@ fn bad_input_is_refused_with_the_field_named() {
     );
     assert_refused(&petri(&["run", &cfg]), &["dt", "at most"]);
     let cfg = write_config(&dir, r#"{"model": "gliding"}"#);
-    assert_refused(&petri(&["run", &cfg]), &["gliding", "models: angiogenesis"]);
+    assert_refused(
+        &petri(&["run", &cfg]),
+        &["model = \"gliding\" is not allowed", "angiogenesis, rdme"],
+    );
     assert_refused(
         &petri(&["run", "no/such/file.json"]),
         &["no/such/file.json"],

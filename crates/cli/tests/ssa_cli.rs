@@ -400,9 +400,5 @@ fn a_run_without_device_says_which_it_took_and_why() {
         "--out",
         &out,
     ]);
-    assert!(
-        text(&o).contains("device: cpu (--device cpu)"),
-        "{}",
-        text(&o)
-    );
+    assert!(text(&o).contains("device: cpu (asked for)"), "{}", text(&o));
 }

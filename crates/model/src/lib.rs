@@ -3,6 +3,7 @@
 //! and a CPU reference used by the tests.
 
 pub mod angiogenesis;
+pub mod catalogue;
 pub mod checkpoint;
 pub mod epidermis;
 pub mod error;

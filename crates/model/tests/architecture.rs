@@ -23,14 +23,17 @@
 //! - code under `#[cfg(test)]` counts for (a) but not for (b): a unit test may check one method
 //!   against another of the same model.
 //!
-//! A new shared module (one that models may import) goes into `SHARED`; anything else at the
-//! top of `crates/model/src` is treated as a model.
+//! A new shared module (one that models may import) goes into `SHARED`; the catalogue (the list
+//! of models a program opens by config) may refer to every model and nothing refers to it;
+//! anything else at the top of `crates/model/src` is treated as a model.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Top-level modules every model may import. They must not import a model.
 const SHARED: &[&str] = &["checkpoint", "error", "reactions", "runtime"];
+/// The module above the models: it may refer to any of them; no other module refers to it.
+const CATALOGUE: &str = "catalogue";
 
 /// One source file: its path relative to `src/` ("rdme/sim.rs") and its text.
 struct Source {
@@ -466,7 +469,7 @@ fn cycle_through(
 /// Every broken rule, one message each (empty: the sources follow the rules).
 fn check(sources: &[Source]) -> Vec<String> {
     let g = graph(sources);
-    let is_model = |top: &str| !SHARED.contains(&top);
+    let is_model = |top: &str| !SHARED.contains(&top) && top != CATALOGUE;
     let mut errors = Vec::new();
     let witness = |from: &str, r: &Reference| format!("{from}:{}: `{}`", r.line, r.text);
 
@@ -475,7 +478,15 @@ fn check(sources: &[Source]) -> Vec<String> {
         let (Some(a), Some(b)) = (top_level(from), top_level(to)) else {
             continue;
         };
-        if a != b && is_model(&b) {
+        if a != b && b == CATALOGUE {
+            errors.push(format!(
+                "{}: `{a}` refers to the catalogue ({to}); the catalogue lists the models, nothing \
+                 below it may refer to it",
+                witness(from, r)
+            ));
+            continue;
+        }
+        if a != b && a != CATALOGUE && is_model(&b) {
             let kind = if is_model(&a) {
                 "model"
             } else {
@@ -652,6 +663,29 @@ fn a_model_importing_another_model_is_reported() {
             && e.contains("model `a` refers to model `b`"),
         "{e}"
     );
+}
+
+#[test]
+fn the_catalogue_may_list_every_model_but_no_model_may_refer_to_it() {
+    let errors = check(&sources(&[
+        ("lib.rs", "pub mod a;\npub mod b;\npub mod catalogue;\n"),
+        ("a/mod.rs", "pub struct A;\n"),
+        ("b/mod.rs", "use crate::catalogue::open;\npub struct B;\n"),
+        (
+            "catalogue.rs",
+            "use crate::a::A;\nuse crate::b::B;\npub fn open() {}\n",
+        ),
+    ]));
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("b/mod.rs:1: `use crate::catalogue::open;`")
+                && e.contains("`b` refers to the catalogue")),
+        "{errors:?}"
+    );
+    // ... and the edge back makes a cycle between b and the catalogue.
+    assert!(errors.iter().any(|e| e.contains("cycle")), "{errors:?}");
 }
 
 #[test]

@@ -9,16 +9,17 @@ use crate::run::RunArgs;
 use crate::{progress, GpuArgs};
 use anyhow::{bail, Result};
 use clap::Args;
+use petri_model::catalogue::EnsembleRequest;
 use petri_model::reactions::json::read_network;
 use petri_model::ssa::checkpoint::Checkpoint;
-use petri_model::ssa::device::{choose_device, Device, DeviceChoice};
+use petri_model::ssa::device::Device;
 use petri_model::ssa::dsmts::{
     dsmts_case, dsmts_case_names, run_dsmts_cpu, run_dsmts_with, DsmtsOutcome, DsmtsScore,
 };
 use petri_model::ssa::ensemble::Method;
 use petri_model::ssa::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
 use petri_model::ssa::gpu_run::run_gpu;
-use petri_model::ssa::run::{run_cpu, RunOptions};
+use petri_model::ssa::run::run_cpu;
 use std::time::Instant;
 
 /// The shared `petri run` flags a network run takes: a step is one output time, on either
@@ -65,47 +66,36 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         Some(ck) => Some(Checkpoint::load(ck)?.header),
         None => None,
     };
-    let Some(t_end) = n.t_end.or(resumed.as_ref().map(|h| h.t_end)) else {
+    if n.t_end.is_none() && resumed.is_none() {
         bail!("--t-end is required for a network run: the end time of the trajectories");
+    }
+    if let Some(m) = &n.method {
+        Method::parse("--method", m)?;
+    }
+    let request = EnsembleRequest {
+        method: n.method.clone(),
+        trajectories: n.trajectories,
+        t_end: n.t_end,
+        points: n.points,
+        seed: n.seed,
+        keep_trajectories: n.trajectories_csv.then_some(true),
+        device: parse_device(n.device.as_deref())?,
     };
-    let method = match (&n.method, &resumed) {
-        (None, Some(h)) => h.method.clone(),
-        (m, _) => m.clone().unwrap_or_else(|| "direct".into()),
-    };
-    let method = Method::parse("--method", &method)?;
-    let trajectories = n
-        .trajectories
-        .or(resumed.as_ref().map(|h| h.trajectories))
-        .unwrap_or(1000);
-    let resumed_device = resumed.as_ref().map(|h| match h.gpu {
-        Some(_) => Device::Gpu,
-        None => Device::Cpu,
-    });
-    let device = parse_device(n.device.as_deref())?;
+    let mut opts = request.options(resumed.as_ref(), &path.display().to_string())?;
     let net = read_network(&path)?;
     crate::run::check_out(&args, Model::Ssa)?;
-    let choice = resolve_device(device, resumed_device, &args.gpu)?;
+    let choice = request.device(resumed.as_ref(), || {
+        Ok(petri_engine::request_adapters(&args.gpu.request())?)
+    })?;
     eprintln!("device: {choice}");
     let device = choice.device;
-    let opts = RunOptions {
-        method,
-        trajectories,
-        t_end,
-        points: n
-            .points
-            .or(resumed.as_ref().map(|h| h.points))
-            .unwrap_or(101),
-        seed: n.seed.or(resumed.as_ref().map(|h| h.seed)).unwrap_or(1),
-        keep_trajectories: n.trajectories_csv
-            || resumed.as_ref().is_some_and(|h| h.keep_trajectories),
-        plot_species: n.plot_species.clone(),
-        out_dir: args.out.clone(),
-        overwrite: args.overwrite,
-        source: path.display().to_string(),
-        steps: args.steps,
-        checkpoint_every: args.checkpoint_every,
-        resume: args.resume.clone(),
-    };
+    opts.plot_species = n.plot_species.clone();
+    opts.out_dir = args.out.clone();
+    opts.overwrite = args.overwrite;
+    opts.steps = args.steps;
+    opts.checkpoint_every = args.checkpoint_every;
+    opts.resume = args.resume.clone();
+    let (method, t_end, trajectories) = (opts.method, opts.t_end, opts.trajectories);
     eprintln!(
         "{}: {} species, {} reactions; {} trajectories by {method} on the {} to t = {t_end}",
         path.display(),
@@ -169,7 +159,13 @@ pub(crate) fn validate(args: ValidateArgs) -> Result<()> {
     }
     let method = Method::parse("--method", &args.method)?;
     let device = parse_device(Some(&args.device))?;
-    let choice = resolve_device(device, None, &args.gpu)?;
+    let request = EnsembleRequest {
+        device,
+        ..EnsembleRequest::default()
+    };
+    let choice = request.device(None, || {
+        Ok(petri_engine::request_adapters(&args.gpu.request())?)
+    })?;
     eprintln!("device: {choice}");
     let ctx = match choice.device {
         Device::Cpu => None,
@@ -246,24 +242,4 @@ fn parse_device(flag: Option<&str>) -> Result<Option<Device>> {
         "gpu" => Ok(Some(Device::Gpu)),
         other => bail!("--device {other:?} is not allowed: auto, cpu or gpu"),
     }
-}
-
-/// The device of a run: the one named, else the checkpoint's, else the automatic choice among
-/// the adapters `--backend`/`--adapter` allow.
-fn resolve_device(
-    named: Option<Device>,
-    resumed: Option<Device>,
-    gpu: &GpuArgs,
-) -> Result<DeviceChoice> {
-    Ok(match (named, resumed) {
-        (Some(device), _) => DeviceChoice {
-            device,
-            reason: format!("--device {device}"),
-        },
-        (None, Some(device)) => DeviceChoice {
-            device,
-            reason: "the device of the checkpoint resumed from".into(),
-        },
-        (None, None) => choose_device(&petri_engine::request_adapters(&gpu.request())?),
-    })
 }

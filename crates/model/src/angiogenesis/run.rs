@@ -9,7 +9,9 @@ use super::output::{fields_file, frame_file, write_fields, write_picture, write_
 use super::params::AngioConfig;
 use super::sim::{AngioSim, Observables, SimOptions};
 use crate::error::Result;
-use crate::runtime::{self, run_loop::file_name, Observation, RunReport, Schedule, Simulation};
+use crate::runtime::{
+    self, run_loop::file_name, ArrayData, Observation, RunReport, Schedule, Simulation, StateArray,
+};
 use petri_engine::{AdapterSummary, GpuContext};
 use serde::Serialize;
 use std::path::Path;
@@ -32,8 +34,8 @@ impl Observation for Observables {
 }
 
 /// A simulation on one device, for the runtime.
-pub struct AngioRun<'a> {
-    pub ctx: &'a GpuContext,
+pub struct AngioRun {
+    pub ctx: GpuContext,
     pub sim: AngioSim,
 }
 
@@ -50,7 +52,7 @@ pub struct Details {
     pub final_observables: Observables,
 }
 
-impl Simulation for AngioRun<'_> {
+impl Simulation for AngioRun {
     type Observation = Observables;
     type Details = Details;
 
@@ -66,6 +68,7 @@ impl Simulation for AngioRun<'_> {
             snapshot_every: cfg.snapshot_every,
             frame_every: cfg.frame_every,
             seconds_per_step: None,
+            time_per_step: self.sim.k,
         }
     }
     fn columns(&self) -> Vec<String> {
@@ -73,7 +76,7 @@ impl Simulation for AngioRun<'_> {
     }
 
     fn observe(&mut self) -> Result<Observables> {
-        self.sim.observe(self.ctx)
+        self.sim.observe(&self.ctx)
     }
 
     fn advance(
@@ -83,11 +86,11 @@ impl Simulation for AngioRun<'_> {
         sink: &mut dyn FnMut(Observables) -> Result<()>,
     ) -> Result<()> {
         if !observe_at_end {
-            self.sim.advance(self.ctx, steps);
+            self.sim.advance(&self.ctx, steps);
             return Ok(());
         }
         self.sim
-            .advance_observed(self.ctx, steps)?
+            .advance_observed(&self.ctx, steps)?
             .into_iter()
             .try_for_each(sink)
     }
@@ -96,12 +99,12 @@ impl Simulation for AngioRun<'_> {
         &mut self,
         sink: &mut dyn FnMut(Observables) -> Result<()>,
     ) -> Result<()> {
-        self.sim.finish(self.ctx)?.into_iter().try_for_each(sink)
+        self.sim.finish(&self.ctx)?.into_iter().try_for_each(sink)
     }
 
     fn write_snapshot(&mut self, dir: &Path) -> Result<Vec<String>> {
         let (cfg, k) = (&self.sim.cfg, self.sim.k);
-        let state = self.sim.read_state(self.ctx)?;
+        let state = self.sim.read_state(&self.ctx)?;
         let fields = fields_file(dir, state.step);
         write_fields(&fields, cfg, &state)?;
         let frame = frame_file(dir, state.step);
@@ -110,7 +113,7 @@ impl Simulation for AngioRun<'_> {
     }
 
     fn write_frame(&mut self, dir: &Path) -> Result<Vec<String>> {
-        let state = self.sim.read_state(self.ctx)?;
+        let state = self.sim.read_state(&self.ctx)?;
         let frame = frame_file(dir, state.step);
         write_picture(&[&frame], &self.sim.cfg, self.sim.k, &state)?;
         Ok(vec![file_name(&frame)])
@@ -118,7 +121,7 @@ impl Simulation for AngioRun<'_> {
 
     fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
         let (cfg, k) = (&self.sim.cfg, self.sim.k);
-        let state = self.sim.read_state(self.ctx)?;
+        let state = self.sim.read_state(&self.ctx)?;
         let fields = fields_file(dir, state.step);
         write_fields(&fields, cfg, &state)?;
         write_vessels(&dir.join("vessels.vtp"), cfg, &state)?;
@@ -137,7 +140,49 @@ impl Simulation for AngioRun<'_> {
     }
 
     fn save_checkpoint(&mut self, path: &Path) -> Result<()> {
-        Checkpoint::from_sim(self.ctx, &self.sim)?.save(path)
+        Checkpoint::from_sim(&self.ctx, &self.sim)?.save(path)
+    }
+
+    /// Fields n, f, c and `sprout` (the smallest sprout id that visited a site, 2^32 - 1 where
+    /// none did) as (nz, ny, nx); the tips (site, age, alive, parent; position as x, y, z
+    /// grid indices); the vessel segments (from site, to site, sprout id, step).
+    fn state_arrays(&mut self) -> Result<Vec<StateArray>> {
+        let s = self.sim.read_state(&self.ctx)?;
+        let [nx, ny, nz] = self.sim.cfg.grid.map(|n| n as usize);
+        let grid = [nz, ny, nx];
+        let tips = s.tips.len();
+        let xyz = |site: u32| {
+            let site = site as usize;
+            [site % nx, site / nx % ny, site / (nx * ny)].map(|v| v as u32)
+        };
+        let position = s.tips.iter().flat_map(|t| xyz(t.site)).collect();
+        Ok(vec![
+            StateArray::new("n", &grid, ArrayData::F32(s.n)),
+            StateArray::new("f", &grid, ArrayData::F32(s.f)),
+            StateArray::new("c", &grid, ArrayData::F32(s.c)),
+            StateArray::new("sprout", &grid, ArrayData::U32(s.occ)),
+            StateArray::new("tip_position", &[tips, 3], ArrayData::U32(position)),
+            StateArray::new(
+                "tip_age",
+                &[tips],
+                ArrayData::F32(s.tips.iter().map(|t| t.age).collect()),
+            ),
+            StateArray::new(
+                "tip_alive",
+                &[tips],
+                ArrayData::U8(s.tips.iter().map(|t| (t.alive != 0) as u8).collect()),
+            ),
+            StateArray::new(
+                "tip_parent",
+                &[tips],
+                ArrayData::U32(s.tips.iter().map(|t| t.parent).collect()),
+            ),
+            StateArray::new(
+                "segments",
+                &[s.segments.len(), 4],
+                ArrayData::U32(s.segments.concat()),
+            ),
+        ])
     }
 
     fn manifest_details(&self, _first_step: u64, last: &Observables) -> Result<Details> {
@@ -163,7 +208,10 @@ pub fn run_sim(
     setup_s: f64,
     progress: impl FnMut(&Observables),
 ) -> Result<(AngioSim, RunReport<Observables>)> {
-    let mut run = AngioRun { ctx, sim };
+    let mut run = AngioRun {
+        ctx: ctx.clone(),
+        sim,
+    };
     let report = runtime::run(&mut run, &opts.run_options(setup_s), progress)?;
     Ok((run.sim, report))
 }

@@ -13,8 +13,11 @@ use super::output::{
 };
 use super::params::EpidermisConfig;
 use super::sim::{EpidermisSim, SimOptions};
+use super::state::{ADHESIVE, GENE_NAMES, SPECIES};
 use crate::error::Result;
-use crate::runtime::{self, run_loop::file_name, Observation, RunReport, Schedule, Simulation};
+use crate::runtime::{
+    self, run_loop::file_name, ArrayData, Observation, RunReport, Schedule, Simulation, StateArray,
+};
 use petri_engine::{AdapterSummary, GpuContext};
 use petri_output::TimeSeriesWriter;
 use serde::Serialize;
@@ -56,8 +59,8 @@ impl Observation for Observed {
 }
 
 /// A simulation on one device, for the runtime.
-pub struct EpidermisRun<'a> {
-    pub ctx: &'a GpuContext,
+pub struct EpidermisRun {
+    pub ctx: GpuContext,
     pub sim: EpidermisSim,
     pub cfg: EpidermisConfig,
     geometry: Geometry,
@@ -77,10 +80,10 @@ pub struct Details {
     pub capacity_used: f64,
 }
 
-impl<'a> EpidermisRun<'a> {
-    pub fn new(ctx: &'a GpuContext, sim: EpidermisSim, cfg: &EpidermisConfig) -> Self {
+impl EpidermisRun {
+    pub fn new(ctx: &GpuContext, sim: EpidermisSim, cfg: &EpidermisConfig) -> Self {
         Self {
-            ctx,
+            ctx: ctx.clone(),
             sim,
             cfg: cfg.clone(),
             geometry: Geometry::of(cfg),
@@ -95,7 +98,7 @@ impl<'a> EpidermisRun<'a> {
         elements: bool,
         pictures: &[&Path],
     ) -> Result<Vec<String>> {
-        let state = self.sim.read_state(self.ctx)?;
+        let state = self.sim.read_state(&self.ctx)?;
         let mut files = Vec::new();
         if elements {
             let path = elements_file(dir, state.step);
@@ -108,7 +111,7 @@ impl<'a> EpidermisRun<'a> {
     }
 }
 
-impl Simulation for EpidermisRun<'_> {
+impl Simulation for EpidermisRun {
     type Observation = Observed;
     type Details = Details;
 
@@ -124,6 +127,7 @@ impl Simulation for EpidermisRun<'_> {
             snapshot_every: cfg.snapshot_every,
             frame_every: cfg.frame_every,
             seconds_per_step: None,
+            time_per_step: cfg.dt,
         }
     }
     fn columns(&self) -> Vec<String> {
@@ -154,7 +158,7 @@ impl Simulation for EpidermisRun<'_> {
     }
 
     fn observe(&mut self) -> Result<Observed> {
-        let state = self.sim.read_state(self.ctx)?;
+        let state = self.sim.read_state(&self.ctx)?;
         Ok(Observed::of(&state, &self.geometry))
     }
 
@@ -164,7 +168,7 @@ impl Simulation for EpidermisRun<'_> {
         observe_at_end: bool,
         sink: &mut dyn FnMut(Observed) -> Result<()>,
     ) -> Result<()> {
-        self.sim.advance(self.ctx, steps)?;
+        self.sim.advance(&self.ctx, steps)?;
         if observe_at_end {
             sink(self.observe()?)?;
         }
@@ -193,7 +197,7 @@ impl Simulation for EpidermisRun<'_> {
     }
 
     fn save_checkpoint(&mut self, path: &Path) -> Result<()> {
-        let state = self.sim.read_state(self.ctx)?;
+        let state = self.sim.read_state(&self.ctx)?;
         Checkpoint::new(config_hashes(&self.cfg), state).save(path)
     }
 
@@ -202,6 +206,54 @@ impl Simulation for EpidermisRun<'_> {
             cells.finish()?;
         }
         Ok(Vec::new())
+    }
+
+    /// The elements in use, cell by cell (position x, y, z; cell id; adhesive or not) and the
+    /// cells (element count, basal or not, the gene-network values in the order of `genes`).
+    fn state_arrays(&mut self) -> Result<Vec<StateArray>> {
+        let s = self.sim.read_state(&self.ctx)?;
+        let cells = s.cells as usize;
+        let slots: Vec<usize> = (0..cells).flat_map(|c| s.slots(c)).collect();
+        let elements = slots.len();
+        let position = slots
+            .iter()
+            .flat_map(|&k| [s.pos[k][0], s.pos[k][1], s.pos[k][2]]);
+        let cell_of = (0..cells).flat_map(|c| std::iter::repeat_n(c as u32, s.counts[c] as usize));
+        let adhesive = slots.iter().map(|&k| (s.pos[k][3] == ADHESIVE) as u8);
+        let genes = GENE_NAMES.map(String::from).to_vec();
+        Ok(vec![
+            StateArray::new("genes", &[SPECIES], ArrayData::Text(genes)),
+            StateArray::new(
+                "element_position",
+                &[elements, 3],
+                ArrayData::F32(position.collect()),
+            ),
+            StateArray::new(
+                "element_cell",
+                &[elements],
+                ArrayData::U32(cell_of.collect()),
+            ),
+            StateArray::new(
+                "element_adhesive",
+                &[elements],
+                ArrayData::U8(adhesive.collect()),
+            ),
+            StateArray::new(
+                "cell_elements",
+                &[cells],
+                ArrayData::U32(s.counts[..cells].to_vec()),
+            ),
+            StateArray::new(
+                "cell_basal",
+                &[cells],
+                ArrayData::U8((0..cells).map(|c| s.is_basal(c) as u8).collect()),
+            ),
+            StateArray::new(
+                "cell_genes",
+                &[cells, SPECIES],
+                ArrayData::F32(s.genes[..cells].concat()),
+            ),
+        ])
     }
 
     fn manifest_details(&self, _first_step: u64, last: &Observed) -> Result<Details> {

@@ -27,6 +27,11 @@ pub enum Species {
     Adhesion = 6,
 }
 
+/// The names of the gene-network values, in `Species` order (the eighth is unused).
+pub const GENE_NAMES: [&str; SPECIES] = [
+    "notch", "delta", "bound", "ovol1", "ovol2", "myc", "adhesion", "unused",
+];
+
 /// Element type in `pos[slot][3]`: adhesive to the basement membrane (the seed's type C1).
 pub const ADHESIVE: f32 = 1.0;
 /// Element type in `pos[slot][3]`: no basement-membrane adhesion.

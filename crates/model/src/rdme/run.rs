@@ -15,7 +15,9 @@ use super::output::{
 };
 use super::sim::{Observables, RdmeSim};
 use crate::error::{invalid, Result};
-use crate::runtime::{self, run_loop::file_name, Observation, Schedule, Simulation, Timings};
+use crate::runtime::{
+    self, run_loop::file_name, ArrayData, Observation, Schedule, Simulation, StateArray, Timings,
+};
 use petri_engine::{AdapterSummary, GpuContext};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -63,8 +65,8 @@ pub struct Manifest {
 }
 
 /// An RDME simulation on its devices, for the runtime.
-pub struct RdmeRun<'a> {
-    pub model: &'a RdmeModel,
+pub struct RdmeRun {
+    pub model: RdmeModel,
     pub sim: RdmeSim,
     devices: Vec<AdapterSummary>,
     /// Overflow moves before a resumed run's first step (a new simulation counts from zero).
@@ -83,7 +85,7 @@ impl Observation for Observables {
     }
 }
 
-impl Simulation for RdmeRun<'_> {
+impl Simulation for RdmeRun {
     type Observation = Observables;
     type Details = Details;
 
@@ -99,6 +101,7 @@ impl Simulation for RdmeRun<'_> {
             snapshot_every: cfg.output.snapshot_every,
             frame_every: 0,
             seconds_per_step: Some(cfg.tau_s),
+            time_per_step: cfg.tau_s,
         }
     }
     fn columns(&self) -> Vec<String> {
@@ -156,7 +159,7 @@ impl Simulation for RdmeRun<'_> {
     fn save_checkpoint(&mut self, path: &Path) -> Result<()> {
         let moved = self.observe()?.overflow_moved;
         let lattice = self.sim.read_lattice()?;
-        Checkpoint::new(self.model, self.sim.step, &lattice, moved).save(path)
+        Checkpoint::new(&self.model, self.sim.step, &lattice, moved).save(path)
     }
 
     fn finish(&mut self, dir: &Path) -> Result<Vec<String>> {
@@ -176,14 +179,34 @@ impl Simulation for RdmeRun<'_> {
         Ok(vec!["kymograph.png".into(), "analysis.json".into()])
     }
 
+    /// `species`: the names; `counts`: particles of each species per site, (species, nz, ny, nx);
+    /// `site_type`: each site's type (index into `site_types`), (nz, ny, nx).
+    fn state_arrays(&mut self) -> Result<Vec<StateArray>> {
+        let lattice = self.sim.read_lattice()?;
+        let [nx, ny, nz] = lattice.shape.map(|n| n as usize);
+        let (sites, species) = (lattice.sites(), self.model.config.species.len());
+        let mut counts = vec![0u32; species * sites];
+        for i in 0..sites {
+            for id in lattice.particles(i) {
+                counts[(id as usize - 1) * sites + i] += 1;
+            }
+        }
+        let names = self.model.config.species.clone();
+        Ok(vec![
+            StateArray::new("species", &[species], ArrayData::Text(names)),
+            StateArray::new("counts", &[species, nz, ny, nx], ArrayData::U32(counts)),
+            StateArray::new("site_type", &[nz, ny, nx], ArrayData::U8(lattice.types)),
+        ])
+    }
+
     fn manifest_details(&self, first_step: u64, last: &Observables) -> Result<Details> {
         Ok(self.details(first_step, last))
     }
 }
 
-impl RdmeRun<'_> {
+impl RdmeRun {
     fn details(&self, first_step: u64, last: &Observables) -> Details {
-        let (model, cfg) = (self.model, &self.model.config);
+        let (model, cfg) = (&self.model, &self.model.config);
         let named = |counts: &[u64]| -> BTreeMap<String, u64> {
             cfg.species
                 .iter()
@@ -248,26 +271,7 @@ pub fn run(
     progress: impl FnMut(&Observables),
 ) -> Result<Manifest> {
     let t_setup = Instant::now();
-    check_device_memory(&contexts, model, &opts.sim)?;
-    let (lattice, first_step, moved_before) = match &opts.resume {
-        Some(path) => {
-            let ck = Checkpoint::load(path)?;
-            (ck.restore(model, path)?, ck.step, ck.overflow_moved)
-        }
-        None => (initial_lattice(model)?, 0, 0),
-    };
-    let devices: Vec<AdapterSummary> = contexts.iter().map(|c| c.adapter.clone()).collect();
-    let sim = RdmeSim::new(contexts, model, &lattice, first_step, &opts.sim)?;
-    drop(lattice);
-    let mut run = RdmeRun {
-        model,
-        sim,
-        devices,
-        moved_before,
-        resumed_from: opts.resume.as_ref().map(|p| p.display().to_string()),
-        kymograph: None,
-        analysis: None,
-    };
+    let mut run = start(contexts, model, &opts.sim, opts.resume.as_deref())?;
     let setup_s = t_setup.elapsed().as_secs_f64();
     let report = runtime::run(&mut run, &opts.run_options(setup_s), progress)?;
     Ok(Manifest {
@@ -277,6 +281,35 @@ pub fn run(
         timings: report.timings,
         outputs: report.outputs,
         analysis: run.analysis,
+    })
+}
+
+/// The simulation of `model` on `contexts` (one z-slab each) at its initial state, or at the
+/// state of the checkpoint `resume` (refused unless written by a run of the same model).
+pub fn start(
+    contexts: Vec<GpuContext>,
+    model: &RdmeModel,
+    options: &SimOptions,
+    resume: Option<&Path>,
+) -> Result<RdmeRun> {
+    check_device_memory(&contexts, model, options)?;
+    let (lattice, first_step, moved_before) = match resume {
+        Some(path) => {
+            let ck = Checkpoint::load(path)?;
+            (ck.restore(model, path)?, ck.step, ck.overflow_moved)
+        }
+        None => (initial_lattice(model)?, 0, 0),
+    };
+    let devices: Vec<AdapterSummary> = contexts.iter().map(|c| c.adapter.clone()).collect();
+    let sim = RdmeSim::new(contexts, model, &lattice, first_step, options)?;
+    Ok(RdmeRun {
+        model: model.clone(),
+        sim,
+        devices,
+        moved_before,
+        resumed_from: resume.map(|p| p.display().to_string()),
+        kymograph: None,
+        analysis: None,
     })
 }
 

@@ -19,6 +19,10 @@ pub struct Schedule {
     pub frame_every: u64,
     /// Simulated seconds per step, for a model with a physical time unit.
     pub seconds_per_step: Option<f64>,
+    /// The model's time per step in its own unit (seconds where `seconds_per_step` is given;
+    /// angiogenesis and epidermis count in their nondimensional units), so a program can run
+    /// a model to a time.
+    pub time_per_step: f64,
 }
 
 /// One observation of a running simulation: a row of observables.csv (or the model's
@@ -106,4 +110,58 @@ pub trait Simulation {
     /// The model's part of manifest.json (config, seed, devices, final state, ...), given the
     /// run's first step and its last observation.
     fn manifest_details(&self, first_step: u64, last: &Self::Observation) -> Result<Self::Details>;
+
+    /// The state at the current step as named arrays (fields, lattices, particle sets,
+    /// ensemble statistics), for a program that embeds the engine: the Python package hands
+    /// them out as numpy arrays.
+    fn state_arrays(&mut self) -> Result<Vec<StateArray>>;
+}
+
+/// One named array of a simulation's state: its shape (row-major, the last index fastest)
+/// and its values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StateArray {
+    pub name: String,
+    pub shape: Vec<usize>,
+    pub data: ArrayData,
+}
+
+/// The values of a [`StateArray`], in the type the model keeps them in.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArrayData {
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+    U8(Vec<u8>),
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+    /// Names along an axis of other arrays (species, genes).
+    Text(Vec<String>),
+}
+
+impl ArrayData {
+    pub fn len(&self) -> usize {
+        match self {
+            ArrayData::F32(v) => v.len(),
+            ArrayData::F64(v) => v.len(),
+            ArrayData::U8(v) => v.len(),
+            ArrayData::U32(v) => v.len(),
+            ArrayData::U64(v) => v.len(),
+            ArrayData::Text(v) => v.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl StateArray {
+    /// An array of `shape`; the values must fill it.
+    pub fn new(name: &str, shape: &[usize], data: ArrayData) -> Self {
+        debug_assert_eq!(shape.iter().product::<usize>(), data.len(), "{name}: shape");
+        Self {
+            name: name.to_string(),
+            shape: shape.to_vec(),
+            data,
+        }
+    }
 }

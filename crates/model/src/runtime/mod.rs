@@ -10,7 +10,9 @@
 //! earlier rows of its time series.
 
 pub mod contract;
+pub mod driven;
 pub mod run_loop;
 
-pub use contract::{Observation, Schedule, Simulation};
+pub use contract::{ArrayData, Observation, Schedule, Simulation, StateArray};
+pub use driven::{Driven, FolderRun, Row};
 pub use run_loop::{run, ModelRunOptions, RunOptions, RunReport, Timings, CHECKPOINT_FILE};

@@ -392,15 +392,15 @@ pub fn file_name(p: &Path) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
-    use crate::runtime::Schedule;
+    use crate::runtime::{ArrayData, Schedule, StateArray};
 
     /// A CPU stand-in for a model: x grows by one each step and turns NaN at `nan_at`;
     /// observations arrive one call late, as through a readback ring.
-    struct Counter {
-        step: u64,
-        nan_at: u64,
+    pub(in crate::runtime) struct Counter {
+        pub(in crate::runtime) step: u64,
+        pub(in crate::runtime) nan_at: u64,
         /// The series file's name and its rows' first value per step (a time).
         series: Option<(&'static str, f64)>,
         in_flight: Vec<Obs>,
@@ -410,7 +410,7 @@ mod tests {
 
     /// (step, x, the row's first value).
     #[derive(Clone, Debug, PartialEq)]
-    struct Obs(u64, f64, f64);
+    pub(in crate::runtime) struct Obs(u64, f64, f64);
 
     impl Observation for Obs {
         fn step(&self) -> u64 {
@@ -425,7 +425,7 @@ mod tests {
     }
 
     impl Counter {
-        fn new(step: u64) -> Self {
+        pub(in crate::runtime) fn new(step: u64) -> Self {
             Self {
                 step,
                 nan_at: u64::MAX,
@@ -463,6 +463,7 @@ mod tests {
                 snapshot_every: 6,
                 frame_every: self.frame_every,
                 seconds_per_step: None,
+                time_per_step: 0.5,
             }
         }
         fn series_file(&self) -> &'static str {
@@ -514,6 +515,10 @@ mod tests {
         }
         fn manifest_details(&self, first: u64, last: &Obs) -> Result<serde_json::Value> {
             Ok(serde_json::json!({ "first": first, "last_x": last.1 }))
+        }
+        fn state_arrays(&mut self) -> Result<Vec<StateArray>> {
+            let x = self.now().1;
+            Ok(vec![StateArray::new("x", &[1], ArrayData::F64(vec![x]))])
         }
     }
 

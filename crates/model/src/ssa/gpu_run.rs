@@ -19,7 +19,7 @@ use super::run::{
 use super::stats::Accumulator;
 use crate::error::{invalid, ModelError, Result};
 use crate::reactions::Network;
-use crate::runtime::{self, RunReport, Schedule, Simulation};
+use crate::runtime::{self, RunReport, Schedule, Simulation, StateArray};
 use petri_engine::GpuContext;
 use std::path::Path;
 use std::time::Instant;
@@ -47,9 +47,9 @@ pub fn run_gpu(
 }
 
 /// A GPU ensemble between spans, for the runtime: step k is output time k.
-pub struct GpuSsaRun<'a> {
+pub struct GpuSsaRun {
     ctx: GpuContext,
-    net: &'a Network,
+    net: Network,
     opts: RunOptions,
     gpu: GpuHeader,
     plot: Vec<usize>,
@@ -69,12 +69,12 @@ pub struct GpuSsaRun<'a> {
     resumed_from: Option<String>,
 }
 
-impl<'a> GpuSsaRun<'a> {
+impl GpuSsaRun {
     /// The ensemble of `opts` before its first output time (the first span runs when the
     /// first row is observed).
     pub fn new(
         ctx: &GpuContext,
-        net: &'a Network,
+        net: &Network,
         opts: &RunOptions,
         options: &EnsembleOptions,
     ) -> Result<Self> {
@@ -89,7 +89,7 @@ impl<'a> GpuSsaRun<'a> {
     /// options on the same adapter.
     pub fn resume(
         ctx: &GpuContext,
-        net: &'a Network,
+        net: &Network,
         opts: &RunOptions,
         options: &EnsembleOptions,
         path: &Path,
@@ -115,7 +115,7 @@ impl<'a> GpuSsaRun<'a> {
 
     fn build(
         ctx: &GpuContext,
-        net: &'a Network,
+        net: &Network,
         opts: &RunOptions,
         options: &EnsembleOptions,
     ) -> Result<Self> {
@@ -143,7 +143,7 @@ impl<'a> GpuSsaRun<'a> {
         let last = times.len() as u64 - 1;
         Ok(Self {
             ctx: ctx.clone(),
-            net,
+            net: net.clone(),
             opts: opts.clone(),
             gpu: GpuHeader::new(&ctx.adapter, options),
             end: opts.steps.map_or(last, |n| n.min(last)),
@@ -195,7 +195,7 @@ impl<'a> GpuSsaRun<'a> {
     }
 }
 
-impl Simulation for GpuSsaRun<'_> {
+impl Simulation for GpuSsaRun {
     type Observation = MeanSdRow;
     type Details = Details;
 
@@ -282,13 +282,21 @@ impl Simulation for GpuSsaRun<'_> {
             Some(kept) => kept.iter().flat_map(|t| t[..rows].concat()).collect(),
             None => Vec::new(),
         };
-        let header = checkpoint_header(self.net, &self.opts, self.step, Some(self.gpu.clone()));
+        let header = checkpoint_header(&self.net, &self.opts, self.step, Some(self.gpu.clone()));
         let (mean, sd) = self.rows.flat(rows);
         let ck = Checkpoint::new_gpu(header, states, mean, sd, kept);
         ck.save(path)
     }
+    /// Without `keep_trajectories` the trajectories' counts stay on the GPU: statistics only.
+    fn state_arrays(&mut self) -> Result<Vec<StateArray>> {
+        if self.rows.len() as u64 <= self.step {
+            self.observe()?;
+        }
+        Ok(self.rows.arrays(self.step, self.kept.as_deref(), None))
+    }
+
     fn manifest_details(&self, _first_step: u64, _last: &MeanSdRow) -> Result<Details> {
-        let mut d = Details::new(self.net, &self.opts, &self.plot, self.run_s);
+        let mut d = Details::new(&self.net, &self.opts, &self.plot, self.run_s);
         d.device = "gpu";
         d.adapter = Some(self.ctx.adapter.clone());
         d.cpu_threads = None;

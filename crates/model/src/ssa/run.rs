@@ -15,7 +15,7 @@ use super::output::{mean_sd_figure, write_trajectories_csv, PLOT_COLOURS};
 use super::stats::EnsembleStats;
 use crate::error::{invalid, Result};
 use crate::reactions::Network;
-use crate::runtime::{self, Observation, RunReport, Schedule, Simulation};
+use crate::runtime::{self, ArrayData, Observation, RunReport, Schedule, Simulation, StateArray};
 use petri_engine::AdapterSummary;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -262,6 +262,8 @@ impl Rows {
             snapshot_every: 0,
             frame_every: 0,
             seconds_per_step: None,
+            // Output times are evenly spaced.
+            time_per_step: self.times[1] - self.times[0],
         }
     }
 
@@ -294,6 +296,46 @@ impl Rows {
     /// The first `rows` rows as a checkpoint holds them: mean and sd, rows x species each.
     pub(super) fn flat(&self, rows: usize) -> (Vec<f64>, Vec<f64>) {
         (self.mean[..rows].concat(), self.sd[..rows].concat())
+    }
+
+    /// The state arrays of an ensemble at output time `step`: `times`, `mean` and `sd`
+    /// ((times, species)) up to it; with `kept`, `trajectories` (trajectory, time, species)
+    /// and `counts`, each trajectory's counts now (trajectory, species), unless `counts`
+    /// gives them.
+    pub(super) fn arrays(
+        &self,
+        step: u64,
+        kept: Option<&[Vec<Vec<u64>>]>,
+        counts: Option<Vec<u64>>,
+    ) -> Vec<StateArray> {
+        let (rows, s) = (step as usize + 1, self.species.len());
+        let (mean, sd) = self.flat(rows);
+        let mut arrays = vec![
+            StateArray::new("species", &[s], ArrayData::Text(self.species.clone())),
+            StateArray::new(
+                "times",
+                &[rows],
+                ArrayData::F64(self.times[..rows].to_vec()),
+            ),
+            StateArray::new("mean", &[rows, s], ArrayData::F64(mean)),
+            StateArray::new("sd", &[rows, s], ArrayData::F64(sd)),
+        ];
+        let n = self.n as usize;
+        let counts = counts.or_else(|| {
+            kept.map(|kept| kept.iter().flat_map(|t| t[step as usize].clone()).collect())
+        });
+        if let Some(counts) = counts {
+            arrays.push(StateArray::new("counts", &[n, s], ArrayData::U64(counts)));
+        }
+        if let Some(kept) = kept {
+            let samples = kept.iter().flat_map(|t| t[..rows].concat()).collect();
+            arrays.push(StateArray::new(
+                "trajectories",
+                &[n, rows, s],
+                ArrayData::U64(samples),
+            ));
+        }
+        arrays
     }
 
     /// The rows of a checkpoint at `step`.
@@ -384,8 +426,8 @@ impl Details {
 }
 
 /// A CPU ensemble at an output time, for the runtime: step k is output time k.
-pub struct SsaRun<'a> {
-    net: &'a Network,
+pub struct SsaRun {
+    net: Network,
     opts: RunOptions,
     plot: Vec<usize>,
     ensemble: CpuEnsemble,
@@ -397,9 +439,9 @@ pub struct SsaRun<'a> {
     resumed_from: Option<String>,
 }
 
-impl<'a> SsaRun<'a> {
+impl SsaRun {
     /// The ensemble of `opts` at the first output time.
-    pub fn new(net: &'a Network, opts: &RunOptions) -> Result<Self> {
+    pub fn new(net: &Network, opts: &RunOptions) -> Result<Self> {
         let (times, plot) = Self::check(net, opts)?;
         let start = Instant::now();
         let ensemble = CpuEnsemble::new(
@@ -419,7 +461,7 @@ impl<'a> SsaRun<'a> {
     }
 
     /// The ensemble of the checkpoint at `path`, written by a run of `net` with these options.
-    pub fn resume(net: &'a Network, opts: &RunOptions, path: &Path) -> Result<Self> {
+    pub fn resume(net: &Network, opts: &RunOptions, path: &Path) -> Result<Self> {
         let (times, plot) = Self::check(net, opts)?;
         let ck = Checkpoint::load(path)?;
         let trajectories = ck.restore(
@@ -442,7 +484,7 @@ impl<'a> SsaRun<'a> {
     }
 
     fn with(
-        net: &'a Network,
+        net: &Network,
         opts: &RunOptions,
         times: Vec<f64>,
         plot: Vec<usize>,
@@ -452,7 +494,7 @@ impl<'a> SsaRun<'a> {
     ) -> Self {
         let species = net.species.iter().map(|s| s.id.clone()).collect();
         Self {
-            net,
+            net: net.clone(),
             opts: opts.clone(),
             plot,
             ensemble,
@@ -503,7 +545,7 @@ impl<'a> SsaRun<'a> {
     }
 }
 
-impl Simulation for SsaRun<'_> {
+impl Simulation for SsaRun {
     type Observation = MeanSdRow;
     type Details = Details;
 
@@ -555,7 +597,7 @@ impl Simulation for SsaRun<'_> {
         };
         let trajectories = &self.ensemble.trajectories;
         let ck = Checkpoint::new(
-            checkpoint_header(self.net, &self.opts, self.step(), None),
+            checkpoint_header(&self.net, &self.opts, self.step(), None),
             trajectories,
             mean,
             sd,
@@ -563,8 +605,16 @@ impl Simulation for SsaRun<'_> {
         );
         ck.save(path)
     }
+    fn state_arrays(&mut self) -> Result<Vec<StateArray>> {
+        let counts = self.ensemble.trajectories.iter();
+        let counts = counts.flat_map(|t| t.counts().to_vec()).collect();
+        Ok(self
+            .rows
+            .arrays(self.step(), self.kept.as_deref(), Some(counts)))
+    }
+
     fn manifest_details(&self, _first_step: u64, _last: &MeanSdRow) -> Result<Details> {
-        let mut d = Details::new(self.net, &self.opts, &self.plot, self.run_s);
+        let mut d = Details::new(&self.net, &self.opts, &self.plot, self.run_s);
         d.resumed_from = self.resumed_from.clone();
         Ok(d)
     }

@@ -1,0 +1,421 @@
+//! The native half of Petri's Python package: `petri._petri`. It opens a model through
+//! `petri_model::catalogue` and drives it through the runtime's `Driven` contract, so every model
+//! is one `Simulation` class here; `python/petri/__init__.py` is the documented front.
+//! Model errors become the package's exceptions with the CLI's messages; arrays leave as numpy
+//! arrays of the type the model keeps them in.
+
+use numpy::{IntoPyArray, PyArrayMethods};
+use petri_engine::{AdapterSummary, DeviceRequest, GpuContext};
+use petri_model::catalogue::{self, Config, Devices, EnsembleRequest, ModelKind};
+use petri_model::runtime::{ArrayData, Driven, Row, RunOptions, StateArray};
+use petri_model::ssa::device::Device;
+use petri_model::ModelError;
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyOSError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use pyo3::IntoPyObjectExt;
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard};
+
+create_exception!(
+    petri,
+    PetriError,
+    PyException,
+    "Base of Petri's errors; the message is the one the command line prints."
+);
+create_exception!(
+    petri,
+    ConfigError,
+    PetriError,
+    "A config, option or argument that is not allowed: names the field, the value and what is allowed."
+);
+create_exception!(
+    petri,
+    NonFiniteError,
+    PetriError,
+    "The simulation went NaN or infinite: names the quantity and the steps between which."
+);
+create_exception!(
+    petri,
+    CheckpointError,
+    PetriError,
+    "A checkpoint that cannot be read, is damaged or belongs to another run."
+);
+create_exception!(
+    petri,
+    DeviceError,
+    PetriError,
+    "No adapter, or a request beyond what the adapter offers."
+);
+create_exception!(
+    petri,
+    CapacityError,
+    PetriError,
+    "A capacity or number range outgrown: cells beyond capacity.max_cells, particles per lattice site, molecule counts or propensities beyond what an ensemble holds."
+);
+
+/// A model error as the package's exception, with the same message.
+fn to_py(e: ModelError) -> PyErr {
+    let message = e.to_string();
+    match e {
+        ModelError::Invalid { .. } | ModelError::Parse { .. } => ConfigError::new_err(message),
+        ModelError::NonFinite { .. } => NonFiniteError::new_err(message),
+        ModelError::Checkpoint { .. } => CheckpointError::new_err(message),
+        ModelError::Overflow { .. } => CapacityError::new_err(message),
+        ModelError::Io { .. } => PyOSError::new_err(message),
+        ModelError::Engine(_) => DeviceError::new_err(message),
+        ModelError::Stalled { .. } | ModelError::Output(_) => PetriError::new_err(message),
+    }
+}
+
+/// A JSON value as the Python object json.loads would give.
+fn to_python<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    use serde_json::Value;
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => b.into_bound_py_any(py)?,
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => u.into_bound_py_any(py)?,
+            (None, Some(i)) => i.into_bound_py_any(py)?,
+            _ => n.as_f64().unwrap_or(f64::NAN).into_bound_py_any(py)?,
+        },
+        Value::String(s) => s.into_bound_py_any(py)?,
+        Value::Array(items) => {
+            let items = items
+                .iter()
+                .map(|x| to_python(py, x))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)?.into_any()
+        }
+        Value::Object(map) => {
+            let d = PyDict::new(py);
+            for (k, x) in map {
+                d.set_item(k, to_python(py, x)?)?;
+            }
+            d.into_any()
+        }
+    })
+}
+
+fn summary_dict<'py>(py: Python<'py>, a: &AdapterSummary) -> PyResult<Bound<'py, PyAny>> {
+    let mut v = serde_json::to_value(a).map_err(|e| PetriError::new_err(e.to_string()))?;
+    v["software"] = serde_json::Value::Bool(a.is_software());
+    to_python(py, &v)
+}
+
+/// The adapters present (those `backend` allows), best first, as dicts: name, backend,
+/// device_type, driver, limits, features and whether it is a software adapter.
+#[pyfunction]
+#[pyo3(signature = (backend=None))]
+fn adapters<'py>(py: Python<'py>, backend: Option<String>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let list = petri_engine::list_adapters(backend.as_deref())
+        .map_err(|e| to_py(ModelError::Engine(e)))?;
+    list.iter().map(|a| summary_dict(py, a)).collect()
+}
+
+/// The device request of a simulation: PETRI_BACKEND / PETRI_ADAPTER, overridden by the
+/// arguments.
+struct Request(DeviceRequest);
+
+impl Devices for Request {
+    fn context(&self) -> petri_model::error::Result<GpuContext> {
+        Ok(GpuContext::new(&self.0)?)
+    }
+    fn adapters(&self) -> petri_model::error::Result<Vec<AdapterSummary>> {
+        Ok(petri_engine::request_adapters(&self.0)?)
+    }
+    fn why(&self) -> String {
+        let asked = [("backend", &self.0.backend), ("adapter", &self.0.adapter)]
+            .into_iter()
+            .filter_map(|(k, v)| v.as_ref().map(|v| format!("{k} = {v:?}")))
+            .collect::<Vec<_>>();
+        match asked.is_empty() {
+            true => "the best adapter present (hardware before software)".into(),
+            false => format!("{} was asked for", asked.join(", ")),
+        }
+    }
+}
+
+/// Opens a simulation; `petri.open` is the documented front of this.
+#[pyfunction]
+#[pyo3(signature = (
+    config_text=None, origin=None, base=None, sbml=None, resume=None, backend=None,
+    adapter=None, device=None, method=None, trajectories=None, t_end=None, points=None,
+    seed=None, keep_trajectories=None
+))]
+#[allow(clippy::too_many_arguments)]
+fn open_simulation(
+    py: Python<'_>,
+    config_text: Option<String>,
+    origin: Option<String>,
+    base: Option<PathBuf>,
+    sbml: Option<PathBuf>,
+    resume: Option<PathBuf>,
+    backend: Option<String>,
+    adapter: Option<String>,
+    device: Option<String>,
+    method: Option<String>,
+    trajectories: Option<u64>,
+    t_end: Option<f64>,
+    points: Option<usize>,
+    seed: Option<u64>,
+    keep_trajectories: Option<bool>,
+) -> PyResult<Simulation> {
+    let config = match (config_text, sbml) {
+        (Some(text), _) => Some(Config::Json {
+            text,
+            origin: origin.unwrap_or_else(|| "<dict>".into()),
+            base: base.unwrap_or_default(),
+        }),
+        (None, Some(path)) => Some(Config::Sbml(path)),
+        (None, None) => None,
+    };
+    let device = match device.as_deref() {
+        None | Some("auto") => None,
+        Some("cpu") => Some(Device::Cpu),
+        Some("gpu") => Some(Device::Gpu),
+        Some(other) => {
+            return Err(ConfigError::new_err(format!(
+                "config: device = {other:?} is not allowed: \"auto\", \"cpu\" or \"gpu\""
+            )))
+        }
+    };
+    let ensemble = EnsembleRequest {
+        method,
+        trajectories,
+        t_end,
+        points,
+        seed,
+        keep_trajectories,
+        device,
+    };
+    let request = Request(DeviceRequest::from_env().with_overrides(backend, adapter));
+    let opened = py
+        .detach(|| catalogue::open(config.as_ref(), resume.as_deref(), &ensemble, &request))
+        .map_err(to_py)?;
+    Ok(Simulation {
+        kind: opened.kind,
+        device: opened.placement.device,
+        device_reason: opened.placement.reason,
+        sim: Mutex::new(opened.sim),
+    })
+}
+
+/// A simulation of one model, opened by `petri.open`.
+#[pyclass(module = "petri", name = "Simulation")]
+struct Simulation {
+    kind: ModelKind,
+    device: String,
+    device_reason: String,
+    sim: Mutex<Box<dyn Driven>>,
+}
+
+impl Simulation {
+    fn sim(&self) -> MutexGuard<'_, Box<dyn Driven>> {
+        // A panic inside a model poisons nothing the next call relies on.
+        self.sim.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn steps_until(&self, until: f64) -> PyResult<u64> {
+        let sim = self.sim();
+        let dt = sim.schedule().time_per_step;
+        let now = sim.step() as f64 * dt;
+        if !until.is_finite() || until < now {
+            return Err(ConfigError::new_err(format!(
+                "config: until = {until} is not allowed: a time at or after the current time {now}"
+            )));
+        }
+        Ok(((until - now) / dt - 1e-9).ceil().max(0.0) as u64)
+    }
+
+    /// Observations as a dict of columns (numpy float64 arrays), with "step" (uint64).
+    fn rows<'py>(&self, py: Python<'py>, rows: &[Row]) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        let steps: Vec<u64> = rows.iter().map(|r| r.step).collect();
+        d.set_item("step", steps.into_pyarray(py))?;
+        for (k, name) in self.sim().columns().iter().enumerate() {
+            if name == "step" {
+                continue;
+            }
+            let column: Vec<f64> = rows.iter().map(|r| r.values[k]).collect();
+            d.set_item(name, column.into_pyarray(py))?;
+        }
+        Ok(d)
+    }
+}
+
+fn array<'py>(py: Python<'py>, a: StateArray) -> PyResult<Bound<'py, PyAny>> {
+    let shape = a.shape;
+    Ok(match a.data {
+        ArrayData::F32(v) => v.into_pyarray(py).reshape(shape)?.into_any(),
+        ArrayData::F64(v) => v.into_pyarray(py).reshape(shape)?.into_any(),
+        ArrayData::U8(v) => v.into_pyarray(py).reshape(shape)?.into_any(),
+        ArrayData::U32(v) => v.into_pyarray(py).reshape(shape)?.into_any(),
+        ArrayData::U64(v) => v.into_pyarray(py).reshape(shape)?.into_any(),
+        ArrayData::Text(v) => PyList::new(py, v)?.into_any(),
+    })
+}
+
+#[pymethods]
+impl Simulation {
+    /// The model's name: angiogenesis, rdme, network or epidermis.
+    #[getter]
+    fn model(&self) -> &'static str {
+        self.kind.name()
+    }
+    /// Steps done so far (for a network: output times after the first).
+    #[getter]
+    fn step(&self) -> u64 {
+        self.sim().step()
+    }
+    /// The model's time per step, in its own unit.
+    #[getter]
+    fn time_per_step(&self) -> f64 {
+        self.sim().schedule().time_per_step
+    }
+    /// The simulated time now: step * time_per_step.
+    #[getter]
+    fn time(&self) -> f64 {
+        let sim = self.sim();
+        sim.step() as f64 * sim.schedule().time_per_step
+    }
+    /// Steps between observations (the config's observe_every).
+    #[getter]
+    fn observe_every(&self) -> u64 {
+        self.sim().schedule().observe_every
+    }
+    /// The steps `run()` does when given neither steps nor until (the config's; for a
+    /// network, the output times left).
+    #[getter]
+    fn default_steps(&self) -> u64 {
+        self.sim().schedule().steps
+    }
+    /// The names of an observation's values (observables.csv's columns).
+    #[getter]
+    fn columns(&self) -> Vec<String> {
+        self.sim().columns()
+    }
+    /// Where it runs: "cpu", or the adapter's name and backend.
+    #[getter]
+    fn device(&self) -> &str {
+        &self.device
+    }
+    /// Why it runs there (for a network, the automatic choice's reason).
+    #[getter]
+    fn device_reason(&self) -> &str {
+        &self.device_reason
+    }
+
+    /// The observation of the current state: {column: value}.
+    fn observe<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let row = py.detach(|| self.sim().observe()).map_err(to_py)?;
+        let d = PyDict::new(py);
+        for (name, v) in self.sim().columns().iter().zip(&row.values) {
+            d.set_item(name, v)?;
+        }
+        if !d.contains("step")? {
+            d.set_item("step", row.step)?;
+        }
+        Ok(d)
+    }
+
+    /// Runs `steps` steps (or on to the time `until`; neither: the config's steps) and returns
+    /// the observations made on the way. With `out`, writes the run into that folder as
+    /// `petri run` does (observables, snapshots, final state, manifest.json; a checkpoint
+    /// every `checkpoint_every` steps and at the end when given).
+    #[pyo3(signature = (steps=None, *, until=None, out=None, checkpoint_every=None, overwrite=false))]
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        steps: Option<u64>,
+        until: Option<f64>,
+        out: Option<PathBuf>,
+        checkpoint_every: Option<u64>,
+        overwrite: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let steps = match (steps, until) {
+            (Some(_), Some(_)) => {
+                return Err(ConfigError::new_err(
+                    "config: give steps or until, not both".to_string(),
+                ))
+            }
+            (Some(n), None) => n,
+            (None, Some(t)) => self.steps_until(t)?,
+            (None, None) => self.sim().schedule().steps,
+        };
+        if checkpoint_every.is_some() && out.is_none() {
+            return Err(ConfigError::new_err(
+                "config: checkpoint_every needs out, the folder the checkpoint goes into; \
+                 save_checkpoint(path) writes one now"
+                    .to_string(),
+            ));
+        }
+        let rows = match out {
+            None => py.detach(|| self.sim().advance(steps)).map_err(to_py)?,
+            Some(dir) => {
+                let opts = RunOptions {
+                    steps: Some(steps),
+                    out_dir: dir,
+                    checkpoint_every,
+                    resumed: false,
+                    overwrite,
+                    setup_s: 0.0,
+                };
+                py.detach(|| self.sim().run_into(&opts))
+                    .map_err(to_py)?
+                    .rows
+            }
+        };
+        self.rows(py, &rows)
+    }
+
+    /// The state now as numpy arrays, by name (fields, lattices, particle sets, ensemble
+    /// statistics; see the model's page); names along an axis (species, genes) as lists.
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let arrays = py.detach(|| self.sim().state_arrays()).map_err(to_py)?;
+        let d = PyDict::new(py);
+        for a in arrays {
+            let name = a.name.clone();
+            d.set_item(name, array(py, a)?)?;
+        }
+        Ok(d)
+    }
+
+    /// Writes a checkpoint of the current step to `path` (`petri.open(config,
+    /// resume=path)` continues from it, bitwise as a straight run).
+    fn save_checkpoint(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        py.detach(|| self.sim().save_checkpoint(&path))
+            .map_err(to_py)
+    }
+
+    /// Writes the model's snapshot of the current state (fields, elements, pictures) into
+    /// the folder `dir`; returns the file names.
+    fn write_snapshot(&self, py: Python<'_>, dir: PathBuf) -> PyResult<Vec<String>> {
+        py.detach(|| self.sim().write_snapshot(&dir)).map_err(to_py)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<petri.Simulation {} at step {} on {}>",
+            self.kind.name(),
+            self.step(),
+            self.device
+        )
+    }
+}
+
+#[pymodule]
+fn _petri(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_function(wrap_pyfunction!(adapters, m)?)?;
+    m.add_function(wrap_pyfunction!(open_simulation, m)?)?;
+    m.add_class::<Simulation>()?;
+    m.add("PetriError", py.get_type::<PetriError>())?;
+    m.add("ConfigError", py.get_type::<ConfigError>())?;
+    m.add("NonFiniteError", py.get_type::<NonFiniteError>())?;
+    m.add("CheckpointError", py.get_type::<CheckpointError>())?;
+    m.add("DeviceError", py.get_type::<DeviceError>())?;
+    m.add("CapacityError", py.get_type::<CapacityError>())?;
+    Ok(())
+}

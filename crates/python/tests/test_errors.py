@@ -1,0 +1,78 @@
+"""Bad input is an exception with the command line's message, and leaves earlier results alone."""
+
+import pytest
+
+import petri
+
+
+def test_a_value_out_of_range_names_the_field_the_value_and_what_is_allowed(angio):
+    angio["grid"] = [41, 41, 0]
+    with pytest.raises(petri.ConfigError, match=r"grid\[2\] = 0 is not allowed"):
+        petri.open(angio)
+
+
+def test_an_unknown_model_lists_the_models():
+    with pytest.raises(petri.ConfigError, match="angiogenesis, rdme, epidermis, network"):
+        petri.open({"model": "heart"})
+
+
+def test_an_unknown_key_is_refused(angio):
+    angio["grdi"] = 3
+    with pytest.raises(petri.ConfigError, match="grdi"):
+        petri.open(angio)
+
+
+def test_network_options_are_refused_for_other_models(angio):
+    with pytest.raises(petri.ConfigError, match="trajectories is an option of reaction networks"):
+        petri.open(angio, trajectories=10)
+
+
+def test_a_network_needs_an_end_time_and_a_known_device(birth_death):
+    with pytest.raises(petri.ConfigError, match="t_end"):
+        petri.open(birth_death)
+    with pytest.raises(petri.ConfigError, match="device"):
+        petri.open(birth_death, t_end=1.0, device="quantum")
+
+
+def test_run_arguments_are_checked(angio):
+    sim = petri.open(angio)
+    with pytest.raises(petri.ConfigError, match="steps or until"):
+        sim.run(10, until=1.0)
+    with pytest.raises(petri.ConfigError, match="checkpoint_every needs out"):
+        sim.run(10, checkpoint_every=5)
+    sim.run(10)
+    with pytest.raises(petri.ConfigError, match="until"):
+        sim.run(until=0.0)
+    assert sim.step == 10
+
+
+def test_a_damaged_checkpoint_is_refused(angio, tmp_path):
+    sim = petri.open(angio)
+    sim.run(20)
+    path = tmp_path / "a.petri"
+    sim.save_checkpoint(path)
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(petri.CheckpointError):
+        petri.open(resume=path)
+
+
+def test_a_checkpoint_of_another_model_is_refused(angio, rdme, tmp_path):
+    sim = petri.open(angio)
+    sim.save_checkpoint(tmp_path / "a.petri")
+    with pytest.raises(petri.CheckpointError, match="written by model angiogenesis"):
+        petri.open(rdme, resume=tmp_path / "a.petri")
+
+
+def test_a_run_into_a_folder_holding_other_files_leaves_them(angio, tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    sim = petri.open(angio)
+    with pytest.raises(petri.PetriError):
+        sim.run(10, out=tmp_path)
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_a_missing_config_file_is_an_os_error(tmp_path):
+    with pytest.raises(OSError):
+        petri.open(tmp_path / "nothing.json")

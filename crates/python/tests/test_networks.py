@@ -1,0 +1,71 @@
+"""Reaction networks as stochastic ensembles through the Python API."""
+
+import math
+
+import numpy as np
+import pytest
+
+import petri
+
+
+def test_device_auto_says_which_device_and_why(birth_death):
+    ens = petri.open(birth_death, trajectories=10, t_end=1.0, points=3)
+    hardware = [a for a in petri.adapters() if not a["software"] and a["device_type"] != "Cpu"]
+    if hardware:
+        assert ens.device != "cpu"
+    else:
+        assert ens.device == "cpu"
+        assert "software" in ens.device_reason or "no GPU" in ens.device_reason
+
+
+@pytest.mark.parametrize("device", ["cpu", "gpu"])
+def test_birth_death_matches_its_analytic_mean_and_sd(birth_death, device):
+    # X -> 2X at 0.1, X -> 0 at 0.11, X0 = 100 (DSMTS 00001): mean 100 e^(-0.01 t),
+    # variance 2100 e^(-0.01 t) (1 - e^(-0.01 t)).
+    n = 2000
+    ens = petri.open(birth_death, trajectories=n, t_end=20.0, points=3, seed=7, device=device)
+    ens.run()
+    s = ens.state()
+    assert s["species"] == ["X"] and s["times"].tolist() == [0.0, 10.0, 20.0]
+    for k, t in enumerate(s["times"]):
+        mean = 100 * math.exp(-0.01 * t)
+        var = 2100 * math.exp(-0.01 * t) * (1 - math.exp(-0.01 * t))
+        if var == 0:
+            assert s["mean"][k, 0] == mean and s["sd"][k, 0] == 0
+            continue
+        z = (s["mean"][k, 0] - mean) / math.sqrt(var / n)
+        assert abs(z) < 4, (t, s["mean"][k, 0], mean)
+        # The sample sd of n draws: within 10 % of the true sd (about 6 standard errors).
+        assert s["sd"][k, 0] == pytest.approx(math.sqrt(var), rel=0.1)
+
+
+@pytest.mark.parametrize("device", ["cpu", "gpu"])
+def test_the_statistics_are_those_of_the_trajectories_returned(birth_death, device):
+    ens = petri.open(birth_death, trajectories=64, t_end=5.0, points=6, seed=3,
+                     keep_trajectories=True, device=device)
+    ens.run(3)
+    s = ens.state()
+    assert s["trajectories"].shape == (64, 4, 1)
+    assert np.array_equal(s["counts"], s["trajectories"][:, -1, :])
+    assert np.allclose(s["mean"], s["trajectories"].mean(axis=0), rtol=1e-12)
+    assert np.allclose(s["trajectories"][:, 0, 0], 100)
+
+
+def test_same_seed_same_trajectories_and_a_checkpoint_resumes_bitwise(birth_death, tmp_path):
+    opts = dict(trajectories=200, t_end=10.0, points=11, seed=5, device="cpu")
+    a = petri.open(birth_death, **opts)
+    a.run(4)
+    a.save_checkpoint(tmp_path / "n.petri")
+    a.run()
+    b = petri.open(birth_death, **opts)
+    b.run()
+    assert np.array_equal(a.state()["counts"], b.state()["counts"])
+    # The options come from the checkpoint.
+    c = petri.open(birth_death, resume=tmp_path / "n.petri")
+    assert (c.step, c.device) == (4, "cpu")
+    c.run()
+    for k in ("counts", "mean", "sd"):
+        assert np.array_equal(a.state()[k], c.state()[k])
+    other = petri.open(birth_death, **{**opts, "seed": 6})
+    other.run()
+    assert not np.array_equal(a.state()["counts"], other.state()["counts"])
