@@ -174,6 +174,7 @@ impl EnsembleRequest {
                 .or(header.map(|h| h.keep_trajectories))
                 .unwrap_or(false),
             plot_species: Vec::new(),
+            device_reason: String::new(),
             out_dir: PathBuf::new(),
             overwrite: false,
             source: source.to_string(),
@@ -334,6 +335,7 @@ pub fn open(
             let mut opts = ensemble.options(header.as_ref(), &c.origin())?;
             opts.resume = resume.map(Path::to_path_buf);
             let choice = ensemble.device(header.as_ref(), || devices.adapters())?;
+            opts.device_reason = choice.reason.clone();
             match choice.device {
                 Device::Cpu => {
                     let sim = match resume {

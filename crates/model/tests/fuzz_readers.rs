@@ -388,6 +388,7 @@ fn ssa_checkpoint() -> &'static [u8] {
             seed: 3,
             keep_trajectories: true,
             plot_species: Vec::new(),
+            device_reason: String::new(),
             out_dir: dir.join("out"),
             overwrite: false,
             source: "bd.json".into(),

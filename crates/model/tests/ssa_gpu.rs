@@ -670,6 +670,7 @@ fn gpu_run_options(method: Method, dir: &Path) -> RunOptions {
         seed: 21,
         keep_trajectories: true,
         plot_species: Vec::new(),
+        device_reason: String::new(),
         out_dir: dir.to_path_buf(),
         overwrite: false,
         source: "small".into(),

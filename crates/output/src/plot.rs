@@ -292,6 +292,7 @@ const TITLE_HEIGHT: u32 = 40;
 const TITLE_FONT: f64 = 22.0;
 const PANEL_TITLE_HEIGHT: u32 = 26;
 const PANEL_TITLE_FONT: f64 = 17.0;
+/// Height of one row of the legend.
 const LEGEND_HEIGHT: u32 = 34;
 const LABEL_FONT: f64 = 15.0;
 const TICK_FONT: f64 = 13.0;
@@ -403,11 +404,13 @@ impl Figure {
             let (top, rest) = root.split_vertically(TITLE_HEIGHT);
             centered_text(&top, &self.title, TITLE_FONT)?;
             let legend = self.legend();
+            let rows = legend_rows(&legend, w);
             let (body, bottom) = if legend.is_empty() {
                 (rest, None)
             } else {
                 let (_, rest_h) = rest.dim_in_pixel();
-                let (body, bottom) = rest.split_vertically(rest_h.saturating_sub(LEGEND_HEIGHT));
+                let height = LEGEND_HEIGHT * rows.len() as u32;
+                let (body, bottom) = rest.split_vertically(rest_h.saturating_sub(height));
                 (body, Some(bottom))
             };
             let (body_w, _) = body.dim_in_pixel();
@@ -426,7 +429,7 @@ impl Figure {
                 bar_area = Some(color_bar(&bar, scale, areas[0].rows.clone())?);
             }
             if let Some(bottom) = bottom {
-                draw_legend(&bottom, &legend)?;
+                draw_legend(&bottom, &legend, &rows)?;
             }
             root.present().map_err(plot_err)?;
         }
@@ -459,11 +462,7 @@ impl Figure {
             .map(|p| (p.y.hi - p.y.lo) / (p.x.hi - p.x.lo))
             .filter(|r| r.is_finite())
             .fold(0.0, f64::max);
-        let legend = if self.legend().is_empty() {
-            0
-        } else {
-            LEGEND_HEIGHT
-        };
+        let legend = LEGEND_HEIGHT * legend_rows(&self.legend(), self.width).len() as u32;
         let frame = TITLE_HEIGHT + legend + PANEL_TITLE_HEIGHT + 2 * MARGIN + X_LABEL_AREA;
         frame + (plot_width * ratio).round() as u32
     }
@@ -721,55 +720,84 @@ fn color_bar(area: &Area, scale: &ColorScale, rows: Range<i32>) -> Result<PlotAr
     })
 }
 
-/// One row of legend entries, centred: a sample of each series and its label.
-fn draw_legend(area: &Area, entries: &[(String, Sample)]) -> Result<(), OutputError> {
-    const SAMPLE: i32 = 28;
-    const GAP: i32 = 28;
-    let style = text_style(LABEL_FONT);
-    let widths: Vec<i32> = entries
-        .iter()
-        .map(|(label, _)| {
-            let (w, _) = area.estimate_text_size(label, &style).unwrap_or((0, 0));
-            SAMPLE + 6 + w as i32
-        })
-        .collect();
-    let total: i32 = widths.iter().sum::<i32>() + GAP * (entries.len() as i32 - 1);
-    let (w, h) = area.dim_in_pixel();
-    let mut x = (w as i32 - total).max(0) / 2;
-    let y = h as i32 / 2;
-    for ((label, sample), width) in entries.iter().zip(widths) {
-        match *sample {
-            Sample::Line(c, width) => area
-                .draw(&PathElement::new(
-                    vec![(x, y), (x + SAMPLE, y)],
-                    rgb(c).stroke_width(width),
-                ))
-                .map_err(plot_err)?,
-            Sample::Dot(c, r, filled) => {
-                let style = match filled {
-                    true => rgb(c).filled(),
-                    false => rgb(c).stroke_width(2),
-                };
-                area.draw(&Circle::new((x + SAMPLE / 2, y), r, style))
-                    .map_err(plot_err)?
+/// Width of a legend entry's sample and the gaps beside it.
+const LEGEND_SAMPLE: i32 = 28;
+const LEGEND_GAP: i32 = 28;
+
+/// The legend's entries in rows that fit `width` pixels, in order: each row the entries'
+/// indices and widths (an entry wider than the figure gets a row of its own). No rows for no
+/// entries.
+fn legend_rows(entries: &[(String, Sample)], width: u32) -> Vec<Vec<(usize, i32)>> {
+    let font = text_style(LABEL_FONT).font;
+    let mut rows: Vec<Vec<(usize, i32)>> = Vec::new();
+    let mut used = 0;
+    for (i, (label, _)) in entries.iter().enumerate() {
+        let (w, _) = font.box_size(label).unwrap_or((0, 0));
+        let entry = LEGEND_SAMPLE + 6 + w as i32;
+        match rows.last_mut() {
+            Some(row) if used + LEGEND_GAP + entry <= width as i32 - 2 * MARGIN as i32 => {
+                row.push((i, entry));
+                used += LEGEND_GAP + entry;
             }
-            Sample::Patch(c, opacity) => {
-                let half = LEGEND_DOT as i32;
-                let square = [
-                    (x + SAMPLE / 2 - half, y - half),
-                    (x + SAMPLE / 2 + half, y + half),
-                ];
-                area.draw(&Rectangle::new(square, rgb(c).mix(opacity).filled()))
-                    .map_err(plot_err)?
+            _ => {
+                rows.push(vec![(i, entry)]);
+                used = entry;
             }
         }
-        let text = Text::new(
-            label.clone(),
-            (x + SAMPLE + 6, y),
-            style.pos(Pos::new(HPos::Left, VPos::Center)),
-        );
-        area.draw(&text).map_err(plot_err)?;
-        x += width + GAP;
+    }
+    rows
+}
+
+/// The legend in `rows` (of [`legend_rows`]), each row centred: a sample of each series and
+/// its label.
+fn draw_legend(
+    area: &Area,
+    entries: &[(String, Sample)],
+    rows: &[Vec<(usize, i32)>],
+) -> Result<(), OutputError> {
+    const SAMPLE: i32 = LEGEND_SAMPLE;
+    let style = text_style(LABEL_FONT);
+    let (w, _) = area.dim_in_pixel();
+    for (r, row) in rows.iter().enumerate() {
+        let total: i32 =
+            row.iter().map(|&(_, width)| width).sum::<i32>() + LEGEND_GAP * (row.len() as i32 - 1);
+        let mut x = (w as i32 - total).max(0) / 2;
+        let y = (LEGEND_HEIGHT as i32) * r as i32 + LEGEND_HEIGHT as i32 / 2;
+        for &(i, width) in row {
+            let (label, sample) = &entries[i];
+            match *sample {
+                Sample::Line(c, width) => area
+                    .draw(&PathElement::new(
+                        vec![(x, y), (x + SAMPLE, y)],
+                        rgb(c).stroke_width(width),
+                    ))
+                    .map_err(plot_err)?,
+                Sample::Dot(c, r, filled) => {
+                    let style = match filled {
+                        true => rgb(c).filled(),
+                        false => rgb(c).stroke_width(2),
+                    };
+                    area.draw(&Circle::new((x + SAMPLE / 2, y), r, style))
+                        .map_err(plot_err)?
+                }
+                Sample::Patch(c, opacity) => {
+                    let half = LEGEND_DOT as i32;
+                    let square = [
+                        (x + SAMPLE / 2 - half, y - half),
+                        (x + SAMPLE / 2 + half, y + half),
+                    ];
+                    area.draw(&Rectangle::new(square, rgb(c).mix(opacity).filled()))
+                        .map_err(plot_err)?
+                }
+            }
+            let text = Text::new(
+                label.clone(),
+                (x + SAMPLE + 6, y),
+                style.pos(Pos::new(HPos::Left, VPos::Center)),
+            );
+            area.draw(&text).map_err(plot_err)?;
+            x += width + LEGEND_GAP;
+        }
     }
     Ok(())
 }
@@ -1115,6 +1143,49 @@ mod tests {
         tall.bands[0].opacity = 0.0;
         let e = figure(vec![tall]).render().unwrap_err().to_string();
         assert!(e.contains("opacity"), "{e}");
+    }
+
+    #[test]
+    fn a_long_legend_wraps_into_rows_that_fit_and_shows_every_entry() {
+        // Twelve long labels cannot share one row of an 800-pixel figure.
+        let mut p = unit_panel();
+        let colours: Vec<Rgb> = (0..12u8).map(|k| [20 * k, 250 - 20 * k, 90]).collect();
+        for (k, &c) in colours.iter().enumerate() {
+            let line = Lines::polyline(c, 2, &[(0.0, 0.1), (1.0, 0.1)]);
+            p.lines
+                .push(line.labelled(format!("species number {k} (long name)")));
+        }
+        let mut fig = figure(vec![p]);
+        fig.color_scale = None;
+        let rows = legend_rows(&fig.legend(), fig.width);
+        assert!(rows.len() >= 2, "{} rows", rows.len());
+        let margin = 2 * MARGIN as i32;
+        for row in &rows {
+            let width: i32 =
+                row.iter().map(|e| e.1).sum::<i32>() + LEGEND_GAP * (row.len() as i32 - 1);
+            assert!(width <= fig.width as i32 - margin, "a row of {width} px");
+        }
+        let order: Vec<usize> = rows.iter().flatten().map(|e| e.0).collect();
+        assert_eq!(order, (0..12).collect::<Vec<_>>());
+        // Each row's strip shows the samples of its entries, and the panel keeps its height
+        // above the legend.
+        let drawn = fig.render_with_layout().unwrap();
+        let img = &drawn.image;
+        let top = img.height - LEGEND_HEIGHT as usize * rows.len();
+        assert!(drawn.panels[0].rows.end as usize <= top);
+        for (r, row) in rows.iter().enumerate() {
+            let strip = top + r * LEGEND_HEIGHT as usize..top + (r + 1) * LEGEND_HEIGHT as usize;
+            for &(k, _) in row {
+                let seen = strip
+                    .clone()
+                    .flat_map(|y| (0..img.width).map(move |x| (x, y)))
+                    .any(|(x, y)| img.get(x, y).unwrap() == colours[k]);
+                assert!(seen, "entry {k} in legend row {r}");
+            }
+        }
+        // One short entry stays one row.
+        assert_eq!(legend_rows(&fig.legend()[..1], fig.width).len(), 1);
+        assert!(legend_rows(&[], fig.width).is_empty());
     }
 
     #[test]

@@ -69,3 +69,16 @@ def test_same_seed_same_trajectories_and_a_checkpoint_resumes_bitwise(birth_deat
     other = petri.open(birth_death, **{**opts, "seed": 6})
     other.run()
     assert not np.array_equal(a.state()["counts"], other.state()["counts"])
+
+
+def test_a_folder_run_writes_mean_sd_and_says_why_its_device(birth_death, tmp_path):
+    import json
+
+    ens = petri.open(birth_death, trajectories=20, t_end=2.0, points=5)
+    obs = ens.run(out=tmp_path / "bd")
+    manifest = json.loads((tmp_path / "bd" / "manifest.json").read_text())
+    assert manifest["status"] == "complete"
+    assert manifest["device_reason"] == ens.device_reason
+    assert {"mean_sd.csv", "mean_sd.png"} <= set(manifest["outputs"])
+    assert obs["time"].tolist() == [0.0, 0.5, 1.0, 1.5, 2.0]
+    assert np.array_equal(obs["X-mean"], ens.state()["mean"][:, 0])

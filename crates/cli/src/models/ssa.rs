@@ -89,6 +89,7 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
     })?;
     eprintln!("device: {choice}");
     let device = choice.device;
+    opts.device_reason = choice.reason;
     opts.plot_species = n.plot_species.clone();
     opts.out_dir = args.out.clone();
     opts.overwrite = args.overwrite;

@@ -55,6 +55,9 @@ pub struct RunOptions {
     /// Continue from this checkpoint (written for the same network and options, on the same
     /// device).
     pub resume: Option<PathBuf>,
+    /// Why the run is on its device (for the manifest), e.g. "only a software adapter:
+    /// llvmpipe"; empty when the caller does not say.
+    pub device_reason: String,
 }
 
 /// `points` evenly spaced times from 0 to `t_end`, both included.
@@ -379,6 +382,9 @@ pub struct Details {
     pub points: usize,
     /// "cpu" or "gpu".
     pub device: &'static str,
+    /// Why that device (`--device auto` says which adapters it saw).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub device_reason: String,
     /// The GPU adapter, for a GPU run.
     pub adapter: Option<AdapterSummary>,
     /// Worker threads of a CPU run.
@@ -406,6 +412,7 @@ impl Details {
             t_end: opts.t_end,
             points: opts.points,
             device: "cpu",
+            device_reason: opts.device_reason.clone(),
             adapter: None,
             cpu_threads: Some(rayon::current_num_threads()),
             run_s,
@@ -651,6 +658,7 @@ mod tests {
             seed: 3,
             keep_trajectories: true,
             plot_species: vec!["X".into()],
+            device_reason: String::new(),
             out_dir: dir.clone(),
             overwrite: false,
             source: "t.json".into(),
@@ -709,6 +717,7 @@ mod tests {
             seed: 11,
             keep_trajectories: true,
             plot_species: Vec::new(),
+            device_reason: String::new(),
             out_dir: dir.to_path_buf(),
             overwrite: false,
             source: "bd.json".into(),
