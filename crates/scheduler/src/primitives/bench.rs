@@ -2,9 +2,13 @@
 //! binning, each run in a compute pass of its own with GPU timestamps (wall clock around
 //! submit and wait when the adapter has none), through the bench harness (`crate::bench`).
 //! Inputs are fixed-seed pseudo-random; binning places points uniformly in a box of about 4
-//! points per cell, periodic in x and y.
+//! points per cell, periodic in x and y. The FFT (`bench_fft`) times a forward 2D transform of
+//! each shape in place on zeros (its time does not depend on the values; random data would
+//! overflow after a few unnormalized runs).
 
-use super::{Binning, Grid, Length, Primitive, RadixSort, Result, Scan};
+use super::{
+    Binning, Fft, FftAxes, FftDirection, FftShape, Grid, Length, Primitive, RadixSort, Result, Scan,
+};
 use crate::bench::{measure, Case, Runs, Sample, Timing};
 use petri_engine::{buffers, rng, GpuContext, Profiler};
 use std::time::Instant;
@@ -75,6 +79,20 @@ impl Case for PassCase<'_> {
 }
 
 /// Times `record` over `RUNS`.
+fn measure_pass(
+    ctx: &GpuContext,
+    label: &'static str,
+    record: &dyn Fn(&mut wgpu::ComputePass<'_>),
+) -> Result<Timing> {
+    let mut case = PassCase {
+        ctx,
+        label,
+        profiler: Profiler::new(ctx, 1),
+        record,
+    };
+    measure(&mut case, RUNS)
+}
+
 fn time(
     ctx: &GpuContext,
     primitive: &'static str,
@@ -82,18 +100,45 @@ fn time(
     key_bits: u32,
     record: &dyn Fn(&mut wgpu::ComputePass<'_>),
 ) -> Result<PrimitiveTiming> {
-    let mut case = PassCase {
-        ctx,
-        label: primitive,
-        profiler: Profiler::new(ctx, 1),
-        record,
-    };
     Ok(PrimitiveTiming {
         primitive,
         size,
         key_bits,
-        timing: measure(&mut case, RUNS)?,
+        timing: measure_pass(ctx, primitive, record)?,
     })
+}
+
+/// A forward 2D FFT of one shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FftTiming {
+    pub shape: FftShape,
+    pub timing: Timing,
+}
+
+impl FftTiming {
+    /// The conventional operation count of the batch: 5 N log2 N per transform of N points.
+    pub fn flops(&self) -> f64 {
+        fft_flops(self.shape)
+    }
+}
+
+/// 5 N log2 N per 2D transform of N = ny * nx points, times the batch.
+pub fn fft_flops(s: FftShape) -> f64 {
+    let n = s.ny as f64 * s.nx as f64;
+    5.0 * n * n.log2() * s.batch as f64
+}
+
+/// A forward 2D FFT of each shape, in place.
+pub fn bench_fft(ctx: &GpuContext, shapes: &[FftShape]) -> Result<Vec<FftTiming>> {
+    let mut rows = Vec::new();
+    for &shape in shapes {
+        shape.check(FftAxes::XY)?;
+        let data = buffers::storage_zeroed(ctx, "bench fft", shape.points() * 8)?;
+        let fft = Fft::new(ctx, &data, shape, FftAxes::XY, FftDirection::Forward)?;
+        let timing = measure_pass(ctx, "fft", &|p| fft.record_pass(p))?;
+        rows.push(FftTiming { shape, timing });
+    }
+    Ok(rows)
 }
 
 /// Scan, sort (32 and 20 key bits) and binning at each size.

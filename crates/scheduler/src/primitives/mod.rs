@@ -7,7 +7,9 @@
 //! - [`Binning`]: points into a uniform grid, sorted by cell, with per-cell offsets (neighbour
 //!   search), built from the sort (which is built from the scan);
 //! - [`SegmentedReduction`]: sum, min or max of f32 values per CSR segment, bitwise equal to
-//!   its twin.
+//!   its twin;
+//! - [`Fft`]: complex f32 FFT, batched 1D along rows or 2D per grid, in place (its own module
+//!   doc: conventions and limits; a fixed shape, so it takes no [`Length`]).
 //!
 //! Lengths: a particle model's element count changes on the GPU, so every launcher takes its
 //! length as a [`Length`]: from the host (`set_len`) or from a u32 in a GPU buffer, read when
@@ -32,13 +34,20 @@
 pub mod bench;
 mod binning;
 mod dispatch;
+mod fft;
 mod radix_sort;
 mod scan;
 mod segmented;
 
-pub use bench::{bench, PrimitiveTiming};
+pub use bench::{bench, bench_fft, FftTiming, PrimitiveTiming};
 pub use binning::{cpu_binning, Binning, BinningResult, Grid};
 pub use dispatch::{DispatchTable, SlotDesc};
+#[cfg(test)]
+pub(crate) use fft::FftPass;
+pub use fft::{
+    cpu_fft, Fft, FftAxes, FftDirection, FftShape, MAX_AXIS as FFT_MAX_AXIS,
+    MAX_WORKGROUP_POINTS as FFT_MAX_WORKGROUP_POINTS,
+};
 pub use radix_sort::{cpu_radix_sort, RadixSort, MAX_KEY_BITS, RADIX_BITS};
 pub use scan::{cpu_exclusive_scan, Scan};
 pub use segmented::{cpu_segmented_reduce, SegmentedReduction};
@@ -165,13 +174,23 @@ impl Kernels {
         entries: &[EntryPoint],
         accesses: &[Access],
     ) -> Result<Self> {
+        Self::with_constants(ctx, entries, accesses, &[])
+    }
+
+    /// As `new`, with pipeline-overridable constants (workgroup sizes) set.
+    pub(crate) fn with_constants(
+        ctx: &GpuContext,
+        entries: &[EntryPoint],
+        accesses: &[Access],
+        constants: &[(&str, f64)],
+    ) -> Result<Self> {
         let shader = entries.first().map_or("", |e| e.shader().path());
         let storage = accesses.iter().filter(|a| **a != Access::Uniform).count();
         ctx.check_storage_buffers_per_stage(shader, storage as u32)?;
         let layout = kernel::bind_group_layout(ctx, shader, accesses);
         let pipelines = entries
             .iter()
-            .map(|&e| kernel::compute_pipeline(ctx, e, &[&layout], &[]))
+            .map(|&e| kernel::compute_pipeline(ctx, e, &[&layout], constants))
             .collect::<std::result::Result<_, _>>()?;
         Ok(Self { layout, pipelines })
     }
