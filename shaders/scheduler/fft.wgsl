@@ -51,12 +51,19 @@ fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
 
-// Input r of butterfly j times its twiddle w^(r*(j mod ns)), w = e^(-2 pi i / (ns*radix)).
-fn twiddled(v: vec2<f32>, r: u32, j: u32, ns: u32, radix: u32) -> vec2<f32> {
+// Sizes are powers of two, so divisions and remainders by them are shifts and masks (integer
+// division is slow on GPUs): log2 of a power of two is its count of trailing zeros.
+fn log2_of(x: u32) -> u32 {
+    return countTrailingZeros(x);
+}
+
+// Input r of butterfly j times its twiddle w^(r*(j mod ns)), w = e^(-2 pi i / (ns*radix)); the
+// table's stride for that w is n / (ns*radix).
+fn twiddled(v: vec2<f32>, r: u32, j: u32, ns: u32, stride: u32) -> vec2<f32> {
     if r == 0u {
         return v;
     }
-    var w = f_tw[fp.tw_off + r * (j % ns) * (fp.n / (ns * radix))];
+    var w = f_tw[fp.tw_off + r * (j & (ns - 1u)) * stride];
     if fp.inverse == 1u {
         w.y = -w.y;
     }
@@ -81,27 +88,29 @@ fn dft4(v0: vec2<f32>, v1: vec2<f32>, v2: vec2<f32>, v3: vec2<f32>) -> array<vec
 
 // Where butterfly j's output 0 goes (Stockham's expand(j, ns, radix)).
 fn fft_dest(j: u32, ns: u32, radix: u32) -> u32 {
-    return (j / ns) * ns * radix + j % ns;
+    return (j & ~(ns - 1u)) * radix + (j & (ns - 1u));
 }
 
 // Workgroup-memory index of point p of the block's line c (points ordered as in global memory).
 fn shared_index(c: u32, p: u32) -> u32 {
     let bi = fp.block_inner;
-    return ((c / bi) * fp.n + p) * bi + c % bi;
+    return (((c >> log2_of(bi)) * fp.n + p) * bi) + (c & (bi - 1u));
 }
 
 // One radix-4 stage on the block in workgroup memory (`points` points, lines of n).
 fn shared_stage4(lid: u32, points: u32, ns: u32) {
     let quarter = fp.n / 4u;
+    let quarter_log = log2_of(quarter);
+    let stride = fp.n >> (log2_of(ns) + 2u);
     var v: array<vec2<f32>, FFT_ITEMS>;
     for (var q = 0u; q < FFT_ITEMS / 4u; q++) {
         let b = q * FFT_WG + lid;
         if b < points / 4u {
-            let c = b / quarter;
-            let j = b % quarter;
+            let c = b >> quarter_log;
+            let j = b & (quarter - 1u);
             var x: array<vec2<f32>, 4>;
             for (var r = 0u; r < 4u; r++) {
-                x[r] = twiddled(f_shared[shared_index(c, j + r * quarter)], r, j, ns, 4u);
+                x[r] = twiddled(f_shared[shared_index(c, j + r * quarter)], r, j, ns, stride);
             }
             var y = dft4(x[0], x[1], x[2], x[3]);
             for (var r = 0u; r < 4u; r++) {
@@ -113,8 +122,8 @@ fn shared_stage4(lid: u32, points: u32, ns: u32) {
     for (var q = 0u; q < FFT_ITEMS / 4u; q++) {
         let b = q * FFT_WG + lid;
         if b < points / 4u {
-            let c = b / quarter;
-            let j = b % quarter;
+            let c = b >> quarter_log;
+            let j = b & (quarter - 1u);
             let d = fft_dest(j, ns, 4u);
             for (var r = 0u; r < 4u; r++) {
                 f_shared[shared_index(c, d + r * ns)] = v[4u * q + r];
@@ -127,14 +136,16 @@ fn shared_stage4(lid: u32, points: u32, ns: u32) {
 // One radix-2 stage on the block in workgroup memory.
 fn shared_stage2(lid: u32, points: u32, ns: u32) {
     let half = fp.n / 2u;
+    let half_log = log2_of(half);
+    let stride = fp.n >> (log2_of(ns) + 1u);
     var v: array<vec2<f32>, FFT_ITEMS>;
     for (var q = 0u; q < FFT_ITEMS / 2u; q++) {
         let b = q * FFT_WG + lid;
         if b < points / 2u {
-            let c = b / half;
-            let j = b % half;
+            let c = b >> half_log;
+            let j = b & (half - 1u);
             let x0 = f_shared[shared_index(c, j)];
-            let x1 = twiddled(f_shared[shared_index(c, j + half)], 1u, j, ns, 2u);
+            let x1 = twiddled(f_shared[shared_index(c, j + half)], 1u, j, ns, stride);
             v[2u * q] = x0 + x1;
             v[2u * q + 1u] = x0 - x1;
         }
@@ -143,8 +154,8 @@ fn shared_stage2(lid: u32, points: u32, ns: u32) {
     for (var q = 0u; q < FFT_ITEMS / 2u; q++) {
         let b = q * FFT_WG + lid;
         if b < points / 2u {
-            let c = b / half;
-            let d = fft_dest(b % half, ns, 2u);
+            let c = b >> half_log;
+            let d = fft_dest(b & (half - 1u), ns, 2u);
             f_shared[shared_index(c, d)] = v[2u * q];
             f_shared[shared_index(c, d + ns)] = v[2u * q + 1u];
         }
@@ -154,7 +165,8 @@ fn shared_stage2(lid: u32, points: u32, ns: u32) {
 
 // Global index of the block's point e (e in the block's own order: outer, n, inner).
 fn block_offset(e: u32) -> u32 {
-    return (e / fp.block_inner) * fp.inner + e % fp.block_inner;
+    let bi = fp.block_inner;
+    return (e >> log2_of(bi)) * fp.inner + (e & (bi - 1u));
 }
 
 @compute @workgroup_size(FFT_WG)
@@ -162,8 +174,9 @@ fn fft_shared(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) 
     let k = wid.x + wid.y * fp.groups_x;
     // An idle workgroup still meets every barrier, with no points.
     let points = select(0u, fp.block_outer * fp.n * fp.block_inner, k < fp.items);
-    let across = fp.inner / fp.block_inner;
-    let base = (k / across) * fp.block_outer * fp.n * fp.inner + (k % across) * fp.block_inner;
+    let across = fp.inner >> log2_of(fp.block_inner);
+    let base = (k >> log2_of(across)) * fp.block_outer * fp.n * fp.inner
+        + (k & (across - 1u)) * fp.block_inner;
     for (var q = 0u; q < FFT_ITEMS; q++) {
         let e = q * FFT_WG + lid;
         if e < points {
@@ -196,14 +209,16 @@ fn fft_global(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) 
     let radix = fp.radix;
     let ns = fp.ns;
     let part = fp.n / radix;
-    let i = b % fp.inner;
-    let j = (b / fp.inner) % part;
-    let line = (b / (fp.inner * part)) * fp.n * fp.inner + i;
+    let inner_log = log2_of(fp.inner);
+    let i = b & (fp.inner - 1u);
+    let j = (b >> inner_log) & (part - 1u);
+    let line = (b >> (inner_log + log2_of(part))) * fp.n * fp.inner + i;
     let d = fft_dest(j, ns, radix);
+    let stride = fp.n >> (log2_of(ns) + log2_of(radix));
     if radix == 4u {
         var x: array<vec2<f32>, 4>;
         for (var r = 0u; r < 4u; r++) {
-            x[r] = twiddled(f_a[line + (j + r * part) * fp.inner], r, j, ns, 4u);
+            x[r] = twiddled(f_a[line + (j + r * part) * fp.inner], r, j, ns, stride);
         }
         var y = dft4(x[0], x[1], x[2], x[3]);
         for (var r = 0u; r < 4u; r++) {
@@ -211,7 +226,7 @@ fn fft_global(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) 
         }
     } else {
         let x0 = f_a[line + j * fp.inner];
-        let x1 = twiddled(f_a[line + (j + part) * fp.inner], 1u, j, ns, 2u);
+        let x1 = twiddled(f_a[line + (j + part) * fp.inner], 1u, j, ns, stride);
         f_b[line + d * fp.inner] = x0 + x1;
         f_b[line + (d + ns) * fp.inner] = x0 - x1;
     }

@@ -23,6 +23,9 @@ use petri_engine::kernel::Access;
 use petri_engine::shaders::scheduler::fft;
 use petri_engine::{buffers, GpuContext};
 
+/// Points a workgroup's block of lines aims at when the lines are short.
+const BLOCK_POINTS: u32 = 1024;
+
 /// The longest axis (global passes above `workgroup_points`).
 pub const MAX_AXIS: u32 = 1 << 16;
 /// Points in workgroup memory at most: 4096 x 8 bytes = 32 KiB.
@@ -303,11 +306,16 @@ impl Fft {
                     });
                 };
             if a.n <= workgroup_points {
-                let block_inner = a.inner.min(workgroup_points / a.n);
+                // Blocks of about BLOCK_POINTS points keep many workgroups busy on small
+                // arrays; columns take at least 16 adjacent lines where they fit, so that a
+                // block's reads of a row are 128 bytes long.
+                let cap = workgroup_points.min(a.n.max(BLOCK_POINTS));
+                let across = (cap / a.n).max(16.min(workgroup_points / a.n));
+                let block_inner = a.inner.min(across);
                 // Whole lines only: the power of two that divides `outer` (rows of 1D transforms
                 // may come in any number).
                 let block_outer =
-                    (1 << a.outer.trailing_zeros()).min(workgroup_points / (a.n * block_inner));
+                    (1 << a.outer.trailing_zeros()).min((cap / (a.n * block_inner)).max(1));
                 let blocks = (a.outer / block_outer) * (a.inner / block_inner);
                 let cfg = FftPass {
                     block_outer,
