@@ -33,6 +33,26 @@ pub enum ModelError {
 
 pub type Result<T> = std::result::Result<T, ModelError>;
 
+/// A scheduler primitive's error: a device limit, or a bad size the primitive names.
+impl From<petri_scheduler::primitives::PrimitiveError> for ModelError {
+    fn from(e: petri_scheduler::primitives::PrimitiveError) -> Self {
+        use petri_scheduler::primitives::PrimitiveError;
+        match e {
+            PrimitiveError::Engine(e) => ModelError::Engine(e),
+            PrimitiveError::Invalid {
+                primitive,
+                field,
+                value,
+                allowed,
+            } => ModelError::Invalid {
+                field: format!("{primitive} {field}"),
+                value,
+                allowed,
+            },
+        }
+    }
+}
+
 /// Shorthand for a field error. A value that prints as a long number (an f64 such as 1e308
 /// prints as 309 digits) is shown in short form.
 pub fn invalid(

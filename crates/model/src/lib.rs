@@ -7,6 +7,7 @@ pub mod catalogue;
 pub mod checkpoint;
 pub mod epidermis;
 pub mod error;
+pub mod gliding;
 pub mod rdme;
 pub mod reactions;
 pub mod runtime;

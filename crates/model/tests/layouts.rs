@@ -5,6 +5,7 @@ use petri_engine::{host_layout, layout, shaders};
 use petri_model::angiogenesis::{bench::Grid, state::Tip, uniforms::AngioUniforms};
 use petri_model::epidermis::uniforms::{EpiUniforms, MorseForce};
 use petri_model::epidermis::{genes::GeneUniforms, growth::GrowthUniforms};
+use petri_model::gliding::stokes::StokesUniforms;
 use petri_model::rdme::{config::SiteReaction, slab::LatticeUniforms};
 use petri_model::ssa::{
     gpu_ensemble::EnsembleParams,
@@ -43,6 +44,8 @@ fn host_structs_match_their_wgsl_structs() {
     let genes = host_layout!(GeneUniforms:
         ka, kd, tgf_beta, dt, decay, hill, lx, ly, neighbour_distance2, max_cells, bins, bin_z);
     let growth = host_layout!(GrowthUniforms: lx, ly, delta_threshold, max_cells, normal, _pad);
+    let stokes = host_layout!(StokesUniforms:
+        nx, ny, nz, modes, mu, inv_n, kx_unit, ky_unit, bottom, top);
     layout::all([
         layout::check(shaders::angiogenesis::common::SHADER, "AngioParams", &angio),
         layout::check(shaders::angiogenesis::common::SHADER, "Tip", &tip),
@@ -58,6 +61,7 @@ fn host_structs_match_their_wgsl_structs() {
         layout::check(shaders::ssa::leap::SHADER, "LeapControl", &leap_control),
         layout::check(shaders::epidermis::genes::SHADER, "GeneUniforms", &genes),
         layout::check(shaders::epidermis::grow::SHADER, "GrowthUniforms", &growth),
+        layout::check(shaders::gliding::stokes::SHADER, "StokesParams", &stokes),
     ])
     .unwrap_or_else(|e| panic!("{e}"));
 }
