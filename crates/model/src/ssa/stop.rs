@@ -67,19 +67,26 @@ impl Stop {
 /// there (a negative result would be a bug, and is reported as a stop rather than a panic).
 pub(crate) fn fire(counts: &mut [u64], delta: &[(usize, i64)], t: f64) -> Result<(), Stop> {
     for &(s, d) in delta {
-        match counts[s].checked_add_signed(d) {
-            Some(c) if c < COUNT_LIMIT => counts[s] = c,
-            other => {
-                let count = other.unwrap_or(if d > 0 { u64::MAX } else { 0 });
-                return Err(Stop::CountLimit {
-                    species: s,
-                    count,
-                    t,
-                });
-            }
-        }
+        fire_one(counts, s, d, t)?;
     }
     Ok(())
+}
+
+/// Changes the count of species `s` by `d` (one entry of `fire`'s delta), returning the new
+/// count.
+#[inline]
+pub(crate) fn fire_one(counts: &mut [u64], s: usize, d: i64, t: f64) -> Result<u64, Stop> {
+    match counts[s].checked_add_signed(d) {
+        Some(c) if c < COUNT_LIMIT => {
+            counts[s] = c;
+            Ok(c)
+        }
+        other => Err(Stop::CountLimit {
+            species: s,
+            count: other.unwrap_or(if d > 0 { u64::MAX } else { 0 }),
+            t,
+        }),
+    }
 }
 
 /// Checks that every count is below `COUNT_LIMIT` (after a leap, or for restored counts).
