@@ -9,9 +9,9 @@
 //! Stockham auto-sort in radix 4 (and one radix-2 stage for odd powers of two), twiddles from a
 //! table made in f64 on the CPU. An axis of up to `workgroup_points` points (at most 4096,
 //! fewer where the device's workgroup memory is smaller: 8 bytes a point) is one dispatch: each
-//! workgroup loads a block of lines into workgroup memory, runs every stage there and writes
-//! the block back (for columns, a block is several adjacent columns, so loads are coalesced
-//! along x). Longer axes take one global pass per stage, ping-ponging with a scratch buffer,
+//! workgroup transforms a block of lines in registers and workgroup memory, two radix-4 stages
+//! per pass (16 points a thread), reading the block once and writing it back once (for
+//! columns, a block is several adjacent columns, so loads are coalesced along x). Longer axes take one global pass per stage, ping-ponging with a scratch buffer,
 //! in an even number of passes so that the result lands back in the caller's buffer.
 //!
 //! Limits (errors naming the value, not panics): nx and, for 2D, ny powers of two in
@@ -23,14 +23,18 @@ use petri_engine::kernel::Access;
 use petri_engine::shaders::scheduler::fft;
 use petri_engine::{buffers, GpuContext};
 
-/// Points a workgroup's block of lines aims at when the lines are short.
-const BLOCK_POINTS: u32 = 1024;
+/// Points of a workgroup's block of short lines at least.
+const BLOCK_POINTS: u32 = 256;
+/// Workgroups the blocks of an axis aim at (about two per SM of a large GPU).
+const TARGET_BLOCKS: u64 = 256;
+/// Adjacent columns a block takes at least where they fit (8 x 8 bytes = 64-byte reads).
+const MIN_ACROSS: u32 = 8;
 
 /// The longest axis (global passes above `workgroup_points`).
 pub const MAX_AXIS: u32 = 1 << 16;
 /// Points in workgroup memory at most: 4096 x 8 bytes = 32 KiB.
 pub const MAX_WORKGROUP_POINTS: u32 = 4096;
-/// The shader's FFT_ITEMS: points per thread of the workgroup-memory kernel.
+/// Points per thread of the workgroup-memory kernel (its radix-16 groups).
 const ITEMS: u32 = 16;
 const WG: u32 = 256;
 /// Workgroups along x of the 2D dispatch grid.
@@ -167,6 +171,22 @@ fn radices(n: u32, even: bool) -> Vec<u32> {
     r
 }
 
+/// A workgroup's block of lines of an axis of at most `workgroup_points` points, as
+/// [lines along outer, lines along inner]: about `total / TARGET_BLOCKS` points, so that small
+/// arrays still keep many workgroups busy, between `BLOCK_POINTS` (or one line) and
+/// `workgroup_points`. Columns take at least `MIN_ACROSS` adjacent lines where they fit, so
+/// that a block's reads of a row are at least 64 bytes long.
+fn block(a: &Axis, total: u64, workgroup_points: u32) -> [u32; 2] {
+    let target = 1u32 << (total / TARGET_BLOCKS).clamp(1, 1 << 31).ilog2();
+    let cap = workgroup_points.min(target.max(BLOCK_POINTS).max(a.n));
+    let across = (cap / a.n).max(MIN_ACROSS.min(workgroup_points / a.n));
+    let block_inner = a.inner.min(across);
+    // Whole lines only: the power of two that divides `outer` (rows of 1D transforms may come
+    // in any number).
+    let block_outer = (1 << a.outer.trailing_zeros()).min((cap / (a.n * block_inner)).max(1));
+    [block_outer, block_inner]
+}
+
 /// The workgroup grid for `count` workgroups (the kernels skip those past `count`).
 fn grid(ctx: &GpuContext, count: u32) -> Result<[u32; 2]> {
     let x = count.min(GROUPS_X);
@@ -249,7 +269,20 @@ impl Fft {
         }
         ctx.check_storage_buffer("fft data", total * 8)?;
         check_buffer("fft", "data", data, total, 8)?;
-        let wg = WG.min(workgroup_points.div_ceil(ITEMS).next_power_of_two().max(64));
+        let (list, table) = axes_of(shape, axes);
+        let blocks: Vec<Option<[u32; 2]>> = list
+            .iter()
+            .map(|a| (a.n <= workgroup_points).then(|| block(a, total, workgroup_points)))
+            .collect();
+        // Workgroup memory for the largest block, and a thread per 16 of its points (the
+        // kernel's radix-16 groups); at least 64 threads for the global passes.
+        let most_points = list
+            .iter()
+            .zip(&blocks)
+            .filter_map(|(a, b)| b.filter(|_| a.n > 1).map(|[o, i]| o * a.n * i))
+            .max()
+            .unwrap_or(workgroup_points);
+        let wg = WG.min(most_points.div_ceil(ITEMS).next_power_of_two().max(64));
         ctx.check_workgroup_size("fft", [wg, 1, 1])?;
         let kernels = Kernels::with_constants(
             ctx,
@@ -260,12 +293,8 @@ impl Fft {
                 Access::ReadWrite,
                 Access::ReadWrite,
             ],
-            &[
-                ("FFT_WG", wg as f64),
-                ("FFT_POINTS", workgroup_points as f64),
-            ],
+            &[("FFT_WG", wg as f64), ("FFT_POINTS", most_points as f64)],
         )?;
-        let (list, table) = axes_of(shape, axes);
         let twiddles = buffers::storage_from(ctx, "fft twiddles", &table)?;
         let long = list.iter().any(|a| a.n > workgroup_points);
         // Global passes' other buffer; a 4-byte placeholder when every axis fits a workgroup.
@@ -273,7 +302,7 @@ impl Fft {
             buffers::storage_zeroed(ctx, "fft scratch", if long { total * 8 } else { 4 })?;
         let inverse = (direction == FftDirection::Inverse) as u32;
         let mut dispatches = Vec::new();
-        for a in list.iter().filter(|a| a.n > 1) {
+        for (a, block) in list.iter().zip(&blocks).filter(|(a, _)| a.n > 1) {
             let base = FftPass {
                 n: a.n,
                 inner: a.inner,
@@ -305,17 +334,7 @@ impl Fft {
                         groups,
                     });
                 };
-            if a.n <= workgroup_points {
-                // Blocks of about BLOCK_POINTS points keep many workgroups busy on small
-                // arrays; columns take at least 16 adjacent lines where they fit, so that a
-                // block's reads of a row are 128 bytes long.
-                let cap = workgroup_points.min(a.n.max(BLOCK_POINTS));
-                let across = (cap / a.n).max(16.min(workgroup_points / a.n));
-                let block_inner = a.inner.min(across);
-                // Whole lines only: the power of two that divides `outer` (rows of 1D transforms
-                // may come in any number).
-                let block_outer =
-                    (1 << a.outer.trailing_zeros()).min((cap / (a.n * block_inner)).max(1));
+            if let Some([block_outer, block_inner]) = *block {
                 let blocks = (a.outer / block_outer) * (a.inner / block_inner);
                 let cfg = FftPass {
                     block_outer,
