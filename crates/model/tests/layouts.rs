@@ -5,6 +5,7 @@ use petri_engine::{host_layout, layout, shaders};
 use petri_model::angiogenesis::{bench::Grid, state::Tip, uniforms::AngioUniforms};
 use petri_model::epidermis::uniforms::{EpiUniforms, MorseForce};
 use petri_model::epidermis::{genes::GeneUniforms, growth::GrowthUniforms};
+use petri_model::gliding::filaments::FilamentUniforms;
 use petri_model::gliding::stokes::StokesUniforms;
 use petri_model::rdme::{config::SiteReaction, slab::LatticeUniforms};
 use petri_model::ssa::{
@@ -46,6 +47,9 @@ fn host_structs_match_their_wgsl_structs() {
     let growth = host_layout!(GrowthUniforms: lx, ly, delta_threshold, max_cells, normal, _pad);
     let stokes = host_layout!(StokesUniforms:
         nx, ny, nz, modes, mu, inv_n, kx_unit, ky_unit, bottom, top);
+    let filaments = host_layout!(FilamentUniforms:
+        nx, ny, ntheta, modes, dt, inv_dx, inv_dy, inv_dtheta, cn_x, cn_theta, kx_unit, ky_unit,
+        inv_n, _pad0, _pad1, _pad2);
     layout::all([
         layout::check(shaders::angiogenesis::common::SHADER, "AngioParams", &angio),
         layout::check(shaders::angiogenesis::common::SHADER, "Tip", &tip),
@@ -62,6 +66,11 @@ fn host_structs_match_their_wgsl_structs() {
         layout::check(shaders::epidermis::genes::SHADER, "GeneUniforms", &genes),
         layout::check(shaders::epidermis::grow::SHADER, "GrowthUniforms", &growth),
         layout::check(shaders::gliding::stokes::SHADER, "StokesParams", &stokes),
+        layout::check(
+            shaders::gliding::filaments::SHADER,
+            "FilamentParams",
+            &filaments,
+        ),
     ])
     .unwrap_or_else(|e| panic!("{e}"));
 }
