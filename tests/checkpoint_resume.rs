@@ -175,6 +175,7 @@ fn state_of(dir: &Path) -> Value {
         "timings",
         "adapter",
         "devices",
+        "device_reason",
         "first_step",
         "outputs",
         "resumed_from",
