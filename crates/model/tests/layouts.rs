@@ -6,6 +6,7 @@ use petri_model::angiogenesis::{bench::Grid, state::Tip, uniforms::AngioUniforms
 use petri_model::epidermis::uniforms::{EpiUniforms, MorseForce};
 use petri_model::epidermis::{genes::GeneUniforms, growth::GrowthUniforms};
 use petri_model::gliding::filaments::FilamentUniforms;
+use petri_model::gliding::motors::MotorUniforms;
 use petri_model::gliding::stokes::StokesUniforms;
 use petri_model::rdme::{config::SiteReaction, slab::LatticeUniforms};
 use petri_model::ssa::{
@@ -50,6 +51,10 @@ fn host_structs_match_their_wgsl_structs() {
     let filaments = host_layout!(FilamentUniforms:
         nx, ny, ntheta, modes, dt, inv_dx, inv_dy, inv_dtheta, cn_x, cn_theta, kx_unit, ky_unit,
         inv_n, _pad0, _pad1, _pad2);
+    let motors = host_layout!(MotorUniforms:
+        nx, ny, ntheta, ns, lines, lines_pow2, block, anchors, n_heads, mask_at, p_at, heads_at,
+        start_at, items_at, _pad0, _pad1, dt, walk, k_on, k_off, rate_base, volume, area,
+        force_scale);
     layout::all([
         layout::check(shaders::angiogenesis::common::SHADER, "AngioParams", &angio),
         layout::check(shaders::angiogenesis::common::SHADER, "Tip", &tip),
@@ -71,6 +76,7 @@ fn host_structs_match_their_wgsl_structs() {
             "FilamentParams",
             &filaments,
         ),
+        layout::check(shaders::gliding::motors::SHADER, "MotorParams", &motors),
     ])
     .unwrap_or_else(|e| panic!("{e}"));
 }

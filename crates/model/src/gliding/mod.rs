@@ -4,16 +4,21 @@
 //! channel, periodic in x and y with no-slip walls at z = 0 and z = 1, driven by a body force
 //! (GPU: `stokes`, CPU reference: `stokes_cpu`, the grid and finite differences: `channel`);
 //! and the transport of the filament density Psi(x, y, theta) by given velocities with
-//! translational and rotational diffusion (GPU: `filaments`, CPU reference: `filaments_cpu`).
-//! The motors, the coupling, the outputs and the bench are to come.
+//! translational and rotational diffusion (GPU: `filaments`, CPU reference: `filaments_cpu`);
+//! and the bound motors M_b(r0, x, theta, s) with the free motors and the motor force of seed
+//! eq. 10 (GPU: `motors`, CPU reference: `motors_cpu`). The coupling of the three into one outer
+//! step, the outputs and the bench are to come.
 //! See docs/models/gliding.md.
 
 pub mod channel;
 pub mod filaments;
 pub mod filaments_cpu;
+pub mod motors;
+pub mod motors_cpu;
 pub mod stokes;
 pub mod stokes_cpu;
 
 pub use channel::{Channel, ZGrid};
 pub use filaments::{FilamentConfig, FilamentTransport};
+pub use motors::{BoundMotors, MotorConfig, MotorTables};
 pub use stokes::StokesSolver;

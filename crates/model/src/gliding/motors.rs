@@ -1,0 +1,619 @@
+//! Bound motors on the GPU (`shaders/gliding/motors.wgsl`): one outer step of seed eqs. 4-6,
+//!
+//!   dM_b/dt + dM_b/ds = -k_off M_b + k_on M_f 1_D,   M_b,coarse = sum M_b Psi dV,
+//!   M_f = M - M_b,coarse,
+//!
+//! for the density M_b(r0, x, theta, s) of motors anchored at r0 and bound at arc length s to a
+//! filament of centre x and orientation theta, and the motor force F(x) of seed eq. 10. r0 and x
+//! run over the filaments' periodic nx x ny grid; x only over the offsets d = x - r0 whose
+//! filament can reach the capture disc (`MotorTables`), theta over the filaments' ntheta
+//! angles, s over ns cells of [-L/2, L/2] (minus end to plus end). 1_D(d, theta, s) is 1 where
+//! the motor head x + (l/L) s p(theta) lies within the capture radius rc of r0 (seed section 2:
+//! configurations outside are not tracked: M_b is 0 there and a head walking out detaches).
+//! CPU reference: `motors_cpu.rs`; formulation and measured errors: docs/models/gliding.md.
+//!
+//! Layout (as the seed's): M_b is (r0, d, theta, s), s innermost; r0 = j nx + i.
+//!
+//! Passes, in a `StepPlan`: `evolve`, one workgroup per r0 (the seed's local dt*): the Psi
+//! weight W(r0) = sum 1_D Psi dV, n = ceil(dt (2 speed/ds + k_off + k_on W)) sub-steps of dt/n, each
+//! SSP-RK2 (Heun) on the Superbee-limited walk along s plus binding and unbinding, M_f from the
+//! coarse integral at every stage, then the rescaling when bound > total. Each thread owns whole
+//! (d, theta) lines (the limiter and the RK2 stages only couple cells of one line); the coarse
+//! integrals are per-line sums in s order, then a pairwise tree over a power of two of lines
+//! whose additions do not depend on which thread does them, so the bits do not depend on the
+//! workgroup size. `force`, one thread per x: a gather over the anchors r0 = x - e of the motor
+//! heads that land on x (a table built on the host), in a fixed order: no atomics.
+
+use crate::error::{invalid, Result};
+use petri_engine::shaders::gliding::motors;
+use petri_engine::{buffers, GpuContext};
+use petri_scheduler::{dispatch_args, Binding, PassDesc, StepPlan};
+use std::f64::consts::TAU;
+
+/// The most sub-steps one outer step may take. The sub-step bound is
+/// dt* (2 speed/ds + k_off + k_on W) <= 1. The Superbee-limited upwind walk is
+/// TVD under forward Euler (so under SSP-RK2) for a Courant number dt*/ds <= 1/2, and forward
+/// Euler keeps M_b >= 0 and M_f >= 0 when dt* (k_off + k_on W) <= 1 on top of it.
+pub const MAX_SUBSTEPS: f64 = 65536.0;
+
+/// Grid and rates of the bound motors.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MotorConfig {
+    /// The anchor and filament grid (the filaments' nx, ny, ntheta) and its periods.
+    pub nx: usize,
+    pub ny: usize,
+    pub ntheta: usize,
+    pub lx: f64,
+    pub ly: f64,
+    /// Cells in s over [-arc/2, arc/2] (arc = the seed's L).
+    pub ns: usize,
+    pub arc: f64,
+    /// The walking speed along s (1 in the seed's units; 0 switches walking off).
+    pub speed: f64,
+    /// Filament length l (the head sits at x + (l/L) s p) and capture radius r_c.
+    pub length: f64,
+    pub capture_radius: f64,
+    pub k_on: f64,
+    pub k_off: f64,
+    /// The prefactor F of seed eq. 10.
+    pub force: f64,
+}
+
+impl MotorConfig {
+    /// Fails naming the field, its value and what is allowed.
+    pub fn check(&self) -> Result<()> {
+        for (field, n) in [("motors nx", self.nx), ("motors ny", self.ny)] {
+            if n == 0 || n > 1 << 16 {
+                return Err(invalid(field, n, "1..=65536"));
+            }
+        }
+        if self.ntheta == 0 || self.ntheta > 4096 {
+            return Err(invalid("motors ntheta", self.ntheta, "1..=4096"));
+        }
+        if self.ns < 2 || self.ns > 4096 {
+            return Err(invalid(
+                "motors ns",
+                self.ns,
+                "2..=4096 (cells in arc length)",
+            ));
+        }
+        for (field, l) in [
+            ("motors lx", self.lx),
+            ("motors ly", self.ly),
+            ("motors arc", self.arc),
+            ("motors capture_radius", self.capture_radius),
+        ] {
+            if !(l.is_finite() && l > 0.0) {
+                return Err(invalid(field, l, "a finite length > 0"));
+            }
+        }
+        for (field, v) in [
+            ("motors length", self.length),
+            ("motors speed", self.speed),
+            ("motors k_on", self.k_on),
+            ("motors k_off", self.k_off),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(invalid(field, v, "a finite value >= 0"));
+            }
+        }
+        if !self.force.is_finite() {
+            return Err(invalid("motors force", self.force, "a finite value"));
+        }
+        let (rx, ry) = self.reach();
+        if 2 * rx >= self.nx || 2 * ry >= self.ny {
+            return Err(invalid(
+                "motors capture_radius",
+                self.capture_radius,
+                format!(
+                    "capture_radius + length/2 under half a period: it spans {} x {} cells of a {} x {} grid",
+                    2 * rx + 1,
+                    2 * ry + 1,
+                    self.nx,
+                    self.ny
+                ),
+            ));
+        }
+        let per = (2 * rx + 1) * (2 * ry + 1) * self.ntheta * self.ns;
+        if per.saturating_mul(self.anchors()) > 1 << 28 {
+            return Err(invalid(
+                "motors nx * ny * stencil * ntheta * ns",
+                per.saturating_mul(self.anchors()),
+                "at most 2^28 cells (u32 indices)",
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn anchors(&self) -> usize {
+        self.nx * self.ny
+    }
+
+    pub fn dx(&self) -> f64 {
+        self.lx / self.nx as f64
+    }
+
+    pub fn dy(&self) -> f64 {
+        self.ly / self.ny as f64
+    }
+
+    pub fn dtheta(&self) -> f64 {
+        TAU / self.ntheta as f64
+    }
+
+    pub fn ds(&self) -> f64 {
+        self.arc / self.ns as f64
+    }
+
+    /// Cell k of s at its centre: -L/2 + (k + 1/2) ds.
+    pub fn s(&self, k: usize) -> f64 {
+        -0.5 * self.arc + (k as f64 + 0.5) * self.ds()
+    }
+
+    /// dx dy dtheta ds: the volume of one (x, theta, s) cell.
+    pub fn volume(&self) -> f64 {
+        self.dx() * self.dy() * self.dtheta() * self.ds()
+    }
+
+    /// Half-widths in cells of the box of filament centres that can reach the capture disc.
+    pub fn reach(&self) -> (usize, usize) {
+        let r = self.capture_radius + 0.5 * self.length;
+        (
+            (r / self.dx()).floor() as usize,
+            (r / self.dy()).floor() as usize,
+        )
+    }
+
+    /// The number of sub-steps of one outer step of dt at an anchor of Psi weight w.
+    pub fn substeps(&self, dt: f64, w: f64) -> f64 {
+        (dt * (2.0 * self.speed / self.ds() + self.k_off + self.k_on * w))
+            .ceil()
+            .max(1.0)
+    }
+
+    /// Fails unless dt is finite, > 0 and needs at most MAX_SUBSTEPS sub-steps at Psi weight w.
+    pub fn check_dt(&self, dt: f64, w: f64) -> Result<()> {
+        if !(dt.is_finite() && dt > 0.0 && self.substeps(dt, w) <= MAX_SUBSTEPS) {
+            return Err(invalid(
+                "motors dt",
+                dt,
+                format!(
+                    "a finite step > 0 of at most {MAX_SUBSTEPS} sub-steps dt* = 1 / (2 speed/ds + k_off + k_on W), here W = {}",
+                    crate::error::short(w)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn check_len(&self, field: &str, len: usize, want: usize, what: &str) -> Result<()> {
+        if len != want {
+            return Err(invalid(
+                field,
+                format!("{len} values"),
+                format!("{what} = {want}"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What the host precomputes in f64 for both the GPU and the CPU reference (so both see the
+/// same capture disc and the same head cells).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MotorTables {
+    /// Filament-centre offsets d = x - r0 in cells, those with at least one (theta, s) in the
+    /// disc, row by row.
+    pub offsets: Vec<[i32; 2]>,
+    /// 1_D per (d, theta, s), s innermost.
+    pub mask: Vec<f64>,
+    /// cos theta, sin theta per theta.
+    pub p: Vec<[f64; 2]>,
+    /// The gather of seed eq. 10: head offsets e = head cell - r0; for each, the (d, theta, s)
+    /// items (indices into a per-anchor block) whose head lands in cell r0 + e (nearest cell):
+    /// items of e are `items[start[e]..start[e + 1]]`.
+    pub heads: Vec<[i32; 2]>,
+    pub start: Vec<u32>,
+    pub items: Vec<u32>,
+}
+
+impl MotorTables {
+    pub fn new(c: &MotorConfig) -> Result<Self> {
+        c.check()?;
+        let (rx, ry) = c.reach();
+        let (dx, dy) = (c.dx(), c.dy());
+        let p: Vec<[f64; 2]> = (0..c.ntheta)
+            .map(|k| {
+                let t = k as f64 * c.dtheta();
+                [t.cos(), t.sin()]
+            })
+            .collect();
+        let scale = c.length / c.arc;
+        let mut offsets = Vec::new();
+        let mut mask = Vec::new();
+        // (head offset, item) for every cell in the disc.
+        let mut landed: Vec<([i32; 2], u32)> = Vec::new();
+        let per_line = c.ntheta * c.ns;
+        for j in -(ry as i32)..=ry as i32 {
+            for i in -(rx as i32)..=rx as i32 {
+                let mut line = Vec::with_capacity(per_line);
+                let mut heads = Vec::new();
+                for (t, pt) in p.iter().enumerate() {
+                    for k in 0..c.ns {
+                        let hx = i as f64 * dx + scale * c.s(k) * pt[0];
+                        let hy = j as f64 * dy + scale * c.s(k) * pt[1];
+                        let inside = hx * hx + hy * hy <= c.capture_radius * c.capture_radius;
+                        line.push(if inside { 1.0 } else { 0.0 });
+                        if inside {
+                            let e = [(hx / dx).round() as i32, (hy / dy).round() as i32];
+                            heads.push((e, (t * c.ns + k) as u32));
+                        }
+                    }
+                }
+                if !heads.is_empty() {
+                    let base = (offsets.len() * per_line) as u32;
+                    landed.extend(heads.into_iter().map(|(e, it)| (e, base + it)));
+                    offsets.push([i, j]);
+                    mask.extend(line);
+                }
+            }
+        }
+        if offsets.is_empty() {
+            return Err(invalid(
+                "motors capture_radius",
+                c.capture_radius,
+                "a disc that holds at least one (x, theta, s) cell centre",
+            ));
+        }
+        // Stable sort: items of one head offset keep their (d, theta, s) order.
+        landed.sort_by_key(|(e, _)| (e[1], e[0]));
+        let mut heads = Vec::new();
+        let mut start = Vec::new();
+        let mut items = Vec::with_capacity(landed.len());
+        for (e, it) in landed {
+            if heads.last() != Some(&e) {
+                heads.push(e);
+                start.push(items.len() as u32);
+            }
+            items.push(it);
+        }
+        start.push(items.len() as u32);
+        let t = Self {
+            offsets,
+            mask,
+            p,
+            heads,
+            start,
+            items,
+        };
+        Ok(t)
+    }
+
+    /// (d, theta) lines per anchor.
+    pub fn lines(&self, c: &MotorConfig) -> usize {
+        self.offsets.len() * c.ntheta
+    }
+
+    /// Values of M_b per anchor.
+    pub fn block(&self, c: &MotorConfig) -> usize {
+        self.lines(c) * c.ns
+    }
+}
+
+/// Psi's index at filament centre r0 + d (periodic), angle t.
+pub fn psi_index(c: &MotorConfig, r0: usize, d: [i32; 2], t: usize) -> usize {
+    let (nx, ny) = (c.nx as i64, c.ny as i64);
+    let x = (((r0 % c.nx) as i64 + d[0] as i64) % nx + nx) % nx;
+    let y = (((r0 / c.nx) as i64 + d[1] as i64) % ny + ny) % ny;
+    (t * c.ny + y as usize) * c.nx + x as usize
+}
+
+/// M_b: the right length, finite, >= 0, and 0 outside the capture disc.
+pub fn check_bound(c: &MotorConfig, t: &MotorTables, bound: &[f64]) -> Result<()> {
+    let size = t.block(c);
+    c.check_len(
+        "motors bound",
+        bound.len(),
+        c.anchors() * size,
+        "ny x nx anchors x stencil x ntheta x ns",
+    )?;
+    check_values("motors bound", bound)?;
+    for (i, v) in bound.iter().enumerate() {
+        if *v != 0.0 && t.mask[i % size] == 0.0 {
+            return Err(invalid(
+                "motors bound",
+                format!("{v} at index {i}"),
+                "0 outside the capture disc (|x + (l/L) s p - r0| > capture_radius)",
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn check_values(field: &str, v: &[f64]) -> Result<()> {
+    if let Some(x) = v.iter().find(|x| !(x.is_finite() && **x >= 0.0)) {
+        return Err(invalid(field, x, "finite values >= 0"));
+    }
+    Ok(())
+}
+
+/// The largest Psi weight W(r0) = sum 1_D Psi dV over the anchors (for the dt check).
+pub fn max_weight(c: &MotorConfig, t: &MotorTables, psi: impl Fn(usize) -> f64) -> f64 {
+    let mut most = 0.0f64;
+    let counts: Vec<f64> = (0..t.lines(c))
+        .map(|l| t.mask[l * c.ns..(l + 1) * c.ns].iter().sum())
+        .collect();
+    for r0 in 0..c.anchors() {
+        let mut w = 0.0;
+        for (l, m) in counts.iter().enumerate() {
+            let d = t.offsets[l / c.ntheta];
+            w += m * psi(psi_index(c, r0, d, l % c.ntheta));
+        }
+        most = most.max(w * c.volume());
+    }
+    most
+}
+
+/// Plan buffers `add_passes` registers. PSI is f32 (ntheta, ny, nx); BOUND f32 (r0, d, theta,
+/// s); STATE vec4<f32> per anchor (total, coarse bound, free, walked off since the start);
+/// FORCE vec2<f32> per cell (seed eq. 10, after the step).
+pub const PARAMS: &str = "motors_params";
+pub const TABLES: &str = "motors_tables";
+pub const PSI: &str = "motors_psi";
+pub const BOUND: &str = "motors_bound";
+pub const STAGE: &str = "motors_stage";
+pub const STATE: &str = "motors_state";
+pub const FORCE: &str = "motors_force";
+
+/// The shader's `MotorParams`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct MotorUniforms {
+    pub nx: u32,
+    pub ny: u32,
+    pub ntheta: u32,
+    pub ns: u32,
+    pub lines: u32,
+    pub lines_pow2: u32,
+    pub block: u32,
+    pub anchors: u32,
+    pub n_heads: u32,
+    pub mask_at: u32,
+    pub p_at: u32,
+    pub heads_at: u32,
+    pub start_at: u32,
+    pub items_at: u32,
+    pub _pad0: u32,
+    pub _pad1: u32,
+    pub dt: f32,
+    /// speed / ds.
+    pub walk: f32,
+    pub k_on: f32,
+    pub k_off: f32,
+    pub rate_base: f32,
+    pub volume: f32,
+    /// dx dy dtheta speed: the walked-off mass per unit of the end cell's value and time.
+    pub area: f32,
+    pub force_scale: f32,
+}
+
+impl MotorUniforms {
+    pub fn new(c: &MotorConfig, t: &MotorTables, dt: f64) -> Self {
+        let mask_at = 2 * t.offsets.len();
+        let p_at = mask_at + t.mask.len();
+        let heads_at = p_at + 2 * t.p.len();
+        let start_at = heads_at + 2 * t.heads.len();
+        let items_at = start_at + t.start.len();
+        Self {
+            nx: c.nx as u32,
+            ny: c.ny as u32,
+            ntheta: c.ntheta as u32,
+            ns: c.ns as u32,
+            lines: t.lines(c) as u32,
+            lines_pow2: t.lines(c).next_power_of_two() as u32,
+            block: t.block(c) as u32,
+            anchors: c.anchors() as u32,
+            n_heads: t.heads.len() as u32,
+            mask_at: mask_at as u32,
+            p_at: p_at as u32,
+            heads_at: heads_at as u32,
+            start_at: start_at as u32,
+            items_at: items_at as u32,
+            _pad0: 0,
+            _pad1: 0,
+            dt: dt as f32,
+            walk: (c.speed / c.ds()) as f32,
+            k_on: c.k_on as f32,
+            k_off: c.k_off as f32,
+            rate_base: (2.0 * c.speed / c.ds() + c.k_off) as f32,
+            volume: c.volume() as f32,
+            area: (c.dx() * c.dy() * c.dtheta() * c.speed) as f32,
+            force_scale: (c.force * c.volume()) as f32,
+        }
+    }
+}
+
+/// The tables as the shader's one u32 array (sections in `MotorUniforms` order).
+pub fn table_words(t: &MotorTables) -> Vec<u32> {
+    let mut w = Vec::new();
+    for d in &t.offsets {
+        w.extend([d[0] as u32, d[1] as u32]);
+    }
+    w.extend(t.mask.iter().map(|&m| (m as f32).to_bits()));
+    for p in &t.p {
+        w.extend([(p[0] as f32).to_bits(), (p[1] as f32).to_bits()]);
+    }
+    for e in &t.heads {
+        w.extend([e[0] as u32, e[1] as u32]);
+    }
+    w.extend(&t.start);
+    w.extend(&t.items);
+    w
+}
+
+/// Appends the motors' passes (evolve, then force) to `plan` (workgroups of `workgroup`
+/// threads) and registers its buffers. PARAMS holds dt: write `MotorUniforms::new(config,
+/// tables, dt)` into it before the plan runs.
+pub fn add_passes(
+    ctx: &GpuContext,
+    plan: &mut StepPlan,
+    config: &MotorConfig,
+    tables: &MotorTables,
+    workgroup: u32,
+) -> Result<()> {
+    config.check()?;
+    ctx.check_workgroup_size("the gliding motor passes (workgroup)", [workgroup, 1, 1])?;
+    let anchors = config.anchors() as u64;
+    let block = tables.block(config) as u64;
+    let slots = 2 * tables.lines(config).next_power_of_two() as u64;
+    let uniforms = MotorUniforms::new(config, tables, 0.0);
+    plan.add_buffer(PARAMS, buffers::uniform_from(ctx, PARAMS, &uniforms));
+    plan.add_buffer(
+        TABLES,
+        buffers::storage_from(ctx, TABLES, &table_words(tables))?,
+    );
+    let psi_bytes = anchors * config.ntheta as u64 * 4;
+    plan.add_buffer(PSI, buffers::storage_zeroed(ctx, PSI, psi_bytes)?);
+    plan.add_buffer(
+        BOUND,
+        buffers::storage_zeroed(ctx, BOUND, anchors * block * 4)?,
+    );
+    plan.add_buffer(
+        STAGE,
+        buffers::storage_zeroed(ctx, STAGE, anchors * (block + slots) * 4)?,
+    );
+    plan.add_buffer(STATE, buffers::storage_zeroed(ctx, STATE, anchors * 16)?);
+    plan.add_buffer(FORCE, buffers::storage_zeroed(ctx, FORCE, anchors * 8)?);
+    let max = ctx.limits().max_compute_workgroups_per_dimension;
+    let pass = |label, entry, workgroups| PassDesc {
+        label,
+        entry,
+        bindings: vec![
+            Binding::uniform(PARAMS),
+            Binding::read(TABLES),
+            Binding::read(PSI),
+            Binding::read_write(BOUND),
+            Binding::read_write(STAGE),
+            Binding::read_write(STATE),
+            Binding::read_write(FORCE),
+        ],
+        workgroups,
+        constants: vec![("WG", workgroup as f64)],
+    };
+    // One workgroup per anchor.
+    let evolve = dispatch_args(anchors as u32, 1, max);
+    plan.add_pass(ctx, pass("motors evolve", motors::EVOLVE, evolve))?;
+    let force = dispatch_args(anchors as u32, workgroup, max);
+    plan.add_pass(ctx, pass("motors force", motors::FORCE, force))?;
+    Ok(())
+}
+
+/// The bound motors on a plan of their own: write the totals, Psi and (optionally) M_b, step,
+/// read M_b, the per-anchor state and the force back.
+pub struct BoundMotors {
+    plan: StepPlan,
+    config: MotorConfig,
+    tables: MotorTables,
+    last_dt: Option<f64>,
+    /// The largest Psi weight of the current Psi.
+    weight: f64,
+}
+
+impl BoundMotors {
+    pub fn new(ctx: &GpuContext, config: &MotorConfig, workgroup: u32) -> Result<Self> {
+        let tables = MotorTables::new(config)?;
+        let mut plan = StepPlan::new(ctx, 0, 1);
+        add_passes(ctx, &mut plan, config, &tables, workgroup)?;
+        Ok(Self {
+            plan,
+            config: config.clone(),
+            tables,
+            last_dt: None,
+            weight: 0.0,
+        })
+    }
+
+    pub fn config(&self) -> &MotorConfig {
+        &self.config
+    }
+
+    pub fn tables(&self) -> &MotorTables {
+        &self.tables
+    }
+
+    /// Sets the total motor density M(r0) (ny, nx), finite and >= 0; the walked-off tally
+    /// restarts at 0 and the free density reads M until the next step.
+    pub fn set_total(&mut self, ctx: &GpuContext, total: &[f32]) -> Result<()> {
+        let c = &self.config;
+        c.check_len("motors total", total.len(), c.anchors(), "ny x nx")?;
+        check_f32("motors total", total)?;
+        let state: Vec<[f32; 4]> = total.iter().map(|&m| [m, 0.0, m, 0.0]).collect();
+        ctx.queue
+            .write_buffer(self.plan.buffer(STATE), 0, bytemuck::cast_slice(&state));
+        Ok(())
+    }
+
+    /// Sets Psi (ntheta, ny, nx), finite and >= 0.
+    pub fn set_psi(&mut self, ctx: &GpuContext, psi: &[f32]) -> Result<()> {
+        let c = &self.config;
+        c.check_len(
+            "motors psi",
+            psi.len(),
+            c.anchors() * c.ntheta,
+            "ntheta x ny x nx",
+        )?;
+        check_f32("motors psi", psi)?;
+        self.weight = max_weight(c, &self.tables, |i| f64::from(psi[i]));
+        ctx.queue
+            .write_buffer(self.plan.buffer(PSI), 0, bytemuck::cast_slice(psi));
+        Ok(())
+    }
+
+    /// Sets M_b (r0, d, theta, s): finite, >= 0 and 0 outside the capture disc.
+    pub fn set_bound(&mut self, ctx: &GpuContext, bound: &[f32]) -> Result<()> {
+        let wide: Vec<f64> = bound.iter().map(|&v| f64::from(v)).collect();
+        check_bound(&self.config, &self.tables, &wide)?;
+        ctx.queue
+            .write_buffer(self.plan.buffer(BOUND), 0, bytemuck::cast_slice(bound));
+        Ok(())
+    }
+
+    /// `steps` outer steps of dt (each anchor in its own sub-steps), then the force.
+    pub fn step(&mut self, ctx: &GpuContext, dt: f64, steps: u64) -> Result<()> {
+        self.config.check_dt(dt, self.weight)?;
+        if self.last_dt != Some(dt) {
+            let u = MotorUniforms::new(&self.config, &self.tables, dt);
+            ctx.queue
+                .write_buffer(self.plan.buffer(PARAMS), 0, bytemuck::bytes_of(&u));
+            self.last_dt = Some(dt);
+        }
+        self.plan.run(ctx, steps);
+        Ok(())
+    }
+
+    /// M_b (r0, d, theta, s), waiting for the GPU.
+    pub fn bound(&self, ctx: &GpuContext) -> Result<Vec<f32>> {
+        Ok(buffers::read_vec(ctx, self.plan.buffer(BOUND))?)
+    }
+
+    /// Per anchor: total, coarse bound, free, walked off.
+    pub fn state(&self, ctx: &GpuContext) -> Result<Vec<[f32; 4]>> {
+        Ok(buffers::read_vec(ctx, self.plan.buffer(STATE))?)
+    }
+
+    /// The motor force (ny, nx) after the last step.
+    pub fn force(&self, ctx: &GpuContext) -> Result<Vec<[f32; 2]>> {
+        Ok(buffers::read_vec(ctx, self.plan.buffer(FORCE))?)
+    }
+
+    pub fn plan(&self) -> &StepPlan {
+        &self.plan
+    }
+}
+
+fn check_f32(field: &str, v: &[f32]) -> Result<()> {
+    if let Some(x) = v.iter().find(|x| !(x.is_finite() && **x >= 0.0)) {
+        return Err(invalid(field, x, "finite values >= 0"));
+    }
+    Ok(())
+}
