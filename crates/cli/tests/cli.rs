@@ -445,12 +445,7 @@ fn each_bench_lists_only_its_own_options() {
         ("angiogenesis", &["--no-tips"]),
         (
             "epidermis",
-            &[
-                "--seed-steps",
-                "--height",
-                "--cpu-max-elements",
-                "--cuda-reference",
-            ],
+            &["--seed-steps", "--height", "--cpu-max-elements"],
         ),
         (
             "rdme",
@@ -479,7 +474,7 @@ fn each_bench_lists_only_its_own_options() {
                 "--table-kernel",
             ],
         ),
-        ("primitives", &[]),
+        ("primitives", &["--fft"]),
     ];
     for (model, mine) in own {
         let listed = help_flags(&["bench", model, "--help"]);
@@ -498,7 +493,8 @@ fn each_bench_lists_only_its_own_options() {
             }
         }
     }
-    // ssa takes ensemble sizes, not steps or grids; primitives only sizes, --json and the GPU.
+    // ssa takes ensemble sizes, not steps or grids; primitives only sizes, FFT shapes, the cuFFT
+    // program, --json and the GPU.
     let ssa = help_flags(&["bench", "ssa", "--help"]);
     for f in ["--steps", "--cpu-max-cells", "--cpu-steps", "--workgroup"] {
         assert!(!ssa.iter().any(|l| l == f), "bench ssa lists {f}: {ssa:?}");
@@ -507,7 +503,15 @@ fn each_bench_lists_only_its_own_options() {
     primitives.sort();
     assert_eq!(
         primitives,
-        ["--adapter", "--backend", "--help", "--json", "--sizes"],
+        [
+            "--adapter",
+            "--backend",
+            "--cuda-reference",
+            "--fft",
+            "--help",
+            "--json",
+            "--sizes"
+        ],
         "{primitives:?}"
     );
 }
@@ -684,10 +688,19 @@ fn epidermis_bench_writes_its_rows() {
 }
 
 #[test]
-fn primitives_bench_prints_its_four_rows() {
+fn primitives_bench_prints_its_four_rows_and_the_fft() {
     let dir = scratch("primitives");
     let json = dir.join("p.json").display().to_string();
-    let o = petri(&["bench", "primitives", "--sizes", "1000", "--json", &json]);
+    let o = petri(&[
+        "bench",
+        "primitives",
+        "--sizes",
+        "1000",
+        "--fft",
+        "16x8",
+        "--json",
+        &json,
+    ]);
     assert!(o.status.success(), "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     let rows: Vec<&str> = out.lines().filter(|l| l.starts_with('|')).collect();
@@ -695,8 +708,11 @@ fn primitives_bench_prints_its_four_rows() {
         rows[0].starts_with("| primitive | key bits | size |"),
         "{out}"
     );
-    let body: Vec<&str> = rows[2..].to_vec();
-    assert_eq!(body.len(), 4, "{out}");
+    // The primitives' table, then the FFT's: a header, a rule and one row (16 x 8 points).
+    assert_eq!(rows.len(), 2 + 4 + 3, "{out}");
+    assert!(rows[6].starts_with("| fft 2D forward |"), "{out}");
+    assert!(rows[8].starts_with("| 16x8 | 128 | 10 |"), "{out}");
+    let body: Vec<&str> = rows[2..6].to_vec();
     for (row, start) in body.iter().zip([
         "| scan | - | 1000 | 10 |",
         "| sort | 32 | 1000 | 10 |",
@@ -711,8 +727,9 @@ fn primitives_bench_prints_its_four_rows() {
     let doc: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("p.json")).unwrap()).unwrap();
     let rows = doc["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 4, "{doc}");
-    for (r, case) in rows.iter().zip(["scan", "sort", "sort", "binning"]) {
+    assert_eq!(rows.len(), 5, "{doc}");
+    assert_eq!(rows[4]["case"], "fft2d", "{doc}");
+    for (r, case) in rows[..4].iter().zip(["scan", "sort", "sort", "binning"]) {
         assert_eq!(
             (&r["model"], &r["case"]),
             (&"primitives".into(), &case.into()),

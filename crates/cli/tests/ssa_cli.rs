@@ -387,7 +387,7 @@ fn a_run_without_device_says_which_it_took_and_why() {
     // The manifest says why, as the run did.
     let reason = line
         .split_once(" (")
-        .map(|(_, r)| r.trim_end_matches(')'))
+        .and_then(|(_, r)| r.strip_suffix(')'))
         .unwrap();
     assert_eq!(manifest["device_reason"], reason, "{line}");
     // A device named on the command line is taken as named.
