@@ -171,16 +171,7 @@ fn open_simulation(
         (None, Some(path)) => Some(Config::Sbml(path)),
         (None, None) => None,
     };
-    let device = match device.as_deref() {
-        None | Some("auto") => None,
-        Some("cpu") => Some(Device::Cpu),
-        Some("gpu") => Some(Device::Gpu),
-        Some(other) => {
-            return Err(ConfigError::new_err(format!(
-                "config: device = {other:?} is not allowed: \"auto\", \"cpu\" or \"gpu\""
-            )))
-        }
-    };
+    let device = Device::parse("device", device.as_deref().unwrap_or("auto")).map_err(to_py)?;
     let ensemble = EnsembleRequest {
         method,
         trajectories,

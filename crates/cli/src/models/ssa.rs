@@ -79,7 +79,7 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         points: n.points,
         seed: n.seed,
         keep_trajectories: n.trajectories_csv.then_some(true),
-        device: parse_device(n.device.as_deref())?,
+        device: Device::parse("--device", n.device.as_deref().unwrap_or("auto"))?,
     };
     let mut opts = request.options(resumed.as_ref(), &path.display().to_string())?;
     let net = read_network(&path)?;
@@ -159,7 +159,7 @@ pub(crate) fn validate(args: ValidateArgs) -> Result<()> {
         bail!("no validation suite {:?}; suites: dsmts", args.suite);
     }
     let method = Method::parse("--method", &args.method)?;
-    let device = parse_device(Some(&args.device))?;
+    let device = Device::parse("--device", &args.device)?;
     let request = EnsembleRequest {
         device,
         ..EnsembleRequest::default()
@@ -233,14 +233,4 @@ pub(crate) fn validate(args: ValidateArgs) -> Result<()> {
         println!("  {m}");
     }
     Ok(())
-}
-
-/// `--device`: Some(device) for cpu or gpu, None for auto (also when not given).
-fn parse_device(flag: Option<&str>) -> Result<Option<Device>> {
-    match flag.unwrap_or("auto") {
-        "auto" => Ok(None),
-        "cpu" => Ok(Some(Device::Cpu)),
-        "gpu" => Ok(Some(Device::Gpu)),
-        other => bail!("--device {other:?} is not allowed: auto, cpu or gpu"),
-    }
 }

@@ -4,6 +4,7 @@
 //! cores, so it never wins. The decision is a pure function of the adapter list, so it can be
 //! tested on made-up adapters and reused by any front end.
 
+use crate::error::{invalid, Result};
 use petri_engine::AdapterSummary;
 use std::fmt;
 
@@ -18,6 +19,17 @@ impl Device {
         match self {
             Device::Cpu => "cpu",
             Device::Gpu => "gpu",
+        }
+    }
+
+    /// The device `name`d by option `field`: Some for "cpu" or "gpu", None for "auto" (the
+    /// choice of [`choose_device`]).
+    pub fn parse(field: &str, name: &str) -> Result<Option<Device>> {
+        match name {
+            "auto" => Ok(None),
+            "cpu" => Ok(Some(Device::Cpu)),
+            "gpu" => Ok(Some(Device::Gpu)),
+            other => Err(invalid(field, format!("{other:?}"), "auto, cpu or gpu")),
         }
     }
 }
