@@ -6,10 +6,10 @@
 
 use super::genes::GeneUniforms;
 use super::state::Counter;
-use crate::error::{ModelError, Result};
+use crate::error::Result;
 use petri_engine::shaders::epidermis::{centres, genes};
 use petri_engine::{buffers, GpuContext};
-use petri_scheduler::primitives::{Binning, Grid, Length, PrimitiveError};
+use petri_scheduler::primitives::{Binning, Grid, Length};
 use petri_scheduler::{dispatch_args, Binding, Every, PassDesc, StepPlan};
 
 /// The plan buffer holding `GeneUniforms` (registered by `add_passes`).
@@ -20,23 +20,6 @@ pub const GENE_PARAMS: &str = "gene_params";
 pub const CENTRE_BIN_OF: &str = "centre_bin_of";
 pub const CENTRE_BIN_OFFSETS: &str = "centre_bin_offsets";
 pub const CENTRE_BIN_CELLS: &str = "centre_bin_cells";
-
-/// A primitive's error as a model error (a device limit, or a bad size named by the primitive).
-pub(crate) fn primitive_error(e: PrimitiveError) -> ModelError {
-    match e {
-        PrimitiveError::Engine(e) => ModelError::Engine(e),
-        PrimitiveError::Invalid {
-            primitive,
-            field,
-            value,
-            allowed,
-        } => ModelError::Invalid {
-            field: format!("{primitive} {field}"),
-            value,
-            allowed,
-        },
-    }
-}
 
 /// Workgroups covering `max_cells` threads of `workgroup` (2D past the device's per-axis
 /// limit; the kernels find their cell with `dispatch_index`).
@@ -85,8 +68,7 @@ pub fn add_passes(
         buffer: plan.buffer("counters").clone(),
         word: Counter::Cells as u32,
     };
-    let binning = Binning::new(ctx, plan.buffer("centres"), max_cells, grid, cells)
-        .map_err(primitive_error)?;
+    let binning = Binning::new(ctx, plan.buffer("centres"), max_cells, grid, cells)?;
     plan.add_buffer(CENTRE_BIN_OF, binning.cell_of().clone());
     plan.add_buffer(CENTRE_BIN_OFFSETS, binning.cell_offsets().clone());
     plan.add_buffer(CENTRE_BIN_CELLS, binning.sorted_indices().clone());

@@ -5,7 +5,7 @@
 //! (Cells, Divisions or Overflow), the exclusive scan of the counts, the active-slot list
 //! (and Elements). CPU reference: `growth.rs`.
 
-use super::genes_gpu::{cell_groups, primitive_error};
+use super::genes_gpu::cell_groups;
 use super::growth::GrowthUniforms;
 use super::state::Counter;
 use crate::error::{invalid, Result};
@@ -56,9 +56,8 @@ pub fn add_passes(
     let flags = buffers::storage_zeroed(ctx, DIVISION_FLAGS, max_cells as u64 * 4)?;
     let ranks = buffers::storage_zeroed(ctx, DIVISION_RANKS, max_cells as u64 * 4)?;
     let offsets = buffers::storage_zeroed(ctx, ACTIVE_OFFSETS, max_cells as u64 * 4)?;
-    let rank_scan = Scan::new(ctx, &flags, &ranks, max_cells, cells()).map_err(primitive_error)?;
-    let count_scan = Scan::new(ctx, plan.buffer("counts"), &offsets, max_cells, cells())
-        .map_err(primitive_error)?;
+    let rank_scan = Scan::new(ctx, &flags, &ranks, max_cells, cells())?;
+    let count_scan = Scan::new(ctx, plan.buffer("counts"), &offsets, max_cells, cells())?;
     plan.add_buffer(DIVISION_TOTAL, rank_scan.total().clone());
     plan.add_buffer(ACTIVE_TOTAL, count_scan.total().clone());
     plan.add_buffer(DIVISION_FLAGS, flags);

@@ -128,19 +128,16 @@ impl EpidermisSim {
             plan.add_buffer(name, buffers::storage_zeroed(ctx, name, cells * 16)?);
         }
         plan.add_buffer("mech_args", args_buffer(ctx, "mechanics dispatch", 1));
-        let binning = Arc::new(
-            Binning::new(
-                ctx,
-                plan.buffer("cpos"),
-                slots as u32,
-                cfg.mechanics_grid(),
-                Length::Gpu {
-                    buffer: plan.buffer("counters").clone(),
-                    word: Counter::Elements as u32,
-                },
-            )
-            .map_err(genes_gpu::primitive_error)?,
-        );
+        let binning = Arc::new(Binning::new(
+            ctx,
+            plan.buffer("cpos"),
+            slots as u32,
+            cfg.mechanics_grid(),
+            Length::Gpu {
+                buffer: plan.buffer("counters").clone(),
+                word: Counter::Elements as u32,
+            },
+        )?);
         plan.add_buffer("sorted_index", binning.sorted_indices().clone());
         plan.add_buffer("bin_of", binning.sorted_cells().clone());
         plan.add_buffer("bin_offsets", binning.cell_offsets().clone());

@@ -126,17 +126,7 @@ impl MotorsCpu {
     /// W(r0) = sum 1_D Psi dV, the binding rate's Psi weight (the equilibrium has
     /// M_b,coarse / M_f = k_on W / k_off with no walking).
     pub fn weight(&self, r0: usize) -> f64 {
-        let c = &self.config;
-        let t = &self.tables;
-        let mut parts = Vec::with_capacity(t.lines(c));
-        for (o, &d) in t.offsets.iter().enumerate() {
-            for th in 0..c.ntheta {
-                let line = (o * c.ntheta + th) * c.ns;
-                let m: f64 = t.mask[line..line + c.ns].iter().sum();
-                parts.push(m * (self.psi_at(r0, d, th) * c.volume()));
-            }
-        }
-        tree_sum(&parts)
+        self.coarse_of(r0, &self.tables.mask)
     }
 
     fn coarse_of(&self, r0: usize, block: &[f64]) -> f64 {
