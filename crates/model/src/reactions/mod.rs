@@ -158,6 +158,24 @@ impl Network {
             .collect()
     }
 
+    /// The reactions whose propensity changes when each reaction fires, given the
+    /// `state_changes`: `[reaction] -> [reactions with a reactant it changes, ascending]`.
+    pub fn dependents(&self, changes: &[Vec<(usize, i64)>]) -> Vec<Vec<usize>> {
+        changes
+            .iter()
+            .map(|delta| {
+                (0..self.reactions.len())
+                    .filter(|&k| {
+                        self.reactions[k]
+                            .reactants
+                            .iter()
+                            .any(|&(s, _)| delta.iter().any(|&(t, _)| t == s))
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
     /// Checks what the simulators rely on: at least one species, unique non-empty ids, initial
     /// counts below `COUNT_LIMIT`, indices in range, each species at most once per side,
     /// stoichiometries in 1..=`MAX_STOICHIOMETRY`, order <= 2, rates in [0, `MAX_RATE`], a

@@ -121,16 +121,11 @@ impl DirectTables {
             })
             .collect();
         let (mut events, mut changes, mut dependents) = (Vec::new(), Vec::new(), Vec::new());
-        for delta in net.state_changes() {
+        let deltas = net.state_changes();
+        for (delta, depends) in deltas.iter().zip(net.dependents(&deltas)) {
             let (c0, d0) = (changes.len(), dependents.len());
-            dependents.extend(net.reactions.iter().enumerate().filter_map(|(k, r)| {
-                let reads = r
-                    .reactants
-                    .iter()
-                    .any(|&(s, _)| delta.iter().any(|&(t, _)| t == s));
-                reads.then_some((k, propensities[k]))
-            }));
-            changes.extend(delta);
+            dependents.extend(depends.into_iter().map(|k| (k, propensities[k])));
+            changes.extend_from_slice(delta);
             events.push(Event {
                 changes: c0..changes.len(),
                 dependents: d0..dependents.len(),

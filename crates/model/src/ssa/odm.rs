@@ -38,19 +38,7 @@ impl Odm {
     /// have passed `Network::validate`.
     pub fn new(net: &Network, t_end: f64) -> Self {
         let changes = net.state_changes();
-        let dependents = changes
-            .iter()
-            .map(|delta| {
-                (0..net.reactions.len())
-                    .filter(|&k| {
-                        let reactants = &net.reactions[k].reactants;
-                        reactants
-                            .iter()
-                            .any(|&(s, _)| delta.iter().any(|&(t, _)| t == s))
-                    })
-                    .collect()
-            })
-            .collect();
+        let dependents = net.dependents(&changes);
         let mut odm = Odm {
             order: (0..net.reactions.len()).collect(),
             dependents,
