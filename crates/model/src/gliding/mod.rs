@@ -11,6 +11,7 @@
 //! See docs/models/gliding.md.
 
 pub mod channel;
+pub mod fields;
 pub mod filaments;
 pub mod filaments_cpu;
 pub mod motors;
@@ -19,6 +20,7 @@ pub mod stokes;
 pub mod stokes_cpu;
 
 pub use channel::{Channel, ZGrid};
+pub use fields::{GlidingFields, GlidingGrid};
 pub use filaments::{FilamentConfig, FilamentTransport};
 pub use motors::{BoundMotors, MotorConfig, MotorTables};
 pub use stokes::StokesSolver;
