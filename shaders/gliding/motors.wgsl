@@ -176,7 +176,8 @@ fn evolve(
         put(r0, l, vec2<f32>(m * (line_psi(r0, l) * u.volume), 0.0));
     }
     let w = reduce(r0, lid).x;
-    let n = u32(max(ceil(u.dt * (u.rate_base + u.k_on * w)), 1.0));
+    // Capped (motors.rs MAX_SUBSTEPS) so that a huge weight cannot stall the GPU.
+    let n = u32(clamp(ceil(u.dt * (u.rate_base + u.k_on * w)), 1.0, 65536.0));
     let h = u.dt / f32(n);
     let total = state[r0].x;
     coarse_partials(r0, lid, false);

@@ -190,7 +190,7 @@ impl FilamentConfig {
     }
 }
 
-/// Plan buffers `add_passes` registers. PSI is f32 (ntheta, ny, nx); VELOCITY f32 (3, ntheta,
+/// Plan buffers `add_buffers` registers. PSI is f32 (ntheta, ny, nx); VELOCITY f32 (3, ntheta,
 /// ny, nx): Ux, Uy, Omega. RATE holds the last advective rate (AB2's history), then one more
 /// value: 1 once a step has run with the current dt, 0 to make the next step forward Euler.
 pub const PSI: &str = "filaments_psi";
@@ -247,20 +247,40 @@ impl FilamentUniforms {
     }
 }
 
-/// Appends the transport's passes to `plan` (workgroups of `workgroup` threads) and registers
-/// its buffers. PARAMS holds dt: write `FilamentUniforms::new(config, dt)` into it before the
-/// plan runs, and 0 into RATE's last value whenever dt changes.
+/// Registers the transport's buffers in `plan`. PARAMS holds dt: write
+/// `FilamentUniforms::new(config, dt)` into it before the plan runs, and 0 into RATE's last
+/// value whenever dt changes.
+pub fn add_buffers(ctx: &GpuContext, plan: &mut StepPlan, config: &FilamentConfig) -> Result<()> {
+    config.check()?;
+    let cells = config.cells() as u64;
+    let uniforms = FilamentUniforms::new(config, 0.0);
+    plan.add_buffer(PARAMS, buffers::uniform_from(ctx, PARAMS, &uniforms));
+    plan.add_buffer(
+        VELOCITY,
+        buffers::storage_zeroed(ctx, VELOCITY, 3 * cells * 4)?,
+    );
+    plan.add_buffer(PSI, buffers::storage_zeroed(ctx, PSI, cells * 4)?);
+    plan.add_buffer(RATE, buffers::storage_zeroed(ctx, RATE, (cells + 1) * 4)?);
+    plan.add_buffer(SCRATCH, buffers::storage_zeroed(ctx, SCRATCH, cells * 8)?);
+    plan.add_buffer(
+        SPECTRUM,
+        buffers::storage_zeroed(ctx, SPECTRUM, 2 * cells * 8)?,
+    );
+    Ok(())
+}
+
+/// Appends the transport's passes to `plan` (its buffers registered by `add_buffers`), with
+/// workgroups of `workgroup` threads.
 pub fn add_passes(
     ctx: &GpuContext,
     plan: &mut StepPlan,
     config: &FilamentConfig,
     workgroup: u32,
 ) -> Result<()> {
-    config.check()?;
     ctx.check_workgroup_size("the gliding filament passes (workgroup)", [workgroup, 1, 1])?;
     let cells = config.cells() as u64;
     let modes = config.modes() as u64;
-    let spectrum = buffers::storage_zeroed(ctx, SPECTRUM, 2 * cells * 8)?;
+    let spectrum = plan.buffer(SPECTRUM).clone();
     let shape = |planes: usize| FftShape {
         batch: planes as u32,
         ny: config.ny as u32,
@@ -280,17 +300,6 @@ pub fn add_passes(
         FftAxes::XY,
         FftDirection::Inverse,
     )?;
-    let uniforms = FilamentUniforms::new(config, 0.0);
-    plan.add_buffer(PARAMS, buffers::uniform_from(ctx, PARAMS, &uniforms));
-    plan.add_buffer(
-        VELOCITY,
-        buffers::storage_zeroed(ctx, VELOCITY, 3 * cells * 4)?,
-    );
-    plan.add_buffer(PSI, buffers::storage_zeroed(ctx, PSI, cells * 4)?);
-    plan.add_buffer(RATE, buffers::storage_zeroed(ctx, RATE, (cells + 1) * 4)?);
-    plan.add_buffer(SCRATCH, buffers::storage_zeroed(ctx, SCRATCH, cells * 8)?);
-    plan.add_buffer(SPECTRUM, spectrum);
-
     let max = ctx.limits().max_compute_workgroups_per_dimension;
     let pass = |label, entry, items: u64| PassDesc {
         label,
@@ -327,6 +336,7 @@ pub struct FilamentTransport {
 impl FilamentTransport {
     pub fn new(ctx: &GpuContext, config: &FilamentConfig, workgroup: u32) -> Result<Self> {
         let mut plan = StepPlan::new(ctx, 0, 1);
+        add_buffers(ctx, &mut plan, config)?;
         add_passes(ctx, &mut plan, config, workgroup)?;
         Ok(Self {
             plan,

@@ -11,11 +11,17 @@
 //! See docs/models/gliding.md.
 
 pub mod channel;
+pub mod coupling;
+pub mod coupling_cpu;
+pub mod cpu;
 pub mod fields;
 pub mod filaments;
 pub mod filaments_cpu;
+pub mod init;
 pub mod motors;
 pub mod motors_cpu;
+pub mod params;
+pub mod sim;
 pub mod stokes;
 pub mod stokes_cpu;
 

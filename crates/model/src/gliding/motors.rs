@@ -354,7 +354,7 @@ pub fn max_weight(c: &MotorConfig, t: &MotorTables, psi: impl Fn(usize) -> f64) 
     most
 }
 
-/// Plan buffers `add_passes` registers. PSI is f32 (ntheta, ny, nx); BOUND f32 (r0, d, theta,
+/// Plan buffers `add_buffers` registers. PSI is f32 (ntheta, ny, nx); BOUND f32 (r0, d, theta,
 /// s); STATE vec4<f32> per anchor (total, coarse bound, free, walked off since the start);
 /// FORCE vec2<f32> per cell (seed eq. 10, after the step).
 pub const PARAMS: &str = "motors_params";
@@ -451,18 +451,17 @@ pub fn table_words(t: &MotorTables) -> Vec<u32> {
     w
 }
 
-/// Appends the motors' passes (evolve, then force) to `plan` (workgroups of `workgroup`
-/// threads) and registers its buffers. PARAMS holds dt: write `MotorUniforms::new(config,
-/// tables, dt)` into it before the plan runs.
-pub fn add_passes(
+/// Registers the motors' buffers in `plan`; PSI is `psi` when given (the filaments' Psi, shared
+/// in the coupled model), else a buffer of its own. PARAMS holds dt: write
+/// `MotorUniforms::new(config, tables, dt)` into it before the plan runs.
+pub fn add_buffers(
     ctx: &GpuContext,
     plan: &mut StepPlan,
     config: &MotorConfig,
     tables: &MotorTables,
-    workgroup: u32,
+    psi: Option<wgpu::Buffer>,
 ) -> Result<()> {
     config.check()?;
-    ctx.check_workgroup_size("the gliding motor passes (workgroup)", [workgroup, 1, 1])?;
     let anchors = config.anchors() as u64;
     let block = tables.block(config) as u64;
     let slots = 2 * tables.lines(config).next_power_of_two() as u64;
@@ -472,8 +471,11 @@ pub fn add_passes(
         TABLES,
         buffers::storage_from(ctx, TABLES, &table_words(tables))?,
     );
-    let psi_bytes = anchors * config.ntheta as u64 * 4;
-    plan.add_buffer(PSI, buffers::storage_zeroed(ctx, PSI, psi_bytes)?);
+    let psi = match psi {
+        Some(psi) => psi,
+        None => buffers::storage_zeroed(ctx, PSI, anchors * config.ntheta as u64 * 4)?,
+    };
+    plan.add_buffer(PSI, psi);
     plan.add_buffer(
         BOUND,
         buffers::storage_zeroed(ctx, BOUND, anchors * block * 4)?,
@@ -484,6 +486,19 @@ pub fn add_passes(
     );
     plan.add_buffer(STATE, buffers::storage_zeroed(ctx, STATE, anchors * 16)?);
     plan.add_buffer(FORCE, buffers::storage_zeroed(ctx, FORCE, anchors * 8)?);
+    Ok(())
+}
+
+/// Appends the motors' passes (evolve, then force) to `plan` (its buffers registered by
+/// `add_buffers`), with workgroups of `workgroup` threads.
+pub fn add_passes(
+    ctx: &GpuContext,
+    plan: &mut StepPlan,
+    config: &MotorConfig,
+    workgroup: u32,
+) -> Result<()> {
+    ctx.check_workgroup_size("the gliding motor passes (workgroup)", [workgroup, 1, 1])?;
+    let anchors = config.anchors() as u64;
     let max = ctx.limits().max_compute_workgroups_per_dimension;
     let pass = |label, entry, workgroups| PassDesc {
         label,
@@ -523,7 +538,8 @@ impl BoundMotors {
     pub fn new(ctx: &GpuContext, config: &MotorConfig, workgroup: u32) -> Result<Self> {
         let tables = MotorTables::new(config)?;
         let mut plan = StepPlan::new(ctx, 0, 1);
-        add_passes(ctx, &mut plan, config, &tables, workgroup)?;
+        add_buffers(ctx, &mut plan, config, &tables, None)?;
+        add_passes(ctx, &mut plan, config, workgroup)?;
         Ok(Self {
             plan,
             config: config.clone(),

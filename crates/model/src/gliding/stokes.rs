@@ -13,7 +13,7 @@ use petri_engine::{buffers, GpuContext};
 use petri_scheduler::primitives::{Fft, FftAxes, FftDirection, FftShape};
 use petri_scheduler::{dispatch_args, Binding, Every, PassDesc, StepPlan};
 
-/// Plan buffers `add_passes` registers. FORCE and VELOCITY are f32 (3, nz, ny, nx), x fastest,
+/// Plan buffers `add_buffers` registers. FORCE and VELOCITY are f32 (3, nz, ny, nx), x fastest,
 /// components (x, y, z): the caller writes the force, the passes write the velocity.
 pub const FORCE: &str = "stokes_force";
 pub const VELOCITY: &str = "stokes_velocity";
@@ -61,17 +61,9 @@ impl StokesUniforms {
     }
 }
 
-/// Appends the solver's passes to `plan`, with workgroups of `workgroup` threads, and registers
-/// its buffers (FORCE, VELOCITY and its own). Same bits whatever `workgroup`: each mode is one
-/// thread's sequential solve and every other pass is element-wise.
-pub fn add_passes(
-    ctx: &GpuContext,
-    plan: &mut StepPlan,
-    channel: &Channel,
-    workgroup: u32,
-) -> Result<()> {
+/// Registers the solver's buffers (FORCE, VELOCITY and its own) in `plan`.
+pub fn add_buffers(ctx: &GpuContext, plan: &mut StepPlan, channel: &Channel) -> Result<()> {
     channel.check()?;
-    ctx.check_workgroup_size("the gliding Stokes passes (workgroup)", [workgroup, 1, 1])?;
     let (nz, modes) = (channel.nz() as u64, channel.modes() as u64);
     let points = 3 * nz * modes;
     let ops = channel.operators();
@@ -84,14 +76,6 @@ pub fn add_passes(
             ]
         })
         .collect();
-    let spectrum = buffers::storage_zeroed(ctx, SPECTRUM, points * 8)?;
-    let shape = FftShape {
-        batch: 3 * nz as u32,
-        ny: channel.ny as u32,
-        nx: channel.nx as u32,
-    };
-    let forward = Fft::new(ctx, &spectrum, shape, FftAxes::XY, FftDirection::Forward)?;
-    let inverse = Fft::new(ctx, &spectrum, shape, FftAxes::XY, FftDirection::Inverse)?;
     let uniforms = StokesUniforms::new(channel);
     plan.add_buffer(PARAMS, buffers::uniform_from(ctx, PARAMS, &uniforms));
     plan.add_buffer(COEF, buffers::storage_from(ctx, COEF, &coef)?);
@@ -104,8 +88,33 @@ pub fn add_passes(
         SCRATCH,
         buffers::storage_zeroed(ctx, SCRATCH, SLOTS * nz * modes * 8)?,
     );
-    plan.add_buffer(SPECTRUM, spectrum);
+    plan.add_buffer(
+        SPECTRUM,
+        buffers::storage_zeroed(ctx, SPECTRUM, points * 8)?,
+    );
+    Ok(())
+}
 
+/// Appends the solver's passes to `plan` (its buffers registered by `add_buffers`), with
+/// workgroups of `workgroup` threads. Same bits whatever `workgroup`: each mode is one thread's
+/// sequential solve and every other pass is element-wise.
+pub fn add_passes(
+    ctx: &GpuContext,
+    plan: &mut StepPlan,
+    channel: &Channel,
+    workgroup: u32,
+) -> Result<()> {
+    ctx.check_workgroup_size("the gliding Stokes passes (workgroup)", [workgroup, 1, 1])?;
+    let (nz, modes) = (channel.nz() as u64, channel.modes() as u64);
+    let points = 3 * nz * modes;
+    let shape = FftShape {
+        batch: 3 * nz as u32,
+        ny: channel.ny as u32,
+        nx: channel.nx as u32,
+    };
+    let spectrum = plan.buffer(SPECTRUM).clone();
+    let forward = Fft::new(ctx, &spectrum, shape, FftAxes::XY, FftDirection::Forward)?;
+    let inverse = Fft::new(ctx, &spectrum, shape, FftAxes::XY, FftDirection::Inverse)?;
     let max = ctx.limits().max_compute_workgroups_per_dimension;
     let pass = |label, entry, items: u64| PassDesc {
         label,
@@ -141,6 +150,7 @@ pub struct StokesSolver {
 impl StokesSolver {
     pub fn new(ctx: &GpuContext, channel: &Channel, workgroup: u32) -> Result<Self> {
         let mut plan = StepPlan::new(ctx, 0, 1);
+        add_buffers(ctx, &mut plan, channel)?;
         add_passes(ctx, &mut plan, channel, workgroup)?;
         Ok(Self {
             plan,

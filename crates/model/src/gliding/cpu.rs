@@ -1,0 +1,94 @@
+//! The coupled gliding assay on the CPU, in f64: the reference of `sim.rs`, step for step (the
+//! same order of the same operations, tiny grids only: the Stokes and filament references use
+//! a plain DFT).
+
+use super::channel::Channel;
+use super::coupling_cpu::{courant_rate, filament_velocities, fluid_force, moments};
+use super::fields::{GlidingFields, GlidingGrid};
+use super::filaments_cpu::FilamentsCpu;
+use super::init::initial_psi;
+use super::motors_cpu::MotorsCpu;
+use super::params::GlidingConfig;
+use super::stokes_cpu;
+use crate::error::Result;
+
+pub struct GlidingCpu {
+    pub cfg: GlidingConfig,
+    pub grid: GlidingGrid,
+    channel: Channel,
+    pub filaments: FilamentsCpu,
+    pub motors: MotorsCpu,
+    pub motor_force: Vec<[f64; 2]>,
+    /// The fluid velocity (3, nz, ny, nx) and filament velocities (3, ntheta, ny, nx) of the last
+    /// step.
+    pub fluid: Vec<f64>,
+    pub velocity: Vec<f64>,
+    pub step: u64,
+    /// The largest Courant rate of the steps so far.
+    pub max_courant: f64,
+}
+
+impl GlidingCpu {
+    pub fn new(cfg: &GlidingConfig) -> Result<Self> {
+        cfg.validate()?;
+        let grid = cfg.grid()?;
+        let psi = initial_psi(cfg);
+        let cells = grid.cells();
+        let filaments = FilamentsCpu::new(&cfg.filament_config(), psi.clone())?;
+        let motors = MotorsCpu::new(&cfg.motor_config(), vec![cfg.motors.density; cells], psi)?;
+        Ok(Self {
+            channel: cfg.channel()?,
+            motor_force: vec![[0.0; 2]; cells],
+            fluid: vec![0.0; 3 * grid.nz() * cells],
+            velocity: vec![0.0; 3 * grid.ntheta * cells],
+            cfg: cfg.clone(),
+            grid,
+            filaments,
+            motors,
+            step: 0,
+            max_courant: 0.0,
+        })
+    }
+
+    /// One outer step (sim.rs's order).
+    pub fn step(&mut self) -> Result<()> {
+        let g = &self.grid;
+        let m = moments(g, &self.filaments.psi);
+        let force = fluid_force(g, &self.cfg.filaments, &m, &self.motor_force);
+        self.fluid = stokes_cpu::solve(&self.channel, &force)?;
+        let cells = g.cells();
+        let level = |c: usize| (c * g.nz() + g.z0_level) * cells;
+        let mut at_z0 = self.fluid[level(0)..level(0) + cells].to_vec();
+        at_z0.extend_from_slice(&self.fluid[level(1)..level(1) + cells]);
+        self.velocity = filament_velocities(g, &self.cfg.filaments, &m, &at_z0);
+        self.max_courant = self.max_courant.max(courant_rate(g, &self.velocity));
+        self.filaments.set_velocities(&self.velocity)?;
+        self.filaments.step(self.cfg.dt)?;
+        self.motors.psi.clone_from(&self.filaments.psi);
+        self.motors.step(self.cfg.dt)?;
+        self.motor_force = self.motors.force();
+        self.step += 1;
+        Ok(())
+    }
+
+    /// The state as the GPU simulation reports it (f32).
+    pub fn fields(&self) -> GlidingFields {
+        let narrow = |v: &[f64]| v.iter().map(|&x| x as f32).collect::<Vec<f32>>();
+        let m = &self.motors;
+        GlidingFields {
+            step: self.step,
+            time: self.cfg.time(self.step),
+            psi: narrow(&self.filaments.psi),
+            velocity: narrow(&self.velocity),
+            fluid: narrow(&self.fluid),
+            motors: (0..self.grid.cells())
+                .map(|r| [m.total[r], m.coarse[r], m.free[r], m.walked[r]].map(|v| v as f32))
+                .collect(),
+            motor_force: self
+                .motor_force
+                .iter()
+                .map(|f| f.map(|v| v as f32))
+                .collect(),
+        }
+    }
+}

@@ -1,0 +1,281 @@
+//! The coupled gliding assay on the GPU: one `StepPlan` whose step is the seed's algorithm 1
+//! with the fluid solve moved to the front (the same cycle; the step starts from the state it
+//! ends with):
+//!
+//! 1. the moments of Psi; the force on the fluid (motor force of the last motor step, stress
+//!    divergences) on the filament level; the Stokes solve; the filament velocities from the
+//!    fluid at z0 and the moments (and the largest Courant rate);
+//! 2. Psi(t + dt): advection (AB2) and diffusion (Crank-Nicolson) with those velocities;
+//! 3. the bound motors over dt in their own sub-steps on the new Psi, then the motor force.
+//!
+//! The filaments' Psi buffer is the motors' (no copy). Only observations and checkpoints read
+//! back. The outer dt is fixed (the config's); every step records its Courant rate and the
+//! run checks dt against the AB2 bound at each observation (`check_courant`).
+
+use super::coupling::{self, CouplingPass};
+use super::fields::{GlidingFields, GlidingGrid};
+use super::filaments::{self, FilamentUniforms, CFL};
+use super::init::initial_psi;
+use super::motors::{self, MotorTables, MotorUniforms};
+use super::params::GlidingConfig;
+use super::stokes;
+use crate::error::{invalid, short, Result};
+use petri_engine::{buffers, GpuContext};
+use petri_scheduler::StepPlan;
+
+/// How the plan is built (not part of the model: the same bits for any of these).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SimOptions {
+    /// Threads per workgroup of the per-cell and per-mode passes.
+    pub workgroup: u32,
+    /// Most steps recorded into one submission.
+    pub max_steps_per_batch: u32,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        Self {
+            workgroup: 64,
+            max_steps_per_batch: 16,
+        }
+    }
+}
+
+/// Everything a step reads that an earlier step wrote: a checkpoint's content.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GlidingState {
+    pub step: u64,
+    /// Psi (ntheta, ny, nx).
+    pub psi: Vec<f32>,
+    /// The last advective rate per cell and AB2's flag (filaments.rs RATE).
+    pub rate: Vec<f32>,
+    /// M_b (r0, d, theta, s).
+    pub bound: Vec<f32>,
+    /// Per anchor: total, coarse, free, walked off.
+    pub motors: Vec<[f32; 4]>,
+    pub motor_force: Vec<[f32; 2]>,
+    /// The fluid velocity (3, nz, ny, nx) and the filament velocities (3, ntheta, ny, nx) of the
+    /// last step.
+    pub fluid: Vec<f32>,
+    pub velocity: Vec<f32>,
+}
+
+pub struct GlidingSim {
+    plan: StepPlan,
+    cfg: GlidingConfig,
+    grid: GlidingGrid,
+    tables: MotorTables,
+    step: u64,
+}
+
+impl GlidingSim {
+    /// A new simulation from the config's initial state.
+    pub fn new(ctx: &GpuContext, cfg: &GlidingConfig, options: SimOptions) -> Result<Self> {
+        let sim = Self::build(ctx, cfg, options)?;
+        let psi: Vec<f32> = initial_psi(cfg).iter().map(|&v| v as f32).collect();
+        let total = cfg.motors.density as f32;
+        let anchors = sim.grid.cells();
+        let state = GlidingState {
+            step: 0,
+            rate: vec![0.0; psi.len() + 1],
+            psi,
+            bound: vec![0.0; anchors * sim.tables.block(&cfg.motor_config())],
+            motors: vec![[total, 0.0, total, 0.0]; anchors],
+            motor_force: vec![[0.0; 2]; anchors],
+            fluid: vec![0.0; 3 * sim.grid.nz() * anchors],
+            velocity: vec![0.0; 3 * sim.grid.ntheta * anchors],
+        };
+        let mut sim = sim;
+        sim.load(ctx, &state)?;
+        Ok(sim)
+    }
+
+    /// A simulation resumed from `state` (a checkpoint of the same config).
+    pub fn from_state(
+        ctx: &GpuContext,
+        cfg: &GlidingConfig,
+        state: &GlidingState,
+        options: SimOptions,
+    ) -> Result<Self> {
+        let mut sim = Self::build(ctx, cfg, options)?;
+        sim.load(ctx, state)?;
+        Ok(sim)
+    }
+
+    fn build(ctx: &GpuContext, cfg: &GlidingConfig, options: SimOptions) -> Result<Self> {
+        cfg.validate()?;
+        if options.max_steps_per_batch == 0 {
+            return Err(invalid("max_steps_per_batch", 0, "an integer >= 1"));
+        }
+        let wg = options.workgroup;
+        let grid = cfg.grid()?;
+        let channel = cfg.channel()?;
+        let fil = cfg.filament_config();
+        let mot = cfg.motor_config();
+        let tables = MotorTables::new(&mot)?;
+        let mut plan = StepPlan::new(ctx, cfg.seed, options.max_steps_per_batch);
+        filaments::add_buffers(ctx, &mut plan, &fil)?;
+        let psi = plan.buffer(filaments::PSI).clone();
+        motors::add_buffers(ctx, &mut plan, &mot, &tables, Some(psi))?;
+        stokes::add_buffers(ctx, &mut plan, &channel)?;
+        coupling::add_buffers(ctx, &mut plan, &grid, &cfg.filaments)?;
+
+        coupling::add_pass(ctx, &mut plan, &grid, CouplingPass::Moments, wg)?;
+        coupling::add_pass(ctx, &mut plan, &grid, CouplingPass::ForceOnFluid, wg)?;
+        stokes::add_passes(ctx, &mut plan, &channel, wg)?;
+        coupling::add_pass(ctx, &mut plan, &grid, CouplingPass::Velocities, wg)?;
+        filaments::add_passes(ctx, &mut plan, &fil, wg)?;
+        motors::add_passes(ctx, &mut plan, &mot, wg)?;
+
+        let dt = cfg.dt;
+        ctx.queue.write_buffer(
+            plan.buffer(filaments::PARAMS),
+            0,
+            bytemuck::bytes_of(&FilamentUniforms::new(&fil, dt)),
+        );
+        ctx.queue.write_buffer(
+            plan.buffer(motors::PARAMS),
+            0,
+            bytemuck::bytes_of(&MotorUniforms::new(&mot, &tables, dt)),
+        );
+        Ok(Self {
+            plan,
+            cfg: cfg.clone(),
+            grid,
+            tables,
+            step: 0,
+        })
+    }
+
+    /// Writes `state` into the buffers, after checking its sizes and values.
+    fn load(&mut self, ctx: &GpuContext, s: &GlidingState) -> Result<()> {
+        let g = &self.grid;
+        let (cells, nt) = (g.cells(), g.ntheta);
+        let block = self.tables.block(&self.cfg.motor_config());
+        let sizes = [
+            ("psi", s.psi.len(), nt * cells),
+            ("rate", s.rate.len(), nt * cells + 1),
+            ("bound", s.bound.len(), cells * block),
+            ("motors", s.motors.len(), cells),
+            ("motor_force", s.motor_force.len(), cells),
+            ("fluid", s.fluid.len(), 3 * g.nz() * cells),
+            ("velocity", s.velocity.len(), 3 * nt * cells),
+        ];
+        for (field, len, want) in sizes {
+            if len != want {
+                return Err(invalid(
+                    &format!("gliding state {field}"),
+                    format!("{len} values"),
+                    format!("{want} for this config's grid"),
+                ));
+            }
+        }
+        if let Some(v) = s.psi.iter().find(|v| !v.is_finite()) {
+            return Err(invalid("gliding state psi", v, "finite values"));
+        }
+        let wide: Vec<f64> = s.bound.iter().map(|&v| f64::from(v)).collect();
+        motors::check_bound(&self.cfg.motor_config(), &self.tables, &wide)?;
+        let write =
+            |name: &str, bytes: &[u8]| ctx.queue.write_buffer(self.plan.buffer(name), 0, bytes);
+        write(filaments::PSI, bytemuck::cast_slice(&s.psi));
+        write(filaments::RATE, bytemuck::cast_slice(&s.rate));
+        write(motors::BOUND, bytemuck::cast_slice(&s.bound));
+        write(motors::STATE, bytemuck::cast_slice(&s.motors));
+        write(motors::FORCE, bytemuck::cast_slice(&s.motor_force));
+        write(stokes::VELOCITY, bytemuck::cast_slice(&s.fluid));
+        write(filaments::VELOCITY, bytemuck::cast_slice(&s.velocity));
+        write(coupling::STATS, bytemuck::bytes_of(&0u32));
+        self.step = s.step;
+        self.plan.step = s.step;
+        Ok(())
+    }
+
+    pub fn config(&self) -> &GlidingConfig {
+        &self.cfg
+    }
+
+    pub fn grid(&self) -> &GlidingGrid {
+        &self.grid
+    }
+
+    pub fn step(&self) -> u64 {
+        self.step
+    }
+
+    pub fn time(&self) -> f64 {
+        self.cfg.time(self.step)
+    }
+
+    /// Records and submits `steps` outer steps (does not wait for them).
+    pub fn advance(&mut self, ctx: &GpuContext, steps: u64) {
+        self.plan.run(ctx, steps);
+        self.step += steps;
+    }
+
+    /// The largest Courant rate of the steps since the last call (waits for the GPU), cleared.
+    pub fn take_max_courant(&mut self, ctx: &GpuContext) -> Result<f64> {
+        let bits: Vec<u32> = buffers::read_vec(ctx, self.plan.buffer(coupling::STATS))?;
+        ctx.queue.write_buffer(
+            self.plan.buffer(coupling::STATS),
+            0,
+            bytemuck::bytes_of(&0u32),
+        );
+        Ok(f64::from(f32::from_bits(bits[0])))
+    }
+
+    /// Fails when `rate` (a Courant rate of the steps just done) puts dt above the AB2 bound,
+    /// naming dt, the bound and the step. A non-finite rate is left to the observation's
+    /// non-finite check.
+    pub fn check_courant(&self, rate: f64) -> Result<()> {
+        let dt = self.cfg.dt;
+        if rate.is_finite() && dt * rate > CFL {
+            return Err(invalid(
+                "dt",
+                dt,
+                format!(
+                    "at most {} (the advective CFL bound {CFL} / the largest Courant rate {} reached by step {})",
+                    short(CFL / rate),
+                    short(rate),
+                    self.step
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The fields at the current step (waits for the GPU).
+    pub fn read_fields(&self, ctx: &GpuContext) -> Result<GlidingFields> {
+        let read = |name: &str| -> Result<Vec<f32>> {
+            Ok(buffers::read_vec(ctx, self.plan.buffer(name))?)
+        };
+        Ok(GlidingFields {
+            step: self.step,
+            time: self.time(),
+            psi: read(filaments::PSI)?,
+            velocity: read(filaments::VELOCITY)?,
+            fluid: read(stokes::VELOCITY)?,
+            motors: buffers::read_vec(ctx, self.plan.buffer(motors::STATE))?,
+            motor_force: buffers::read_vec(ctx, self.plan.buffer(motors::FORCE))?,
+        })
+    }
+
+    /// Everything a checkpoint holds (waits for the GPU).
+    pub fn read_state(&self, ctx: &GpuContext) -> Result<GlidingState> {
+        let f = self.read_fields(ctx)?;
+        Ok(GlidingState {
+            step: self.step,
+            psi: f.psi,
+            rate: buffers::read_vec(ctx, self.plan.buffer(filaments::RATE))?,
+            bound: buffers::read_vec(ctx, self.plan.buffer(motors::BOUND))?,
+            motors: f.motors,
+            motor_force: f.motor_force,
+            fluid: f.fluid,
+            velocity: f.velocity,
+        })
+    }
+
+    /// The plan, for profiling its passes.
+    pub fn plan_mut(&mut self) -> &mut StepPlan {
+        &mut self.plan
+    }
+}
