@@ -82,3 +82,195 @@ fn gpu_outer_step_matches_the_cpu_reference() {
         cpu.max_courant
     );
 }
+
+/// The integral of Psi (dx dy dtheta) in f64.
+fn integral(cfg: &GlidingConfig, psi: &[f32]) -> f64 {
+    let g = cfg.grid().unwrap();
+    psi.iter().map(|&v| f64::from(v)).sum::<f64>() * g.dx() * g.dy() * g.dtheta()
+}
+
+#[test]
+fn filaments_and_motors_are_conserved() {
+    let ctx = test_context();
+    let cfg = tiny();
+    let mut sim = GlidingSim::new(&ctx, &cfg, SimOptions::default()).unwrap();
+    let start = integral(&cfg, &sim.read_fields(&ctx).unwrap().psi);
+    sim.advance(&ctx, 40);
+    let f = sim.read_fields(&ctx).unwrap();
+    let drift = (integral(&cfg, &f.psi) / start - 1.0).abs();
+    let worst = f
+        .motors
+        .iter()
+        .map(|m| (f64::from(m[1]) + f64::from(m[2]) - f64::from(m[0])).abs())
+        .fold(0.0, f64::max);
+    let bound: f64 = f.motors.iter().map(|m| f64::from(m[1])).sum();
+    println!("40 steps: Psi integral drift {drift:.1e}, worst |bound + free - total| {worst:.1e}, bound {bound:.3}");
+    assert!(drift < 1e-5, "Psi integral drift {drift:.2e}");
+    assert!(worst < 1e-5 * cfg.motors.density, "motors: {worst:.2e}");
+    assert!(bound > 0.0, "motors bind");
+}
+
+#[test]
+fn same_bits_whatever_the_workgroup_and_batch() {
+    let ctx = test_context();
+    let cfg = tiny();
+    let run = |workgroup, max_steps_per_batch| {
+        let options = SimOptions {
+            workgroup,
+            max_steps_per_batch,
+        };
+        let mut sim = GlidingSim::new(&ctx, &cfg, options).unwrap();
+        sim.advance(&ctx, 3);
+        sim.advance(&ctx, 4);
+        sim.read_fields(&ctx).unwrap()
+    };
+    let a = run(64, 16);
+    assert_eq!(a, run(32, 1), "workgroup 32, one step per batch");
+    assert_eq!(a, run(64, 16), "the same run twice");
+}
+
+/// Filaments all along theta0 on uniform motors glide at the motor speed: the Psi-weighted
+/// mean velocity is -V_sp p(theta0) plus the fluid's velocity at z0, which the motors' sheet
+/// force drives along the gliding direction (F < 0 in seed eq. 10's +p convention); near the
+/// bottom wall that adds under 3 % here.
+#[test]
+fn aligned_filaments_glide_at_the_motor_speed() {
+    let ctx = test_context();
+    let mut cfg = tiny();
+    cfg.initial.kind = "aligned".into();
+    cfg.initial.kappa = 200.0;
+    cfg.initial.theta0 = 0.0;
+    cfg.initial.noise = 0.0;
+    cfg.filaments.v_sp = cfg.motors.speed;
+    let mut sim = GlidingSim::new(&ctx, &cfg, SimOptions::default()).unwrap();
+    sim.advance(&ctx, 20);
+    let f = sim.read_fields(&ctx).unwrap();
+    let g = cfg.grid().unwrap();
+    let n = f.psi.len();
+    let cells = g.cells();
+    // Psi-weighted means of the velocity, of the speed and of cos theta.
+    let (mut w, mut ux, mut uy, mut speed_mean, mut cos) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for i in 0..n {
+        let p = f64::from(f.psi[i]);
+        let (vx, vy) = (f64::from(f.velocity[i]), f64::from(f.velocity[n + i]));
+        w += p;
+        ux += p * vx;
+        uy += p * vy;
+        speed_mean += p * vx.hypot(vy);
+        cos += p * ((i / cells) as f64 * g.dtheta()).cos();
+    }
+    let (ux, uy, speed_mean, cos) = (ux / w, uy / w, speed_mean / w, cos / w);
+    let at_z0 = &f.fluid[g.z0_level * cells..(g.z0_level + 1) * cells];
+    let fluid = at_z0.iter().map(|&v| f64::from(v)).sum::<f64>() / cells as f64;
+    let speed = cfg.motors.speed;
+    println!("mean filament velocity ({ux:.5}, {uy:.5}), mean speed {speed_mean:.5}, <cos theta> {cos:.5}, fluid at z0 {fluid:.5}, motor speed {speed}");
+    assert!(fluid < 0.0, "the fluid moves along the gliding direction: {fluid}");
+    assert!((ux - (-speed * cos + fluid)).abs() < 1e-5, "ux {ux}");
+    assert!((speed_mean / speed - 1.0).abs() < 0.03, "mean speed {speed_mean}");
+    assert!(uy.abs() < 1e-3, "uy {uy}");
+}
+
+/// A uniform isotropic Psi with no motors and no gliding is a steady state of the coupled
+/// equations with every coupling on: no stress divergence, no steric drift, no alignment torque
+/// (D = c/2 I), so Psi stays, and the fluid stays at rest.
+#[test]
+fn uniform_isotropic_filaments_without_motors_stay() {
+    let ctx = test_context();
+    let mut cfg = tiny();
+    cfg.initial.kind = "isotropic".into();
+    cfg.initial.noise = 0.0;
+    cfg.filaments.v_sp = 0.0;
+    cfg.motors.density = 0.0;
+    let mut sim = GlidingSim::new(&ctx, &cfg, SimOptions::default()).unwrap();
+    let start = sim.read_fields(&ctx).unwrap().psi;
+    sim.advance(&ctx, 10);
+    let f = sim.read_fields(&ctx).unwrap();
+    let change = rel(&f.psi, &start);
+    let flow = max_abs(f.fluid.iter().map(|&v| f64::from(v)));
+    println!("uniform isotropic: Psi change {change:.1e}, largest fluid speed {flow:.1e}");
+    assert!(change < 1e-5, "Psi changed by {change:.2e}");
+    assert!(flow < 1e-6, "fluid moves: {flow:.2e}");
+}
+
+/// Uniform aligned filaments on uniform motors push the fluid with a uniform sheet force f at
+/// the filament level z0; the flow is the sheet's piecewise-linear profile
+/// u(z) = f z (1 - z0) / mu below z0 and f z0 (1 - z) / mu above (exact for the scheme).
+#[test]
+fn uniform_motor_force_drives_the_sheet_flow() {
+    let ctx = test_context();
+    let mut cfg = tiny();
+    cfg.initial.kind = "aligned".into();
+    cfg.initial.kappa = 4.0; // uniform in space: no stress divergence, no steric drift
+    cfg.initial.noise = 0.0;
+    cfg.filaments.v_sp = 0.0;
+    cfg.motors.force = 2.0;
+    let mut sim = GlidingSim::new(&ctx, &cfg, SimOptions::default()).unwrap();
+    sim.advance(&ctx, 3);
+    let before = sim.read_fields(&ctx).unwrap().motor_force;
+    sim.advance(&ctx, 1);
+    let f = sim.read_fields(&ctx).unwrap();
+    let g = cfg.grid().unwrap();
+    let cells = g.cells();
+    // The force the last step's solve saw: the motor force after step 3, uniform.
+    let fx: f64 = before.iter().map(|v| f64::from(v[0])).sum::<f64>() / cells as f64;
+    let spread = max_abs(before.iter().map(|v| f64::from(v[0]) - fx));
+    let z0 = g.z[g.z0_level];
+    let mu = cfg.fluid.mu;
+    let mut worst: f64 = 0.0;
+    let peak = fx * z0 * (1.0 - z0) / mu;
+    for (j, &z) in g.z.iter().enumerate() {
+        let want = if z <= z0 {
+            fx * z * (1.0 - z0)
+        } else {
+            fx * z0 * (1.0 - z)
+        } / mu;
+        for cell in 0..cells {
+            worst = worst.max((f64::from(f.fluid[j * cells + cell]) - want).abs());
+        }
+    }
+    println!("sheet flow: force {fx:.4e} (spread {spread:.1e}), peak {peak:.3e}, worst error {worst:.1e}");
+    assert!(fx.abs() > 1e-3, "the motors push: {fx}");
+    assert!(spread < 1e-5 * fx.abs());
+    assert!(
+        worst < 1e-5 * peak.abs(),
+        "worst {worst:.2e} of peak {peak:.2e}"
+    );
+}
+
+#[test]
+fn bad_configs_and_a_dt_above_the_cfl_bound_are_refused() {
+    let ctx = test_context();
+    let base = tiny();
+    let cases: Vec<(&str, Box<dyn Fn(&mut GlidingConfig)>)> = vec![
+        ("grid.z0", Box::new(|c| c.grid.z0 = 0.999)),
+        ("grid.z_grid", Box::new(|c| c.grid.z_grid = "log".into())),
+        (
+            "initial.kind",
+            Box::new(|c| c.initial.kind = "spiral".into()),
+        ),
+        ("dt", Box::new(|c| c.dt = f64::NAN)),
+        (
+            "filaments.u_r",
+            Box::new(|c| c.filaments.u_r = f64::INFINITY),
+        ),
+        ("motors.density", Box::new(|c| c.motors.density = -1.0)),
+        ("initial.noise", Box::new(|c| c.initial.noise = 1.5)),
+    ];
+    for (field, change) in cases {
+        let mut c = base.clone();
+        change(&mut c);
+        let e = c.validate().unwrap_err().to_string();
+        assert!(e.contains(field), "{field}: {e}");
+    }
+    let mut cfg = base.clone();
+    cfg.dt = 0.2;
+    let mut sim = GlidingSim::new(&ctx, &cfg, SimOptions::default()).unwrap();
+    sim.advance(&ctx, 1);
+    let rate = sim.take_max_courant(&ctx).unwrap();
+    let e = sim.check_courant(rate).unwrap_err().to_string();
+    assert!(e.contains("dt") && e.contains("CFL"), "{e}");
+    let mut ok = GlidingSim::new(&ctx, &base, SimOptions::default()).unwrap();
+    ok.advance(&ctx, 1);
+    let rate = ok.take_max_courant(&ctx).unwrap();
+    ok.check_courant(rate).unwrap();
+}
