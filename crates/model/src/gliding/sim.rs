@@ -198,6 +198,11 @@ impl GlidingSim {
         &self.grid
     }
 
+    /// The motors' tables (offsets, capture mask, head gather).
+    pub fn tables(&self) -> &MotorTables {
+        &self.tables
+    }
+
     pub fn step(&self) -> u64 {
         self.step
     }
