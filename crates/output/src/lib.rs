@@ -1,6 +1,6 @@
 //! Petri file writers: plain, well-known formats that biologists can open directly.
 //!
-//! * [`vtk`]: 3-D grids (`.vti`), vessel/sprout line networks and point sets (`.vtp`) for
+//! * [`vtk`]: 3-D grids (`.vti`, graded `.vtr`), vessel/sprout line networks and point sets (`.vtp`) for
 //!   ParaView.
 //! * [`csv`]: time series of numbers, one row per step, for spreadsheets and pandas.
 //! * [`picture`]: RGB pictures saved as PNG, with the viridis colour map.
@@ -53,5 +53,6 @@ pub use plot::{
     View,
 };
 
-/// VTK XML writers: image data (`.vti`), line segments and points (`.vtp`).
-pub use vtk::{write_image_data, write_points, write_polylines, PointData};
+/// VTK XML writers: image data (`.vti`), rectilinear grids (`.vtr`), line segments and points
+/// (`.vtp`).
+pub use vtk::{write_image_data, write_points, write_polylines, write_rectilinear_grid, PointData};

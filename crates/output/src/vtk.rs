@@ -1,6 +1,7 @@
 //! VTK XML writers that ParaView opens directly.
 //!
 //! * [`write_image_data`]: a regular 3-D grid of scalar fields (`.vti`).
+//! * [`write_rectilinear_grid`]: the same on a grid graded per axis (`.vtr`).
 //! * [`write_polylines`]: line segments with integer labels (`.vtp`), e.g. vessel sprouts.
 //! * [`write_points`]: points with typed point data (`.vtp`), e.g. the elements of cells.
 
@@ -27,15 +28,6 @@ pub fn write_image_data(
     origin: [f64; 3],
     point_fields: &[(&str, &[f32])],
 ) -> Result<(), OutputError> {
-    if dims.contains(&0) {
-        return Err(OutputError::InvalidArgument(format!(
-            "grid dims must all be at least 1, got {dims:?}"
-        )));
-    }
-    let n = dims
-        .iter()
-        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
-        .ok_or_else(|| OutputError::InvalidArgument(format!("grid dims {dims:?} overflow")))?;
     if !spacing.iter().all(|s| s.is_finite() && *s > 0.0) {
         return Err(OutputError::InvalidArgument(format!(
             "spacing must be finite and positive, got {spacing:?}"
@@ -46,21 +38,98 @@ pub fn write_image_data(
             "origin must be finite, got {origin:?}"
         )));
     }
+    let grid = format!(
+        " Origin=\"{} {} {}\" Spacing=\"{} {} {}\"",
+        origin[0], origin[1], origin[2], spacing[0], spacing[1], spacing[2]
+    );
+    write_appended(path, "ImageData", &grid, dims, point_fields, "")
+}
+
+/// Writes scalar fields on a rectilinear grid as VTK XML RectilinearGrid (`.vtr`): the nodes
+/// are every combination of the per-axis coordinates, so each axis may be graded (a channel's
+/// z levels clustered near a wall), which ImageData's uniform spacing cannot show.
+///
+/// * `coords`: the node coordinates along x, y and z, each at least one, finite and strictly
+///   increasing.
+/// * `point_fields`: `(name, values)` pairs, one value per node, x fastest, then y, then z,
+///   i.e. `values[x + nx * (y + ny * z)]`.
+///
+/// Values are stored as in [`write_image_data`] (raw `Float32`, appended); the coordinates as
+/// ASCII `Float64`, exactly (they are few).
+pub fn write_rectilinear_grid(
+    path: &Path,
+    coords: [&[f64]; 3],
+    point_fields: &[(&str, &[f32])],
+) -> Result<(), OutputError> {
+    for (axis, c) in ["x", "y", "z"].iter().zip(coords) {
+        let increasing = c.windows(2).all(|w| w[0] < w[1]);
+        if !(c.iter().all(|v| v.is_finite()) && increasing) {
+            return Err(OutputError::InvalidArgument(format!(
+                "{axis} coordinates must be finite and strictly increasing, got {c:?}"
+            )));
+        }
+    }
+    let dims = coords.map(|c| c.len());
+    let mut coordinates = String::from("      <Coordinates>\n");
+    for (axis, c) in ["x", "y", "z"].iter().zip(coords) {
+        let values: Vec<String> = c.iter().map(|v| v.to_string()).collect();
+        coordinates.push_str(&format!(
+            "        <DataArray type=\"Float64\" Name=\"{axis}\" NumberOfComponents=\"1\" format=\"ascii\">{}</DataArray>\n",
+            values.join(" ")
+        ));
+    }
+    coordinates.push_str("      </Coordinates>\n");
+    write_appended(
+        path,
+        "RectilinearGrid",
+        "",
+        dims,
+        point_fields,
+        &coordinates,
+    )
+}
+
+/// The number of nodes of a grid of `dims`, each at least 1.
+fn node_count(dims: [usize; 3]) -> Result<usize, OutputError> {
+    if dims.contains(&0) {
+        return Err(OutputError::InvalidArgument(format!(
+            "grid dims must all be at least 1, got {dims:?}"
+        )));
+    }
+    dims.iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| OutputError::InvalidArgument(format!("grid dims {dims:?} overflow")))
+}
+
+/// Writes a structured-grid file of `kind` (ImageData, RectilinearGrid) of `dims` nodes whose
+/// element carries `grid` (attributes besides its extent, each after a space): one piece over
+/// the whole extent with `point_fields` (a value per node) as raw Float32 in the appended
+/// block, and `geometry` (the piece's own elements, e.g. Coordinates) after the point and cell
+/// data.
+fn write_appended(
+    path: &Path,
+    kind: &str,
+    grid: &str,
+    dims: [usize; 3],
+    point_fields: &[(&str, &[f32])],
+    geometry: &str,
+) -> Result<(), OutputError> {
+    let n = node_count(dims)?;
     for (name, values) in point_fields {
         check_name(name)?;
         check_len(name, n, values.len())?;
     }
+    let block_bytes = n
+        .checked_mul(std::mem::size_of::<f32>())
+        .ok_or_else(|| OutputError::InvalidArgument(format!("grid dims {dims:?} overflow")))?;
 
-    let extent = format!("0 {} 0 {} 0 {}", dims[0] - 1, dims[1] - 1, dims[2] - 1);
     let mut xml = String::new();
     xml.push_str("<?xml version=\"1.0\"?>\n");
-    xml.push_str(
-        "<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n",
-    );
     xml.push_str(&format!(
-        "  <ImageData WholeExtent=\"{extent}\" Origin=\"{} {} {}\" Spacing=\"{} {} {}\">\n",
-        origin[0], origin[1], origin[2], spacing[0], spacing[1], spacing[2]
+        "<VTKFile type=\"{kind}\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n"
     ));
+    let extent = format!("0 {} 0 {} 0 {}", dims[0] - 1, dims[1] - 1, dims[2] - 1);
+    xml.push_str(&format!("  <{kind} WholeExtent=\"{extent}\"{grid}>\n"));
     xml.push_str(&format!("    <Piece Extent=\"{extent}\">\n"));
     // Naming the first field as the active scalar makes ParaView colour by it.
     match point_fields.first() {
@@ -72,9 +141,6 @@ pub fn write_image_data(
     }
     // Offsets count bytes from just after the '_' that opens the appended block;
     // each block is a u64 byte count followed by the values.
-    let block_bytes = n
-        .checked_mul(std::mem::size_of::<f32>())
-        .ok_or_else(|| OutputError::InvalidArgument(format!("grid dims {dims:?} overflow")))?;
     for (i, (name, _)) in point_fields.iter().enumerate() {
         let offset = i * (8 + block_bytes);
         xml.push_str(&format!(
@@ -84,8 +150,9 @@ pub fn write_image_data(
     }
     xml.push_str("      </PointData>\n");
     xml.push_str("      <CellData>\n      </CellData>\n");
+    xml.push_str(geometry);
     xml.push_str("    </Piece>\n");
-    xml.push_str("  </ImageData>\n");
+    xml.push_str(&format!("  </{kind}>\n"));
     xml.push_str("  <AppendedData encoding=\"raw\">\n   _");
 
     crate::write_atomically(path, |out: &mut BufWriter<File>| -> std::io::Result<()> {
@@ -454,6 +521,90 @@ mod tests {
             write_image_data(&path, [2, 3, 1], [1.0; 3], [0.0; 3], &[("", &six)]),
             Err(OutputError::InvalidArgument(_))
         ));
+    }
+
+    #[test]
+    fn rectilinear_grid_structure_coordinates_and_raw_values_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("fluid.vtr");
+        let (x, y, z) = ([0.0, 0.5, 1.0], [0.0, 2.0], [0.0, 0.1, 0.4, 1.0]);
+        let n = 3 * 2 * 4;
+        let u: Vec<f32> = (0..n).map(|i| i as f32 * 0.25 - 2.0).collect();
+        let w: Vec<f32> = (0..n).map(|i| (i as f32).cos() * 1e-6).collect();
+        write_rectilinear_grid(&path, [&x, &y, &z], &[("u", &u), ("w", &w)]).unwrap();
+
+        let bytes = std::fs::read(&path).unwrap();
+        let trailer = b"\n  </AppendedData>\n</VTKFile>\n";
+        assert!(bytes.ends_with(trailer));
+        let (xml, raw) = split_appended(&bytes);
+        // The appended block holds exactly two count-prefixed arrays of n Float32.
+        assert_eq!(raw.len(), 2 * (8 + n * 4) + trailer.len());
+        let doc = roxmltree::Document::parse(&xml).unwrap();
+        let root = doc.root_element();
+        assert_eq!(root.attribute("type"), Some("RectilinearGrid"));
+        assert_eq!(root.attribute("header_type"), Some("UInt64"));
+        let grid = root
+            .children()
+            .find(|n| n.has_tag_name("RectilinearGrid"))
+            .unwrap();
+        assert_eq!(grid.attribute("WholeExtent"), Some("0 2 0 1 0 3"));
+        let piece = grid.children().find(|n| n.has_tag_name("Piece")).unwrap();
+        assert_eq!(piece.attribute("Extent"), Some("0 2 0 1 0 3"));
+
+        let coordinates: Vec<Vec<f64>> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("DataArray"))
+            .filter(|n| n.parent().unwrap().has_tag_name("Coordinates"))
+            .map(|n| {
+                assert_eq!(n.attribute("type"), Some("Float64"));
+                let text = n.text().unwrap();
+                text.split_whitespace()
+                    .map(|v| v.parse().unwrap())
+                    .collect()
+            })
+            .collect();
+        assert_eq!(coordinates, [x.to_vec(), y.to_vec(), z.to_vec()]);
+
+        let arrays: Vec<_> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("DataArray"))
+            .filter(|n| n.parent().unwrap().has_tag_name("PointData"))
+            .collect();
+        assert_eq!(arrays.len(), 2);
+        for (node, (name, expected)) in arrays.iter().zip([("u", &u), ("w", &w)]) {
+            assert_eq!(node.attribute("Name"), Some(name));
+            assert_eq!(node.attribute("format"), Some("appended"));
+            let offset: usize = node.attribute("offset").unwrap().parse().unwrap();
+            let count = u64::from_le_bytes(raw[offset..offset + 8].try_into().unwrap());
+            assert_eq!(count as usize, n * 4);
+            let values: Vec<f32> = raw[offset + 8..offset + 8 + n * 4]
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+            assert_eq!(&values, expected);
+        }
+    }
+
+    #[test]
+    fn rectilinear_grid_rejects_bad_coordinates_and_lengths() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.vtr");
+        let (x, y) = ([0.0, 1.0], [0.0]);
+        let two = [0.0f32; 2];
+        for z in [&[0.0, 0.0][..], &[0.5, 0.1], &[0.0, f64::NAN], &[]] {
+            let e = write_rectilinear_grid(&path, [&x, &y, z], &[]).unwrap_err();
+            assert!(matches!(e, OutputError::InvalidArgument(_)), "{z:?}: {e}");
+        }
+        let e = write_rectilinear_grid(&path, [&x, &y, &[0.0, 1.0]], &[("u", &two)]).unwrap_err();
+        assert!(matches!(
+            e,
+            OutputError::LengthMismatch {
+                expected: 4,
+                actual: 2,
+                ..
+            }
+        ));
+        assert!(!path.exists(), "nothing should be written on bad input");
     }
 
     #[test]
