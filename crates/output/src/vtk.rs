@@ -429,6 +429,20 @@ mod tests {
         (xml, &bytes[underscore + 1..])
     }
 
+    /// The Float32 values of the appended DataArray `node` in `raw` (the bytes after `_`),
+    /// checking its byte count is that of `n` values.
+    fn appended_values(node: &roxmltree::Node, raw: &[u8], n: usize) -> Vec<f32> {
+        assert_eq!(node.attribute("type"), Some("Float32"));
+        assert_eq!(node.attribute("format"), Some("appended"));
+        let offset: usize = node.attribute("offset").unwrap().parse().unwrap();
+        let count = u64::from_le_bytes(raw[offset..offset + 8].try_into().unwrap());
+        assert_eq!(count as usize, n * 4);
+        raw[offset + 8..offset + 8 + n * 4]
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+
     #[test]
     fn image_data_structure_and_raw_values_round_trip() {
         let dir = tempfile::tempdir().unwrap();
@@ -473,17 +487,8 @@ mod tests {
             .collect();
         assert_eq!(arrays.len(), 2);
         for (node, expected) in arrays.iter().zip([&a, &b]) {
-            assert_eq!(node.attribute("type"), Some("Float32"));
-            assert_eq!(node.attribute("format"), Some("appended"));
             assert_eq!(node.parent().unwrap().tag_name().name(), "PointData");
-            let offset: usize = node.attribute("offset").unwrap().parse().unwrap();
-            let count = u64::from_le_bytes(raw[offset..offset + 8].try_into().unwrap());
-            assert_eq!(count as usize, n * 4);
-            let values: Vec<f32> = raw[offset + 8..offset + 8 + n * 4]
-                .chunks_exact(4)
-                .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-                .collect();
-            assert_eq!(&values, expected);
+            assert_eq!(&appended_values(node, raw, n), expected);
         }
         assert_eq!(arrays[0].attribute("Name"), Some("oxygen"));
         assert_eq!(arrays[1].attribute("Name"), Some("vegf"));
@@ -573,15 +578,7 @@ mod tests {
         assert_eq!(arrays.len(), 2);
         for (node, (name, expected)) in arrays.iter().zip([("u", &u), ("w", &w)]) {
             assert_eq!(node.attribute("Name"), Some(name));
-            assert_eq!(node.attribute("format"), Some("appended"));
-            let offset: usize = node.attribute("offset").unwrap().parse().unwrap();
-            let count = u64::from_le_bytes(raw[offset..offset + 8].try_into().unwrap());
-            assert_eq!(count as usize, n * 4);
-            let values: Vec<f32> = raw[offset + 8..offset + 8 + n * 4]
-                .chunks_exact(4)
-                .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-                .collect();
-            assert_eq!(&values, expected);
+            assert_eq!(&appended_values(node, raw, n), expected);
         }
     }
 
