@@ -87,13 +87,7 @@ impl Observables {
             free_motors: motors(2),
             total_motors: motors(0),
             fluid_kinetic_energy: kinetic_energy(grid, &fields.fluid),
-            max_fluid_speed: plane_speed(grid, &fields.fluid).fold(0.0, |a: f64, s| {
-                if s > a || s.is_nan() {
-                    s
-                } else {
-                    a
-                }
-            }),
+            max_fluid_speed: max_plane_speed(grid, &fields.fluid),
             max_courant,
         }
     }
@@ -247,7 +241,8 @@ fn kinetic_energy(grid: &GlidingGrid, fluid: &[f32]) -> f64 {
     let (cells, z) = (grid.cells(), &grid.z);
     let nz = z.len();
     let mut energy = 0.0;
-    for (j, _) in z.iter().enumerate() {
+    for j in 0..nz {
+        // Half of the two intervals beside the level (one at a wall).
         let weight = 0.5 * (z[(j + 1).min(nz - 1)] - z[j.saturating_sub(1)]);
         let mut level = 0.0;
         for component in 0..3 {
@@ -265,15 +260,16 @@ fn kinetic_energy(grid: &GlidingGrid, fluid: &[f32]) -> f64 {
 /// The fluid's (u, v) at the filaments' level z0, per cell.
 fn plane_velocity<'a>(grid: &GlidingGrid, fluid: &'a [f32]) -> (&'a [f32], &'a [f32]) {
     let (cells, nz) = (grid.cells(), grid.nz());
-    let u = (grid.z0_level) * cells;
+    let u = grid.z0_level * cells;
     let v = (nz + grid.z0_level) * cells;
     (&fluid[u..u + cells], &fluid[v..v + cells])
 }
 
-/// |(u, v)| at z0, per cell.
-fn plane_speed<'a>(grid: &GlidingGrid, fluid: &'a [f32]) -> impl Iterator<Item = f64> + 'a {
+/// The largest |(u, v)| at z0; NaN if any is (`f64::max` would skip it).
+fn max_plane_speed(grid: &GlidingGrid, fluid: &[f32]) -> f64 {
     let (u, v) = plane_velocity(grid, fluid);
-    u.iter().zip(v).map(|(&a, &b)| (a as f64).hypot(b as f64))
+    let speeds = u.iter().zip(v).map(|(&a, &b)| (a as f64).hypot(b as f64));
+    speeds.fold(0.0, |max, s| if s > max || s.is_nan() { s } else { max })
 }
 
 /// The file names of a step's fields: the filament plane and the fluid.
