@@ -11,6 +11,7 @@
 //! See docs/models/gliding.md.
 
 pub mod channel;
+pub mod checkpoint;
 pub mod coupling;
 pub mod coupling_cpu;
 pub mod cpu;

@@ -1,0 +1,148 @@
+//! Checkpoints of the coupled gliding assay (`petri_model::gliding::checkpoint`) on the GPU: a
+//! run stopped, saved, loaded and resumed equals bit for bit a run that did not stop; a
+//! corrupted, truncated or foreign file and a checkpoint of another config are refused with a
+//! message naming the file and what is wrong.
+
+use petri_engine::testing::test_context;
+use petri_model::gliding::checkpoint;
+use petri_model::gliding::fields::GlidingFields;
+use petri_model::gliding::params::GlidingConfig;
+use petri_model::gliding::sim::{GlidingSim, SimOptions};
+use std::path::{Path, PathBuf};
+
+fn asset() -> GlidingConfig {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../assets/gliding.json"
+    ))
+    .unwrap();
+    GlidingConfig::from_json(&text, "assets/gliding.json").unwrap()
+}
+
+/// The asset on a tiny grid: 8 x 8 cells of 0.5, 6 angles, 4 arc cells, 8 levels (as in
+/// gliding_model.rs).
+fn tiny() -> GlidingConfig {
+    let mut c = asset();
+    c.grid.nx = 8;
+    c.grid.ny = 8;
+    c.grid.lx = 4.0;
+    c.grid.ly = 4.0;
+    c.grid.ntheta = 6;
+    c.grid.ns = 4;
+    c.grid.nz = 8;
+    c.grid.z0 = 0.1;
+    c.initial.ring_radius = 1.0;
+    c.initial.ring_spacing = 4.0;
+    c.initial.ring_width = 0.5;
+    c.validate().unwrap();
+    c
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("gliding_checkpoint_{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Every field's bits, in one list per field.
+fn bits(f: &GlidingFields) -> Vec<(&'static str, Vec<u32>)> {
+    let flat = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
+    vec![
+        ("psi", flat(&f.psi)),
+        ("velocity", flat(&f.velocity)),
+        ("fluid", flat(&f.fluid)),
+        ("motors", flat(f.motors.as_flattened())),
+        ("motor_force", flat(f.motor_force.as_flattened())),
+    ]
+}
+
+/// The message of an error that should be a refusal of the checkpoint at `path`.
+fn refused(e: petri_model::error::ModelError, path: &Path) -> String {
+    let e = e.to_string();
+    assert!(
+        e.starts_with(&format!("checkpoint {}: ", path.display())),
+        "{e}"
+    );
+    e
+}
+
+#[test]
+fn a_resumed_run_equals_the_straight_run_bit_for_bit() {
+    let ctx = test_context();
+    let cfg = tiny();
+    let dir = scratch("resume");
+    let path = dir.join("k.petri");
+    let (n, k) = (9, 4);
+    let mut straight = GlidingSim::new(&ctx, &cfg, SimOptions::default()).unwrap();
+    straight.advance(&ctx, n);
+    let want = straight.read_fields(&ctx).unwrap();
+
+    let mut first = GlidingSim::new(&ctx, &cfg, SimOptions::default()).unwrap();
+    let start = first.read_fields(&ctx).unwrap();
+    first.advance(&ctx, k);
+    let saved = first.read_state(&ctx).unwrap();
+    checkpoint::save(&path, &cfg, &saved).unwrap();
+    let state = checkpoint::load(&path, &cfg).unwrap();
+    assert_eq!(state, saved);
+    assert_eq!(state.step, k);
+    // Another batch length after the resume: the steps do not depend on it.
+    let options = SimOptions {
+        max_steps_per_batch: 3,
+        ..SimOptions::default()
+    };
+    let mut resumed = GlidingSim::from_state(&ctx, &cfg, &state, options).unwrap();
+    resumed.advance(&ctx, n - k);
+    let got = resumed.read_fields(&ctx).unwrap();
+    assert_eq!((got.step, got.time), (want.step, want.time));
+    for ((name, a), (_, b)) in bits(&got).into_iter().zip(bits(&want)) {
+        assert!(a == b, "{name} differs after the resume");
+    }
+    // Psi moved: the check is not of a still state.
+    assert_ne!(bits(&want)[0].1, bits(&start)[0].1);
+}
+
+#[test]
+fn corrupt_truncated_and_foreign_checkpoints_are_refused() {
+    let ctx = test_context();
+    let cfg = tiny();
+    let dir = scratch("refused");
+    let path = dir.join("k.petri");
+    let mut sim = GlidingSim::new(&ctx, &cfg, SimOptions::default()).unwrap();
+    sim.advance(&ctx, 2);
+    checkpoint::save(&path, &cfg, &sim.read_state(&ctx).unwrap()).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+
+    // One byte flipped in the middle of the arrays.
+    let flipped = dir.join("flipped.petri");
+    let mut b = bytes.clone();
+    let i = b.len() / 2;
+    b[i] ^= 0x01;
+    std::fs::write(&flipped, &b).unwrap();
+    let e = refused(checkpoint::load(&flipped, &cfg).unwrap_err(), &flipped);
+    assert!(e.contains("checksum does not match"), "{e}");
+
+    // Truncated: the last array runs past the end.
+    let short = dir.join("short.petri");
+    std::fs::write(&short, &bytes[..bytes.len() - 100]).unwrap();
+    let e = refused(checkpoint::load(&short, &cfg).unwrap_err(), &short);
+    assert!(e.contains("truncated"), "{e}");
+
+    // Another config: the fields that differ are named.
+    let mut other = cfg.clone();
+    other.filaments.v_sp = 2.0;
+    let e = refused(checkpoint::load(&path, &other).unwrap_err(), &path);
+    assert!(
+        e.contains("the config differs") && e.ends_with("in: filaments"),
+        "{e}"
+    );
+    // A longer run of the same config resumes.
+    let mut longer = cfg.clone();
+    longer.steps *= 3;
+    assert!(checkpoint::load(&path, &longer).is_ok());
+
+    // Not a checkpoint at all.
+    let text = dir.join("text.petri");
+    std::fs::write(&text, "{\"model\": \"gliding\"}").unwrap();
+    refused(checkpoint::load(&text, &cfg).unwrap_err(), &text);
+}
