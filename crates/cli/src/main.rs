@@ -84,6 +84,8 @@ enum Bench {
     /// The seed's run, RK2 step time by element count and pass, memory per element, the
     /// multithreaded CPU reference and the CUDA force pass
     Epidermis(models::epidermis::BenchArgs),
+    /// The gliding assay's outer step by outer x inner resolution, split by stage
+    Gliding(models::gliding::bench::BenchArgs),
     /// The Min system and uniform lattices, particle-count and multi-device scaling
     Rdme(models::rdme::BenchArgs),
     /// GPU ensembles of a reaction network and GPU tau-leaping of synthetic networks
@@ -161,6 +163,7 @@ fn main() {
         }
         Command::Bench(Bench::Angiogenesis(a)) => models::angiogenesis::bench(a),
         Command::Bench(Bench::Epidermis(a)) => models::epidermis::bench(a),
+        Command::Bench(Bench::Gliding(a)) => models::gliding::bench::bench(a),
         Command::Bench(Bench::Rdme(a)) => models::rdme::bench(a),
         Command::Bench(Bench::Ssa(a)) => models::ssa::bench::bench(a),
         Command::Bench(Bench::Primitives(a)) => primitives::bench(a),

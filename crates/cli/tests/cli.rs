@@ -441,8 +441,9 @@ fn help_flags(args: &[&str]) -> Vec<String> {
 #[test]
 fn each_bench_lists_only_its_own_options() {
     // Options that only one benchmark has.
-    let own: [(&str, &[&str]); 5] = [
+    let own: [(&str, &[&str]); 6] = [
         ("angiogenesis", &["--no-tips"]),
+        ("gliding", &["--repeats"]),
         (
             "epidermis",
             &["--seed-steps", "--height", "--cpu-max-elements"],
@@ -685,6 +686,79 @@ fn epidermis_bench_writes_its_rows() {
         all.extend_from_slice(args);
         assert_refused(&petri(&all), needles);
     }
+}
+
+#[test]
+fn gliding_bench_writes_its_rows_and_refuses_what_does_not_fit() {
+    let dir = scratch("gliding-bench");
+    let json = dir.join("g.json").display().to_string();
+    let o = petri(&[
+        "bench",
+        "gliding",
+        "--sizes",
+        "16x4,1024x32",
+        "--steps",
+        "2",
+        "--warmup",
+        "1",
+        "--repeats",
+        "2",
+        "--json",
+        &json,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    // 16^2 anchors x 9 offsets x 4 angles x 4 arc cells; dt 0.02 scaled by the cell (x4).
+    assert!(out.contains("| 16^2 x 4^2 | 3x3 | 20480 | 0.08 |"), "{out}");
+    // 1024^2 x 32^2 passes 2^28 motor cells even on the 1x1 stencil: its row says so, no panic.
+    assert!(
+        out.contains("| 1024^2 x 32^2 | refused: ") && out.contains("at most 2^28 cells"),
+        "{out}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{v}");
+    let r = &rows[0];
+    assert_eq!(
+        (r["model"].as_str(), r["case"].as_str(), r["size"].as_u64()),
+        (Some("gliding"), Some("outer step"), Some(20480))
+    );
+    assert_eq!(
+        (r["outer"].as_u64(), r["inner"].as_u64()),
+        (Some(16), Some(4))
+    );
+    assert_eq!(r["stencil"], serde_json::json!([3, 3]), "{r}");
+    assert_eq!(r["repeats"].as_u64(), Some(2), "{r}");
+    assert!(r["step_ms"].as_f64().unwrap() > 0.0, "{r}");
+    assert!(r["courant"].as_f64().unwrap() < 0.5, "{r}");
+    if r["timestamps"].as_bool() == Some(true) {
+        let split = r["split_ms"].as_object().unwrap();
+        let stages: Vec<&str> = split.keys().map(String::as_str).collect();
+        assert_eq!(
+            stages,
+            [
+                "coupling",
+                "filaments",
+                "motors evolve",
+                "motors force",
+                "stokes"
+            ],
+            "{r}"
+        );
+    }
+    // Sizes that are no OUTERxINNER are refused before a device opens.
+    assert_refused(
+        &petri(&[
+            "bench",
+            "gliding",
+            "--sizes",
+            "64",
+            "--adapter",
+            "no-such-gpu",
+        ]),
+        &["--sizes", "\"64\"", "OUTERxINNER"],
+    );
 }
 
 #[test]

@@ -6,6 +6,7 @@ use clap::{Args, Command};
 
 pub(crate) mod angiogenesis;
 pub(crate) mod epidermis;
+pub(crate) mod gliding;
 pub(crate) mod rdme;
 pub(crate) mod ssa;
 

@@ -10,6 +10,7 @@
 //! files and PNG frames (`output`); the run itself: `run`, `checkpoint`; the bench: `bench`.
 //! See docs/models/gliding.md.
 
+pub mod bench;
 pub mod channel;
 pub mod checkpoint;
 pub mod coupling;

@@ -20,7 +20,7 @@ use super::motors::{self, MotorTables, MotorUniforms};
 use super::params::GlidingConfig;
 use super::stokes;
 use crate::error::{invalid, short, Result};
-use petri_engine::{buffers, GpuContext};
+use petri_engine::{buffers, GpuContext, Profiler};
 use petri_scheduler::StepPlan;
 
 /// How the plan is built (not part of the model: the same bits for any of these).
@@ -215,6 +215,20 @@ impl GlidingSim {
     pub fn advance(&mut self, ctx: &GpuContext, steps: u64) {
         self.plan.run(ctx, steps);
         self.step += steps;
+    }
+
+    /// Records `steps` outer steps (at most `SimOptions::max_steps_per_batch`) with a
+    /// timestamp per pass into `profiler`, and submits them (does not wait for them).
+    pub fn advance_profiled(&mut self, ctx: &GpuContext, steps: u32, profiler: &mut Profiler) {
+        let mut encoder = self.plan.encode(ctx, steps, Some(profiler));
+        profiler.resolve(&mut encoder);
+        ctx.queue.submit([encoder.finish()]);
+        self.step += u64::from(steps);
+    }
+
+    /// Passes of one outer step (each takes two timestamps when profiled).
+    pub fn passes_per_step(&self) -> usize {
+        self.plan.pass_count()
     }
 
     /// The largest Courant rate of the steps since the last call (waits for the GPU), cleared.

@@ -1,0 +1,135 @@
+//! `petri bench gliding`: GPU time per outer step of the coupled gliding assay at outer x inner
+//! resolutions, split by stage, with each size's stencil and bound-motor cells (model side:
+//! petri_model::gliding::bench). Prints a Markdown table.
+
+use crate::table::{cell, check_json, Rows};
+use crate::GpuArgs;
+use anyhow::{bail, Result};
+use clap::Args;
+use petri_model::gliding::bench::{self, Size, STAGES};
+use petri_model::gliding::params::GlidingConfig;
+use petri_model::gliding::sim::SimOptions;
+use petri_scheduler::bench::{Meta, Table};
+use std::path::PathBuf;
+
+/// The issue's target: at most this many ms per outer step at 256^2 x 32^2 on one GPU (the
+/// seed: 780 ms on four Tesla M2075).
+const TARGET_MS: f64 = 200.0;
+const TARGET_SIZE: Size = Size::new(256, 32);
+
+/// `petri bench gliding`.
+#[derive(Args)]
+pub(crate) struct BenchArgs {
+    /// Sizes OUTERxINNER: an OUTER^2 grid (nx = ny) by INNER^2 (ntheta = ns), e.g. 256x32. The
+    /// default suits a software adapter; the issue's sizes are
+    /// 64x16,128x16,128x32,256x32,512x32
+    #[arg(long, value_delimiter = ',', default_values = ["32x8"])]
+    sizes: Vec<String>,
+    /// Timed outer steps per repeat (1 or more)
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    steps: u32,
+    /// Untimed warm-up iterations of 5 outer steps per size
+    #[arg(long, default_value_t = 2)]
+    warmup: u32,
+    /// Timed repeats per size; the figure is their median (1 or more)
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    repeats: u32,
+    /// Workgroup size of the per-cell and per-mode passes, N,1,1
+    #[arg(long, value_parser = crate::parse_triple)]
+    workgroup: Option<[u32; 3]>,
+    /// Config to take parameters from (its grid is replaced by each size's)
+    #[arg(long, default_value = "assets/gliding.json")]
+    config: PathBuf,
+    /// Also write the rows as JSON here
+    #[arg(long)]
+    json: Option<PathBuf>,
+    #[command(flatten)]
+    gpu: GpuArgs,
+}
+
+pub(crate) fn bench(args: BenchArgs) -> Result<()> {
+    check_json(args.json.as_deref())?;
+    let base = GlidingConfig::from_file(&args.config)?;
+    let mut sim = SimOptions::default();
+    match args.workgroup {
+        None => {}
+        Some([x, 1, 1]) => sim.workgroup = x,
+        Some([x, y, z]) => {
+            bail!("--workgroup {x},{y},{z}: gliding passes are one-dimensional, give N,1,1")
+        }
+    }
+    let sizes = args
+        .sizes
+        .iter()
+        .map(|s| Size::parse(s).map_err(|e| anyhow::anyhow!("--sizes: {e}")))
+        .collect::<Result<Vec<_>>>()?;
+    let ctx = args.gpu.context()?;
+    if !ctx.has_timestamps() {
+        eprintln!("note: this adapter has no timestamp queries; times are wall clock");
+    }
+    let opts = bench::BenchOptions {
+        steps: args.steps,
+        warmup: args.warmup,
+        repeats: args.repeats,
+        sim,
+    };
+    let mut rows = Rows::new(Meta::of(&ctx), "gliding");
+    println!(
+        "Outer step by size ({}, its lengths and dt scaled with the cell; ms per outer step, \
+         median of {} x {} steps):",
+        args.config.display(),
+        args.repeats,
+        args.steps
+    );
+    let mut headers = vec!["outer x inner", "stencil", "motor cells", "dt", "ms/step"];
+    headers.extend(STAGES);
+    headers.push("Courant");
+    let table = Table::print(&headers);
+    let mut notes = Vec::new();
+    for &size in &sizes {
+        let (timing, r) = match bench::bench_size(&ctx, &base, size, &opts) {
+            Ok(x) => x,
+            // A size the config or the adapter cannot take: said in its row, the others run.
+            Err(e) => {
+                let mut cells = vec![size.label(), format!("refused: {e}")];
+                cells.resize(headers.len(), "-".into());
+                table.row(&cells);
+                continue;
+            }
+        };
+        let mut cells = vec![
+            size.label(),
+            format!("{}x{}", r.stencil[0], r.stencil[1]),
+            r.motor_cells.to_string(),
+            format!("{}", r.dt),
+            format!("{:.3}", r.step_ms),
+        ];
+        cells.extend(
+            STAGES
+                .iter()
+                .map(|s| cell(r.split_ms.get(*s).copied(), 3, "")),
+        );
+        cells.push(format!("{:.3}", r.courant));
+        table.row(&cells);
+        if let Some(n) = &r.stencil_note {
+            notes.push(format!("{}: {n}", size.label()));
+        }
+        if size == TARGET_SIZE {
+            let met = if r.step_ms <= TARGET_MS {
+                "met"
+            } else {
+                "not met"
+            };
+            notes.push(format!(
+                "{}: {:.1} ms per outer step, target at most {TARGET_MS} ms: {met}",
+                size.label(),
+                r.step_ms
+            ));
+        }
+        rows.push(("outer step", r.motor_cells, "step"), &timing, &r)?;
+    }
+    for n in notes {
+        println!("{n}");
+    }
+    rows.write(args.json.as_deref())
+}
