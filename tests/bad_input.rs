@@ -15,7 +15,7 @@ type Case = (&'static str, &'static str, &'static [&'static str]);
 #[rustfmt::skip]
 const BAD_CONFIGS_AND_FLAGS: &[Case] = &[
     ("unknown model", "run {gliding} --out {out}", &["gliding", "angiogenesis", "rdme", "network"]),
-    ("unknown model to bench", "bench gliding", &["unrecognized subcommand 'gliding'"]),
+    ("unknown model to bench", "bench no-such-model", &["unrecognized subcommand 'no-such-model'"]),
     ("missing config", "run no/such/file.json --out {out}", &["no/such/file.json"]),
     ("angiogenesis: unknown key", "run {angio_colour} --out {out}", &["{angio_colour}", "unknown field", "colour"]),
     ("rdme: unknown key", "run {min_colour} --out {out}", &["{min_colour}", "unknown field", "colour"]),
