@@ -23,11 +23,12 @@ enum Checkpoints {
 
 /// Every model (the "model" of its configs) and what it does with checkpoints. When a model
 /// learns to checkpoint, its line flips to `ResumeBitwise` (and `setup` learns its run).
-const MODELS: [(&str, Checkpoints); 4] = [
+const MODELS: [(&str, Checkpoints); 5] = [
     ("angiogenesis", Checkpoints::ResumeBitwise),
     ("rdme", Checkpoints::ResumeBitwise),
     ("network", Checkpoints::ResumeBitwise),
     ("epidermis", Checkpoints::ResumeBitwise),
+    ("gliding", Checkpoints::ResumeBitwise),
 ];
 
 fn checkpoints(model: &str) -> Checkpoints {
@@ -95,6 +96,13 @@ fn setup(model: &str, dir: &Path) -> Setup {
         "epidermis" => Setup {
             config: small_epidermis(dir),
             n: 20,
+            resume_with_config: true,
+            flags: Vec::new(),
+        },
+        // Snapshots every 10 steps, frames every 5.
+        "gliding" => Setup {
+            config: small_gliding(dir),
+            n: 10,
             resume_with_config: true,
             flags: Vec::new(),
         },
@@ -228,6 +236,11 @@ fn network() {
 #[test]
 fn epidermis() {
     check("epidermis");
+}
+
+#[test]
+fn gliding() {
+    check("gliding");
 }
 
 /// The GPU ensemble of a network: checkpoints hold its paused threads; the resumed run takes

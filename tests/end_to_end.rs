@@ -9,11 +9,12 @@ use petri_model::rdme::output::KYMOGRAPH_SIZE;
 use petri_model::ssa::output::PLOT_SIZE;
 
 /// The assets this file runs; a new asset needs a test here.
-const COVERED: [&str; 6] = [
+const COVERED: [&str; 7] = [
     "angiogenesis.json",
     "angiogenesis_3d.json",
     "birth-death.json",
     "epidermis.json",
+    "gliding.json",
     "min-system.json",
     "vilar.json",
 ];
@@ -117,6 +118,45 @@ fn epidermis_asset() {
         "tissue_0000025.png",
     ] {
         assert_eq!(png(&out.join(frame)), picture);
+    }
+}
+
+/// The asset on 16 x 16 cells: observables with the filaments conserved and motors bound,
+/// the filament plane (.vti) and the fluid (.vtr) every 10 steps, a frame every 5.
+#[test]
+fn gliding_asset() {
+    let dir = scratch("e2e_gliding");
+    let config = small_gliding(&dir);
+    let out = dir.join("out");
+    let o = petri_ok(&["run", &arg(&config), "--steps", "20", "--out", &arg(&out)]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("step 20 (t = 0.400)"));
+
+    let m = manifest(&out, "gliding");
+    assert_eq!(
+        (m["first_step"].as_u64(), m["last_step"].as_u64()),
+        (Some(0), Some(20))
+    );
+    assert_eq!(m["motor_offsets"].as_u64(), Some(9));
+    let (header, rows) = csv(&out.join("observables.csv"), 1);
+    assert_eq!(header[..4], ["step", "time", "filaments", "mean_speed"]);
+    let steps: Vec<f64> = rows.iter().map(|r| r[0]).collect();
+    assert_eq!(steps, [0.0, 5.0, 10.0, 15.0, 20.0]);
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (first, last) = (&rows[0], &rows[rows.len() - 1]);
+    let drift = (last[col("filaments")] / first[col("filaments")] - 1.0).abs();
+    assert!(drift < 1e-5, "filaments drift {drift:e}");
+    assert!(last[col("bound_motors")] > 0.0);
+    let motors = last[col("bound_motors")] + last[col("free_motors")];
+    assert!((motors / last[col("total_motors")] - 1.0).abs() < 1e-5);
+    for step in ["0000010", "0000020"] {
+        let names = vti(&out.join(format!("gliding_{step}.vti")), [15, 15, 0]);
+        assert!(names.iter().any(|n| n == "bound_motors"), "{names:?}");
+        assert!(out.join(format!("fluid_{step}.vtr")).exists());
+    }
+    let picture = png(&out.join("gliding.png"));
+    assert_eq!(picture.0, 900);
+    for frame in ["0000005", "0000010", "0000015", "0000020"] {
+        assert_eq!(png(&out.join(format!("gliding_{frame}.png"))), picture);
     }
 }
 

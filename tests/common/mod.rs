@@ -139,6 +139,23 @@ pub fn small_epidermis(dir: &Path) -> PathBuf {
     write_config(dir, "epidermis.json", &c)
 }
 
+/// The gliding asset on 16 x 16 cells (cells of 0.5 as the asset's), 8 angles, 4 arc cells, 8
+/// z levels, one ring: observations every 5 steps, snapshots every 10, frames every 5.
+pub fn small_gliding(dir: &Path) -> PathBuf {
+    let mut c = asset("gliding.json");
+    c["grid"] = serde_json::json!({
+        "nx": 16, "ny": 16, "lx": 8.0, "ly": 8.0, "ntheta": 8, "ns": 4, "nz": 8,
+        "z_grid": "bottom", "z0": 0.1
+    });
+    c["initial"]["ring_radius"] = 2.0.into();
+    c["initial"]["ring_spacing"] = 8.0.into();
+    c["initial"]["ring_width"] = 0.7.into();
+    c["observe_every"] = 5.into();
+    c["snapshot_every"] = 10.into();
+    c["frame_every"] = 5.into();
+    write_config(dir, "gliding.json", &c)
+}
+
 /// The files in a folder, by name.
 pub fn files_in(dir: &Path) -> BTreeSet<String> {
     std::fs::read_dir(dir)

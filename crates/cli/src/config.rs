@@ -40,6 +40,7 @@ fn sniff(path: &Path) -> Result<(Option<String>, Model)> {
         Ok(ModelKind::Rdme) => Model::Rdme,
         Ok(ModelKind::Network) => Model::Ssa,
         Ok(ModelKind::Epidermis) => Model::Epidermis,
+        Ok(ModelKind::Gliding) => Model::Gliding,
         Err(e) => bail!("{}: {e}", path.display()),
     };
     Ok((Some(text), model))

@@ -2,7 +2,7 @@
 //! checkpoint); every flag given is checked against the flags that model takes before any file
 //! is written or device opened, so none is silently ignored.
 
-use crate::models::{epidermis, rdme, Model};
+use crate::models::{epidermis, gliding, rdme, Model};
 use crate::{config, models, GpuArgs};
 use anyhow::{bail, Context, Result};
 use clap::parser::ValueSource;
@@ -86,6 +86,7 @@ pub(crate) fn run(args: RunArgs, given: &[String]) -> Result<()> {
         Model::Rdme => models::rdme::run(args),
         Model::Ssa => models::ssa::run(args),
         Model::Epidermis => models::epidermis::run(args),
+        Model::Gliding => models::gliding::run(args),
     };
     if result.is_err() {
         report_kept(&out);
@@ -149,7 +150,11 @@ fn model_of(args: &RunArgs) -> Result<(Model, String)> {
             // Only an angiogenesis checkpoint holds its config; a file that is no checkpoint
             // is refused by the angiogenesis loader, which names what is wrong.
             let model = petri_output::checkpoint::model_of(ck);
-            for name in [rdme::CHECKPOINT_MODEL, epidermis::CHECKPOINT_MODEL] {
+            for name in [
+                rdme::CHECKPOINT_MODEL,
+                epidermis::CHECKPOINT_MODEL,
+                gliding::CHECKPOINT_MODEL,
+            ] {
                 if model.as_ref().is_ok_and(|m| m == name) {
                     bail!(
                         "{} is an {name} checkpoint: give the run's config too (petri run CONFIG \

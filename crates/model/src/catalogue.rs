@@ -7,6 +7,7 @@
 use crate::angiogenesis::{self, AngioConfig};
 use crate::epidermis::{self, EpidermisConfig};
 use crate::error::{invalid, without_bom, ModelError, Result};
+use crate::gliding::{self, params::GlidingConfig};
 use crate::rdme::{self, RdmeConfig};
 use crate::reactions::json::{parse_network_json, read_network};
 use crate::reactions::Network;
@@ -28,9 +29,11 @@ pub enum ModelKind {
     /// A well-mixed reaction network, run as a stochastic ensemble (ssa).
     Network,
     Epidermis,
+    Gliding,
 }
 
-const MODELS: &str = "angiogenesis, rdme, epidermis, network (a reaction network, run by ssa)";
+const MODELS: &str =
+    "angiogenesis, rdme, epidermis, gliding, network (a reaction network, run by ssa)";
 
 impl ModelKind {
     /// The name in configs, manifests and checkpoints.
@@ -40,6 +43,7 @@ impl ModelKind {
             ModelKind::Rdme => "rdme",
             ModelKind::Network => "network",
             ModelKind::Epidermis => "epidermis",
+            ModelKind::Gliding => "gliding",
         }
     }
 
@@ -49,6 +53,7 @@ impl ModelKind {
             "rdme" => ModelKind::Rdme,
             "network" => ModelKind::Network,
             "epidermis" => ModelKind::Epidermis,
+            "gliding" => ModelKind::Gliding,
             other => return Err(invalid(field, format!("{other:?}"), MODELS)),
         })
     }
@@ -304,6 +309,16 @@ pub fn open(
             let sim = epidermis::run::start(&ctx, &cfg, &opts)?;
             let placement = gpu(&ctx);
             let run = epidermis::run::EpidermisRun::new(&ctx, sim, &cfg);
+            (Box::new(run), placement)
+        }
+        ModelKind::Gliding => {
+            let (text, origin) = json(config_of(kind)?)?;
+            let cfg = GlidingConfig::from_json(text, origin)?;
+            let ctx = devices.context()?;
+            let opts = run_options(gliding::sim::SimOptions::default(), resume);
+            let sim = gliding::run::start(&ctx, &cfg, &opts)?;
+            let placement = gpu(&ctx);
+            let run = gliding::run::GlidingRun::new(&ctx, sim, &cfg);
             (Box::new(run), placement)
         }
         ModelKind::Rdme => {

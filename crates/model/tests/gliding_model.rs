@@ -164,9 +164,15 @@ fn aligned_filaments_glide_at_the_motor_speed() {
     let fluid = at_z0.iter().map(|&v| f64::from(v)).sum::<f64>() / cells as f64;
     let speed = cfg.motors.speed;
     println!("mean filament velocity ({ux:.5}, {uy:.5}), mean speed {speed_mean:.5}, <cos theta> {cos:.5}, fluid at z0 {fluid:.5}, motor speed {speed}");
-    assert!(fluid < 0.0, "the fluid moves along the gliding direction: {fluid}");
+    assert!(
+        fluid < 0.0,
+        "the fluid moves along the gliding direction: {fluid}"
+    );
     assert!((ux - (-speed * cos + fluid)).abs() < 1e-5, "ux {ux}");
-    assert!((speed_mean / speed - 1.0).abs() < 0.03, "mean speed {speed_mean}");
+    assert!(
+        (speed_mean / speed - 1.0).abs() < 0.03,
+        "mean speed {speed_mean}"
+    );
     assert!(uy.abs() < 1e-3, "uy {uy}");
 }
 
@@ -241,7 +247,8 @@ fn uniform_motor_force_drives_the_sheet_flow() {
 fn bad_configs_and_a_dt_above_the_cfl_bound_are_refused() {
     let ctx = test_context();
     let base = tiny();
-    let cases: Vec<(&str, Box<dyn Fn(&mut GlidingConfig)>)> = vec![
+    type Change = Box<dyn Fn(&mut GlidingConfig)>;
+    let cases: Vec<(&str, Change)> = vec![
         ("grid.z0", Box::new(|c| c.grid.z0 = 0.999)),
         ("grid.z_grid", Box::new(|c| c.grid.z_grid = "log".into())),
         (

@@ -18,14 +18,16 @@ pub(crate) enum Model {
     /// Reaction networks as stochastic ensembles (config "model": "network", or SBML).
     Ssa,
     Epidermis,
+    Gliding,
 }
 
 impl Model {
-    pub(crate) const ALL: [Model; 4] = [
+    pub(crate) const ALL: [Model; 5] = [
         Model::Angiogenesis,
         Model::Rdme,
         Model::Ssa,
         Model::Epidermis,
+        Model::Gliding,
     ];
 
     /// The name in messages.
@@ -35,6 +37,7 @@ impl Model {
             Model::Rdme => "rdme",
             Model::Ssa => "ssa (reaction network)",
             Model::Epidermis => "epidermis",
+            Model::Gliding => "gliding",
         }
     }
 
@@ -45,6 +48,7 @@ impl Model {
             Model::Rdme => "rdme",
             Model::Ssa => "network",
             Model::Epidermis => "epidermis",
+            Model::Gliding => "gliding",
         }
     }
 
@@ -61,6 +65,10 @@ impl Model {
             Model::Epidermis => (
                 epidermis::SHARED_RUN_FLAGS,
                 longs::<epidermis::EpidermisRunFlags>(),
+            ),
+            Model::Gliding => (
+                gliding::SHARED_RUN_FLAGS,
+                longs::<gliding::GlidingRunFlags>(),
             ),
         };
         shared.iter().map(|f| f.to_string()).chain(own).collect()

@@ -103,6 +103,7 @@ fn writer<'a>(cfg: &GlidingConfig, s: &'a GlidingState) -> CheckpointWriter<'a> 
         .array::<f32>("motor_force", bytemuck::cast_slice(&s.motor_force))
         .array("fluid", &s.fluid)
         .array("velocity", &s.velocity)
+        .array("max_courant", std::slice::from_ref(&s.max_courant))
 }
 
 fn from_file(mut file: CheckpointFile, cfg: &GlidingConfig) -> Result<GlidingState> {
@@ -128,6 +129,13 @@ fn from_file(mut file: CheckpointFile, cfg: &GlidingConfig) -> Result<GlidingSta
     let (psi, rate, bound) = (f32s("psi")?, f32s("rate")?, f32s("bound")?);
     let (motors, force) = (f32s("motors")?, f32s("motor_force")?);
     let (fluid, velocity) = (f32s("fluid")?, f32s("velocity")?);
+    let courant = f32s("max_courant")?;
+    let &[max_courant] = courant.as_slice() else {
+        return Err(refuse(
+            &file,
+            format!("max_courant holds {} numbers, not 1", courant.len()),
+        ));
+    };
     if motors.len() % 4 != 0 || force.len() % 2 != 0 {
         return Err(refuse(
             &file,
@@ -150,6 +158,7 @@ fn from_file(mut file: CheckpointFile, cfg: &GlidingConfig) -> Result<GlidingSta
         motor_force: force.chunks_exact(2).map(|c| [c[0], c[1]]).collect(),
         fluid,
         velocity,
+        max_courant,
     };
     check_state(&shape, &state).map_err(|m| refuse(&file, m))?;
     Ok(state)
@@ -231,6 +240,12 @@ fn check_state(shape: &Shape, s: &GlidingState) -> std::result::Result<(), Strin
     finite("motor_force", bytemuck::cast_slice(&s.motor_force))?;
     finite("fluid", &s.fluid)?;
     finite("velocity", &s.velocity)?;
+    if !(s.max_courant.is_finite() && s.max_courant >= 0.0) {
+        return Err(format!(
+            "max_courant is {}: a finite rate >= 0",
+            s.max_courant
+        ));
+    }
     let flag = s.rate[nt * cells];
     if flag != 0.0 && flag != 1.0 {
         return Err(format!(
@@ -280,6 +295,7 @@ mod tests {
             motor_force: (0..cells).map(|i| [i as f32, -0.5]).collect(),
             fluid: (0..3 * nz * cells).map(|i| i as f32 * 1e-3).collect(),
             velocity: (0..3 * nt * cells).map(|i| -(i as f32)).collect(),
+            max_courant: 2.5,
         }
     }
 

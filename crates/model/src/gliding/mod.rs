@@ -24,6 +24,7 @@ pub mod motors;
 pub mod motors_cpu;
 pub mod output;
 pub mod params;
+pub mod run;
 pub mod sim;
 pub mod stokes;
 pub mod stokes_cpu;

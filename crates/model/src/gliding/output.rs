@@ -417,7 +417,7 @@ pub fn frame_figures(
     let bound: Vec<f32> = fields.motors.iter().map(|a| a[1]).collect();
     let title = format!("bound motors and fluid velocity at z0, t = {time}");
     let mut bottom = frame_panel(grid, title, bound);
-    let label = format!("fluid velocity at z0 (longest |u| = {})", short(fastest));
+    let label = format!("fluid velocity at z0 (longest |u| = {fastest:.3e})");
     bottom
         .lines
         .push(Lines::new(ARROW, 2, arrows.collect()).labelled(label));

@@ -58,6 +58,8 @@ pub struct GlidingState {
     /// last step.
     pub fluid: Vec<f32>,
     pub velocity: Vec<f32>,
+    /// The largest Courant rate since the last observation took it (`take_max_courant`).
+    pub max_courant: f32,
 }
 
 pub struct GlidingSim {
@@ -84,6 +86,7 @@ impl GlidingSim {
             motor_force: vec![[0.0; 2]; anchors],
             fluid: vec![0.0; 3 * sim.grid.nz() * anchors],
             velocity: vec![0.0; 3 * sim.grid.ntheta * anchors],
+            max_courant: 0.0,
         };
         let mut sim = sim;
         sim.load(ctx, &state)?;
@@ -184,7 +187,10 @@ impl GlidingSim {
         write(motors::FORCE, bytemuck::cast_slice(&s.motor_force));
         write(stokes::VELOCITY, bytemuck::cast_slice(&s.fluid));
         write(filaments::VELOCITY, bytemuck::cast_slice(&s.velocity));
-        write(coupling::STATS, bytemuck::bytes_of(&0u32));
+        write(
+            coupling::STATS,
+            bytemuck::bytes_of(&s.max_courant.to_bits()),
+        );
         self.step = s.step;
         self.plan.step = s.step;
         Ok(())
@@ -290,6 +296,9 @@ impl GlidingSim {
             motor_force: f.motor_force,
             fluid: f.fluid,
             velocity: f.velocity,
+            max_courant: f32::from_bits(
+                buffers::read_vec::<u32>(ctx, self.plan.buffer(coupling::STATS))?[0],
+            ),
         })
     }
 

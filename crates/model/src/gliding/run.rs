@@ -1,0 +1,254 @@
+//! A gliding assay run as the runtime drives it (`crate::runtime`): every `observe_every` steps
+//! the fields are read back and observed (observables.csv; its max_courant is dt times the
+//! last step's largest Courant rate, at most 0.25), and the steps since the last observation are
+//! checked against the advective CFL bound (a dt above it stops the run with an error naming dt
+//! and the bound); every `snapshot_every` steps the fields
+//! (`gliding_NNNNNNN.vti`, `fluid_NNNNNNN.vtr`) and the picture (`frame_NNNNNNN.png`); every
+//! `frame_every` steps the picture alone; at the end the fields, `gliding.png` and, with
+//! `--checkpoint-every`, the checkpoint. The CLI calls [`run`]; an embedding program can too.
+
+use super::checkpoint;
+use super::coupling_cpu::courant_rate;
+use super::fields::GlidingGrid;
+use super::output::{frame_file, write_fields, write_frame, Observables};
+use super::params::GlidingConfig;
+use super::sim::{GlidingSim, SimOptions};
+use crate::error::Result;
+use crate::runtime::{
+    self, run_loop::file_name, ArrayData, Observation, RunReport, Schedule, Simulation, StateArray,
+};
+use petri_engine::{AdapterSummary, GpuContext};
+use serde::Serialize;
+use std::path::Path;
+use std::time::Instant;
+
+/// A gliding run's options (`resume`: a checkpoint written by a run of the same config).
+pub type RunOptions = runtime::ModelRunOptions<SimOptions>;
+
+impl Observation for Observables {
+    fn step(&self) -> u64 {
+        self.step
+    }
+    fn row(&self) -> Vec<f64> {
+        Observables::row(self)
+    }
+    fn non_finite(&self) -> Option<&'static str> {
+        Observables::non_finite(self)
+    }
+}
+
+/// A simulation on one device, for the runtime.
+pub struct GlidingRun {
+    pub ctx: GpuContext,
+    pub sim: GlidingSim,
+    pub cfg: GlidingConfig,
+    grid: GlidingGrid,
+}
+
+/// The model's part of manifest.json.
+#[derive(Debug, Serialize)]
+pub struct Details {
+    pub config: GlidingConfig,
+    pub seed: u64,
+    pub dt: f64,
+    /// The height of the filament level (the z level nearest to the config's z0).
+    pub z0: f64,
+    /// Offsets d = x - r0 at which a motor of r0 can hold a filament (the motors' stencil).
+    pub motor_offsets: usize,
+    pub adapter: AdapterSummary,
+    /// The observables at the last step.
+    pub final_observables: Observables,
+}
+
+impl GlidingRun {
+    pub fn new(ctx: &GpuContext, sim: GlidingSim, cfg: &GlidingConfig) -> Self {
+        Self {
+            ctx: ctx.clone(),
+            grid: sim.grid().clone(),
+            sim,
+            cfg: cfg.clone(),
+        }
+    }
+
+    /// Writes the fields and the picture(s) of the current state; returns the file names.
+    fn write_state(&mut self, dir: &Path, fields: bool, pictures: &[&Path]) -> Result<Vec<String>> {
+        let f = self.sim.read_fields(&self.ctx)?;
+        let mut files = Vec::new();
+        if fields {
+            files.extend(write_fields(dir, &self.grid, &f)?);
+        }
+        for p in pictures {
+            write_frame(p, &self.grid, &f, self.cfg.output.arrow_every)?;
+            files.push(file_name(p));
+        }
+        Ok(files)
+    }
+}
+
+impl Simulation for GlidingRun {
+    type Observation = Observables;
+    type Details = Details;
+
+    fn step(&self) -> u64 {
+        self.sim.step()
+    }
+
+    fn schedule(&self) -> Schedule {
+        let cfg = &self.cfg;
+        Schedule {
+            model: "gliding",
+            steps: cfg.steps,
+            observe_every: cfg.observe_every,
+            snapshot_every: cfg.snapshot_every,
+            frame_every: cfg.frame_every,
+            seconds_per_step: None,
+            time_per_step: cfg.dt,
+        }
+    }
+
+    fn columns(&self) -> Vec<String> {
+        Observables::columns()
+            .into_iter()
+            .map(String::from)
+            .collect()
+    }
+
+    fn observe(&mut self) -> Result<Observables> {
+        let fields = self.sim.read_fields(&self.ctx)?;
+        let rate = self.sim.take_max_courant(&self.ctx)?;
+        self.sim.check_courant(rate)?;
+        // The observed Courant number is the last step's, a function of the state (so a
+        // resumed run observes what the straight one did).
+        let velocity: Vec<f64> = fields.velocity.iter().map(|&v| f64::from(v)).collect();
+        let courant = self.cfg.dt * courant_rate(&self.grid, &velocity);
+        Ok(Observables::of(&self.grid, &fields, courant))
+    }
+
+    fn advance(
+        &mut self,
+        steps: u64,
+        observe_at_end: bool,
+        sink: &mut dyn FnMut(Observables) -> Result<()>,
+    ) -> Result<()> {
+        self.sim.advance(&self.ctx, steps);
+        if observe_at_end {
+            sink(self.observe()?)?;
+        }
+        Ok(())
+    }
+
+    fn write_snapshot(&mut self, dir: &Path) -> Result<Vec<String>> {
+        let frame = frame_file(dir, self.sim.step());
+        self.write_state(dir, true, &[&frame])
+    }
+
+    fn write_frame(&mut self, dir: &Path) -> Result<Vec<String>> {
+        let frame = frame_file(dir, self.sim.step());
+        self.write_state(dir, false, &[&frame])
+    }
+
+    fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
+        let picture = dir.join("gliding.png");
+        // With snapshots or frames on, the film ends on the final state too.
+        if self.cfg.snapshot_every > 0 || self.cfg.frame_every > 0 {
+            let frame = frame_file(dir, self.sim.step());
+            self.write_state(dir, true, &[&frame, &picture])
+        } else {
+            self.write_state(dir, true, &[&picture])
+        }
+    }
+
+    fn save_checkpoint(&mut self, path: &Path) -> Result<()> {
+        let state = self.sim.read_state(&self.ctx)?;
+        checkpoint::save(path, &self.cfg, &state)
+    }
+
+    /// Psi (theta, y, x); the filament velocities (Ux, Uy, Omega; theta, y, x) and the fluid
+    /// velocity (u, v, w; z, y, x) of the last step; the z levels; per anchor the total, bound
+    /// and free motors; the motor force (y, x, 2); the bound motors M_b (y, x, offset, theta,
+    /// s) with their offsets (offset, 2: dx, dy in cells).
+    fn state_arrays(&mut self) -> Result<Vec<StateArray>> {
+        let g = &self.grid;
+        let (nx, ny, nt, nz) = (g.nx, g.ny, g.ntheta, g.nz());
+        let s = self.sim.read_state(&self.ctx)?;
+        let motor = |i: usize| s.motors.iter().map(|m| m[i]).collect::<Vec<f32>>();
+        let tables = self.sim.tables();
+        let offsets: Vec<i32> = tables.offsets.iter().flatten().copied().collect();
+        Ok(vec![
+            StateArray::new("psi", &[nt, ny, nx], ArrayData::F32(s.psi)),
+            StateArray::new("velocity", &[3, nt, ny, nx], ArrayData::F32(s.velocity)),
+            StateArray::new("fluid", &[3, nz, ny, nx], ArrayData::F32(s.fluid)),
+            StateArray::new("z", &[nz], ArrayData::F64(g.z.clone())),
+            StateArray::new("motors_total", &[ny, nx], ArrayData::F32(motor(0))),
+            StateArray::new("motors_bound", &[ny, nx], ArrayData::F32(motor(1))),
+            StateArray::new("motors_free", &[ny, nx], ArrayData::F32(motor(2))),
+            StateArray::new(
+                "motor_force",
+                &[ny, nx, 2],
+                ArrayData::F32(s.motor_force.concat()),
+            ),
+            StateArray::new(
+                "bound_density",
+                &[ny, nx, tables.offsets.len(), nt, self.cfg.grid.ns],
+                ArrayData::F32(s.bound),
+            ),
+            StateArray::new(
+                "bound_offsets",
+                &[tables.offsets.len(), 2],
+                ArrayData::F64(offsets.into_iter().map(f64::from).collect()),
+            ),
+        ])
+    }
+
+    fn manifest_details(&self, _first_step: u64, last: &Observables) -> Result<Details> {
+        Ok(Details {
+            config: self.cfg.clone(),
+            seed: self.cfg.seed,
+            dt: self.cfg.dt,
+            z0: self.grid.z[self.grid.z0_level],
+            motor_offsets: self.sim.tables().offsets.len(),
+            adapter: self.ctx.adapter.clone(),
+            final_observables: last.clone(),
+        })
+    }
+}
+
+/// The simulation a run starts from: `cfg`'s initial state, or with `opts.resume` the state of
+/// that checkpoint, refused unless it was written by a run of the same config.
+pub fn start(ctx: &GpuContext, cfg: &GlidingConfig, opts: &RunOptions) -> Result<GlidingSim> {
+    match &opts.resume {
+        Some(path) => {
+            let state = checkpoint::load(path, cfg)?;
+            GlidingSim::from_state(ctx, cfg, &state, opts.sim)
+        }
+        None => GlidingSim::new(ctx, cfg, opts.sim),
+    }
+}
+
+/// Runs `sim` from its current step and writes everything into `opts.out_dir`
+/// (`runtime::run`). `progress` sees each observation.
+pub fn run_sim(
+    ctx: &GpuContext,
+    sim: GlidingSim,
+    cfg: &GlidingConfig,
+    opts: &RunOptions,
+    setup_s: f64,
+    progress: impl FnMut(&Observables),
+) -> Result<(GlidingSim, RunReport<Observables>)> {
+    let mut run = GlidingRun::new(ctx, sim, cfg);
+    let report = runtime::run(&mut run, &opts.run_options(setup_s), progress)?;
+    Ok((run.sim, report))
+}
+
+/// Builds the simulation ([`start`]) and runs it ([`run_sim`]).
+pub fn run(
+    ctx: &GpuContext,
+    cfg: &GlidingConfig,
+    opts: &RunOptions,
+    progress: impl FnMut(&Observables),
+) -> Result<RunReport<Observables>> {
+    let t = Instant::now();
+    let sim = start(ctx, cfg, opts)?;
+    let setup = t.elapsed().as_secs_f64();
+    Ok(run_sim(ctx, sim, cfg, opts, setup, progress)?.1)
+}
