@@ -9,10 +9,10 @@
 //! (`DirectTables`). A trajectory runs from one sample time to the next (`DirectTrajectory`), so
 //! an ensemble can pause between output times.
 
-use super::stop::{check_counts, check_resolvable, fire_one, next_event_time, Stop};
+use super::stop::{check_counts, check_resolvable, fire_one, next_event_after, Stop};
 use super::stream::Stream;
 use crate::error::Result;
-use crate::reactions::Network;
+use crate::reactions::{Network, COUNT_LIMIT};
 
 /// One trajectory from the initial counts, seeded by `seed`. Returns the counts of every species
 /// (indexed like `net.species`) at each of `sample_times`: the state after all events at times
@@ -59,7 +59,8 @@ pub(crate) fn sample_direct(
 ///
 /// A propensity is c * f1 * f2, each factor read from a trajectory's factor table: x_s (a
 /// first-order reactant), C(x_s, 2) (2A), or 1 (no further reactant). Those are the products of
-/// `Reaction::propensity` in its order, so the same bits, without a branch or a loop.
+/// `Reaction::propensity` in its order, so the same bits, without a branch or a loop. The
+/// counts themselves live in the table during a run (x_s, exact in f64 below 2^30).
 #[derive(Clone, Debug)]
 pub struct DirectTables {
     /// The initial counts of a new trajectory.
@@ -70,37 +71,57 @@ pub struct DirectTables {
     /// (`Network::state_changes`), and `dependents[events[j].dependents]` the propensities it
     /// can change: the reactions with a reactant whose count it changes, in ascending order.
     events: Vec<Event>,
-    changes: Vec<(usize, i64)>,
+    changes: Vec<Change>,
     /// A dependent reaction with its propensity's terms, read together (no second lookup).
-    dependents: Vec<(usize, Propensity)>,
+    dependents: Vec<Dependent>,
 }
 
 /// c, and the indices of the two factors (`DirectTables`).
 #[derive(Clone, Copy, Debug)]
 struct Propensity {
     rate: f64,
-    factors: [usize; 2],
+    factors: [u32; 2],
 }
 
 impl Propensity {
     #[inline]
     fn of(&self, f: &[f64]) -> f64 {
-        self.rate * f[self.factors[0]] * f[self.factors[1]]
+        self.rate * f[self.factors[0] as usize] * f[self.factors[1] as usize]
     }
 }
 
-/// The ranges of one reaction's changes and dependents (`DirectTables`).
-#[derive(Clone, Debug)]
+/// One species' net change by a reaction: the species (its count x at `factors[s]`, its
+/// C(x, 2) at `factors[pair]`) and the change as i64 and as f64.
+#[derive(Clone, Copy, Debug)]
+struct Change {
+    s: u32,
+    pair: u32,
+    d: i64,
+    d_f64: f64,
+}
+
+/// A reaction whose propensity an event can change, and that propensity's terms.
+#[derive(Clone, Copy, Debug)]
+struct Dependent {
+    reaction: u32,
+    propensity: Propensity,
+}
+
+/// The ranges of one reaction's changes and dependents (`DirectTables`), and the first of the
+/// dependents (where the running sums start to change; `u32::MAX` when there are none).
+#[derive(Clone, Copy, Debug)]
 struct Event {
-    changes: std::ops::Range<usize>,
-    dependents: std::ops::Range<usize>,
+    changes: [u32; 2],
+    dependents: [u32; 2],
+    first: u32,
 }
 
 impl DirectTables {
     /// `net` is expected to be valid (reactions of order at most 2).
     pub fn new(net: &Network) -> Self {
         let n = net.species.len();
-        let one = 2 * n;
+        let index = |i: usize| u32::try_from(i).expect("a network of fewer than 2^31 species");
+        let one = index(2 * n);
         let propensities: Vec<Propensity> = net
             .reactions
             .iter()
@@ -109,8 +130,8 @@ impl DirectTables {
                 for (slot, &(s, nu)) in r.reactants.iter().enumerate() {
                     factors[slot] = match nu {
                         0 => one,
-                        1 => s,
-                        2 => n + s,
+                        1 => index(s),
+                        2 => index(n + s),
                         _ => panic!("a validated network is at most bimolecular"),
                     };
                 }
@@ -123,12 +144,22 @@ impl DirectTables {
         let (mut events, mut changes, mut dependents) = (Vec::new(), Vec::new(), Vec::new());
         let deltas = net.state_changes();
         for (delta, depends) in deltas.iter().zip(net.dependents(&deltas)) {
-            let (c0, d0) = (changes.len(), dependents.len());
-            dependents.extend(depends.into_iter().map(|k| (k, propensities[k])));
-            changes.extend_from_slice(delta);
+            let (c0, d0) = (index(changes.len()), index(dependents.len()));
+            let first = depends.first().map_or(u32::MAX, |&k| index(k));
+            dependents.extend(depends.into_iter().map(|k| Dependent {
+                reaction: index(k),
+                propensity: propensities[k],
+            }));
+            changes.extend(delta.iter().map(|&(s, d)| Change {
+                s: index(s),
+                pair: index(n + s),
+                d,
+                d_f64: d as f64,
+            }));
             events.push(Event {
-                changes: c0..changes.len(),
-                dependents: d0..dependents.len(),
+                changes: [c0, index(changes.len())],
+                dependents: [d0, index(dependents.len())],
+                first,
             });
         }
         Self {
@@ -146,8 +177,18 @@ impl DirectTables {
 #[inline]
 fn set_factors(f: &mut [f64], n: usize, s: usize, x: f64) {
     f[s] = x;
-    f[n + s] = x * (x - 1.0).max(0.0) * 0.5;
+    f[n + s] = pair_factor(x);
 }
+
+/// C(x, 2) of a count x (`set_factors`).
+#[inline]
+fn pair_factor(x: f64) -> f64 {
+    x * (x - 1.0).max(0.0) * 0.5
+}
+
+/// The bits of `COUNT_LIMIT` as f64: a count x >= 0 is below the limit when its bits are below
+/// these, and a negative one (sign bit set) compares above them.
+const LIMIT_BITS: u64 = (COUNT_LIMIT as f64).to_bits();
 
 /// The number of running sums <= `target` (they ascend): the index of the first one past it.
 /// Small networks count them all, without a branch: a scan's exit, at a random reaction each
@@ -212,22 +253,39 @@ impl DirectTrajectory {
     }
 
     fn draw_time(&mut self, t: f64, total: f64) -> std::result::Result<f64, Stop> {
-        next_event_time(t, total, || self.stream.uniform())
+        next_event_after(t, total, || self.stream.exponential())
     }
 
     /// Fires every event at times <= `t`.
     pub fn advance_to(&mut self, tables: &DirectTables, t: f64) -> std::result::Result<(), Stop> {
         check_counts(&self.counts, self.t_next.min(t))?;
+        // The stream is drawn from a local copy (kept in registers), put back however the
+        // run ends; the counts are read back from the factor table.
+        let mut stream = self.stream.clone();
+        let result = self.events_to(tables, t, &mut stream);
+        self.stream = stream;
+        for (count, &x) in self.counts.iter_mut().zip(&self.factors) {
+            *count = x as u64;
+        }
+        result
+    }
+
+    /// `advance_to`'s event loop.
+    fn events_to(
+        &mut self,
+        tables: &DirectTables,
+        t: f64,
+        stream: &mut Stream,
+    ) -> std::result::Result<(), Stop> {
         // The loop takes the fields as separate borrows.
         let Self {
             counts,
             t_next,
-            stream,
             propensities,
             factors,
             sums,
+            ..
         } = self;
-        let n = counts.len();
         let Some(last) = sums.len().checked_sub(1) else {
             *t_next = f64::INFINITY; // no reactions
             return Ok(());
@@ -256,21 +314,30 @@ impl DirectTrajectory {
                 },
             };
             // Mass action gives propensity 0 when a reactant has too few molecules, so counts
-            // only meet the upper limit.
-            let event = &tables.events[fired];
-            for &(s, d) in &tables.changes[event.changes.clone()] {
-                // Below 2^30 once fired: exact as i64, converted quicker than a u64.
-                let x = fire_one(counts, s, d, now)?;
-                set_factors(factors, n, s, x as i64 as f64);
+            // only meet the upper limit (a negative count would be a bug, caught alike).
+            let event = tables.events[fired];
+            let [c0, c1] = event.changes;
+            for change in &tables.changes[c0 as usize..c1 as usize] {
+                let s = change.s as usize;
+                let x = factors[s] + change.d_f64;
+                if x.to_bits() >= LIMIT_BITS {
+                    // The counts so far, and the stop `fire_one` gives for this change.
+                    for (count, &x) in counts.iter_mut().zip(factors.iter()) {
+                        *count = x as u64;
+                    }
+                    return fire_one(counts, s, change.d, now).map(|_| ());
+                }
+                factors[s] = x;
+                factors[change.pair as usize] = pair_factor(x);
             }
-            let dependents = &tables.dependents[event.dependents.clone()];
-            for (k, p) in dependents {
-                propensities[*k] = p.of(factors);
+            let [d0, d1] = event.dependents;
+            for dependent in &tables.dependents[d0 as usize..d1 as usize] {
+                propensities[dependent.reaction as usize] = dependent.propensity.of(factors);
             }
-            if let Some(&(first, _)) = dependents.first() {
-                sum_from(propensities, sums, first);
+            if event.first != u32::MAX {
+                sum_from(propensities, sums, event.first as usize);
             }
-            *t_next = next_event_time(now, sums[last], || stream.uniform())?;
+            *t_next = next_event_after(now, sums[last], || stream.exponential())?;
         }
         Ok(())
     }
@@ -381,7 +448,7 @@ mod tests {
             net.reactions.iter().map(|r| r.propensity(counts)).collect()
         };
         let mut a = propensities(&counts);
-        let mut t_next = next_event_time(0.0, a.iter().sum(), || stream.uniform()).unwrap();
+        let mut t_next = next_event_after(0.0, a.iter().sum(), || stream.exponential()).unwrap();
         let mut out = Vec::new();
         for &t in times {
             while t_next <= t {
@@ -399,7 +466,7 @@ mod tests {
                 }
                 fire(&mut counts, &changes[fired.unwrap()], t_next).unwrap();
                 a = propensities(&counts);
-                t_next = next_event_time(t_next, a.iter().sum(), || stream.uniform()).unwrap();
+                t_next = next_event_after(t_next, a.iter().sum(), || stream.exponential()).unwrap();
             }
             out.push(counts.clone());
         }

@@ -104,13 +104,21 @@ pub(crate) fn check_counts(counts: &[u64], t: f64) -> Result<(), Stop> {
 /// The time of the next event after `t` for a total propensity `a0`: t + Exp(a0) from the
 /// uniform in [0, 1) that `uniform` draws (only when a0 > 0), infinite when a0 = 0.
 pub(crate) fn next_event_time(t: f64, a0: f64, uniform: impl FnOnce() -> f64) -> Result<f64, Stop> {
+    // -(ln(1 - u)) / a0 = -(ln(1 - u) / a0) and t + -y = t - y exactly: the bits of
+    // t - ln(1 - u) / a0.
+    next_event_after(t, a0, || -(1.0 - uniform()).ln())
+}
+
+/// `next_event_time` with Exp(1) drawn by `exp1` (the direct method's ziggurat): t + e / a0.
+#[inline]
+pub(crate) fn next_event_after(t: f64, a0: f64, exp1: impl FnOnce() -> f64) -> Result<f64, Stop> {
     if !a0.is_finite() {
         return Err(Stop::InfinitePropensity { a0, t });
     }
     if a0 <= 0.0 {
         return Ok(f64::INFINITY);
     }
-    Ok(t - (1.0 - uniform()).ln() / a0)
+    Ok(t + exp1() / a0)
 }
 
 /// Checks, before an event at time `t`, that event-by-event steps with total propensity `a0`

@@ -1,9 +1,11 @@
 //! The random stream of one CPU trajectory: PCG64 seeded from the trajectory's seed, counting
 //! its draws, so a checkpoint holds the stream as (seed, draws) and a resumed trajectory jumps
-//! straight to where it stopped (PCG's `advance`) and draws the same numbers on.
+//! straight to where it stopped (PCG's `advance`) and draws the same numbers on. Every 64-bit
+//! output counts as one draw, whatever it is made into (a uniform, or part of an exponential).
 
 use rand_pcg::rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64;
+use std::convert::Infallible;
 
 #[derive(Clone, Debug)]
 pub struct Stream {
@@ -33,6 +35,38 @@ impl Stream {
     pub fn uniform(&mut self) -> f64 {
         self.draws += 1;
         (self.rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// Exp(1) by rand_distr's `Exp1` (the ZIGNOR ziggurat): one draw about 99% of the time,
+    /// more (each counted) when it rejects. Same stream, same numbers (rand_distr is pinned by
+    /// Cargo.lock; its tables are constants).
+    #[inline]
+    pub fn exponential(&mut self) -> f64 {
+        rand_distr::Distribution::<f64>::sample(&rand_distr::Exp1, self)
+    }
+}
+
+/// rand_core 0.10's interface (rand_distr's) to the counted stream.
+impl rand_core_010::TryRng for Stream {
+    type Error = Infallible;
+
+    #[inline]
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        Ok(self.try_next_u64()? as u32)
+    }
+
+    #[inline]
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        self.draws += 1;
+        Ok(self.rng.next_u64())
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+        for chunk in dst.chunks_mut(8) {
+            let bytes = self.try_next_u64()?.to_le_bytes();
+            chunk.copy_from_slice(&bytes[..chunk.len()]);
+        }
+        Ok(())
     }
 }
 
