@@ -376,8 +376,11 @@ pub fn bench_cpu_vs_rebop(
 ) -> Result<RebopRow> {
     let times = super::run::output_times(t_end, points)?;
     let n = trajectories.max(1);
+    // Built once, as rebop's problem (cloned per trajectory) and as an ensemble's tables.
+    let tables = direct::DirectTables::new(net);
     let ours = |seed: u64| -> Result<u64> {
-        let samples = direct::simulate_direct(net, seed, t_end, &times)?;
+        let samples = direct::sample_direct(&tables, seed, t_end, &times)
+            .map_err(|stop| stop.error(net, None))?;
         Ok(samples.last().map_or(0, |c| c.iter().sum()))
     };
     let problem = rebop_problem(net);

@@ -44,20 +44,38 @@ impl Odm {
             dependents,
             changes,
         };
-        // The presimulation: events up to t_end, at most PRESIMULATION_EVENTS of them. One
-        // that stops early (`Stop`) orders by the events so far: the run reports the stop.
-        let mut firings = vec![0u64; net.reactions.len()];
-        let mut pre = odm.start(net, Stream::new(PRESIMULATION_SEED));
-        while pre.events < PRESIMULATION_EVENTS && pre.t_next <= t_end {
-            let Some(j) = pre.fired else { break };
-            firings[j] += 1;
-            if odm.fire_next(net, &mut pre).is_err() {
-                break;
-            }
-        }
+        let firings = odm.presimulate(net, t_end);
         // Stable sort: ties keep the network's order.
         odm.order.sort_by_key(|&j| std::cmp::Reverse(firings[j]));
         odm
+    }
+
+    /// The presimulation: how often each reaction fires in events up to t_end, at most
+    /// PRESIMULATION_EVENTS of them. One that stops early (`Stop`) gives the events so far:
+    /// the run reports the stop.
+    fn presimulate(&self, net: &Network, t_end: f64) -> Vec<u64> {
+        let mut firings = vec![0u64; net.reactions.len()];
+        let mut pre = self.start(net, Stream::new(PRESIMULATION_SEED));
+        while pre.events < PRESIMULATION_EVENTS && pre.t_next <= t_end {
+            let Some(j) = pre.fired else { break };
+            firings[j] += 1;
+            if self.fire_next(net, &mut pre).is_err() {
+                break;
+            }
+        }
+        firings
+    }
+
+    /// How often each reaction of `net` fires in the presimulation (to t = infinity, so at
+    /// most PRESIMULATION_EVENTS events, fewer when nothing can fire).
+    pub(crate) fn firings(net: &Network) -> Vec<u64> {
+        let changes = net.state_changes();
+        let odm = Odm {
+            order: (0..net.reactions.len()).collect(),
+            dependents: net.dependents(&changes),
+            changes,
+        };
+        odm.presimulate(net, f64::INFINITY)
     }
 
     /// One trajectory, like `ssa::simulate_direct`: the counts at each of `sample_times`

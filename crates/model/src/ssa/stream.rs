@@ -88,4 +88,32 @@ mod tests {
         let direct = (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
         assert_eq!(direct, first[0]);
     }
+
+    #[test]
+    fn exponential_draws_have_mean_and_variance_one_and_are_counted() {
+        let mut s = Stream::new(3);
+        let n = 1_000_000;
+        let (mut m, mut m2) = (0.0, 0.0);
+        for _ in 0..n {
+            let x = s.exponential();
+            (m, m2) = (m + x, m2 + x * x);
+        }
+        let mean = m / n as f64;
+        let var = m2 / n as f64 - mean * mean;
+        // Standard errors: 1 / sqrt(n) for the mean, sqrt(8 / n) for the variance.
+        assert!((mean - 1.0).abs() < 5e-3, "mean {mean}");
+        assert!(
+            (var - 1.0).abs() < 5.0 * (8.0 / n as f64).sqrt(),
+            "variance {var}"
+        );
+        // Rejections take more draws (about 3% more), each counted, so a resumed stream
+        // draws the same numbers on.
+        assert!(
+            s.draws() > n && s.draws() < n + n / 10,
+            "{} draws",
+            s.draws()
+        );
+        let mut resumed = Stream::at(3, s.draws());
+        assert_eq!(resumed.exponential(), s.exponential());
+    }
 }
