@@ -244,7 +244,8 @@ pub struct DirectTrajectory {
     propensities: Vec<f64>,
     /// The factor table of `counts` (`DirectTables`): x_s, then C(x_s, 2), then 1.
     factors: Vec<f64>,
-    /// Their running sums in the tables' order (`sum_order`): `sums[j]` = a_0 + ... + a_j, the last one a0.
+    /// Their running sums in the tables' order (`sum_order`): `sums[j]` = a_0 + ... + a_j, the
+    /// last one a0.
     sums: Vec<f64>,
 }
 
