@@ -696,7 +696,7 @@ fn gliding_bench_writes_its_rows_and_refuses_what_does_not_fit() {
         "bench",
         "gliding",
         "--sizes",
-        "16x4,1024x32",
+        "16x4,2048x32",
         "--steps",
         "2",
         "--warmup",
@@ -710,9 +710,9 @@ fn gliding_bench_writes_its_rows_and_refuses_what_does_not_fit() {
     let out = String::from_utf8_lossy(&o.stdout);
     // 16^2 anchors x 9 offsets x 4 angles x 4 arc cells; dt 0.02 scaled by the cell (x4).
     assert!(out.contains("| 16^2 x 4^2 | 3x3 | 20480 | 0.08 |"), "{out}");
-    // 1024^2 x 32^2 passes 2^28 motor cells even on the 1x1 stencil: its row says so, no panic.
+    // 2048^2 x 32^2 passes 2^30 motor cells even on the 1x1 stencil: its row says so, no panic.
     assert!(
-        out.contains("| 1024^2 x 32^2 | refused: ") && out.contains("at most 2^28 cells"),
+        out.contains("| 2048^2 x 32^2 | refused: ") && out.contains("at most 2^30 cells"),
         "{out}"
     );
     let v: serde_json::Value =

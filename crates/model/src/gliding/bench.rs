@@ -9,7 +9,7 @@
 //! capture disc) has the base's width in cells, and dt keeps the base's Courant number, at
 //! every size; the work per anchor grows only with the inner resolution, as in the seed.
 //!
-//! M_b holds nx ny stencil ntheta ns values, at most 2^28 (u32 indices; `MotorConfig::check`).
+//! M_b holds nx ny stencil ntheta ns values, at most 2^30 (`motors::MAX_BOUND_CELLS`).
 //! A size whose stencil does not fit takes the 1 x 1 stencil (length and capture radius shrunk
 //! to reach under half a cell) and its row says so; a size that does not fit even then is
 //! refused with the config's error.
@@ -27,7 +27,7 @@ use std::time::Instant;
 /// Steps of one warm-up iteration.
 pub const WARM_UP_STEPS: u64 = 5;
 /// The most bound-motor values M_b may hold (`MotorConfig::check`).
-pub const MAX_MOTOR_CELLS: u64 = 1 << 28;
+pub const MAX_MOTOR_CELLS: u64 = super::motors::MAX_BOUND_CELLS as u64;
 /// The issue's sizes, from the seed's smallest to twice its largest outer resolution.
 pub const ISSUE_SIZES: [Size; 5] = [
     Size::new(64, 16),
@@ -138,7 +138,7 @@ pub fn size_config(base: &GlidingConfig, size: Size) -> Result<SizeConfig> {
         cfg.motors.length *= shrink;
         cfg.motors.capture_radius *= shrink;
         note = Some(format!(
-            "the {}x{} stencil needs {} motor cells, over the 2^28 of u32 indices: 1x1 stencil \
+            "the {}x{} stencil needs {} motor cells, over the 2^30 M_b may hold: 1x1 stencil \
              (length {}, capture_radius {})",
             2 * rx + 1,
             2 * ry + 1,
@@ -346,12 +346,17 @@ mod tests {
     }
 
     /// The 3x3 stencil and the base's Courant number at every size that fits; the 1x1
-    /// stencil, said so, where 3x3 passes 2^28 values; refused where even 1x1 does.
+    /// stencil, said so, where 3x3 passes 2^30 values; refused where even 1x1 does.
     #[test]
     fn sizes_keep_the_stencil_in_cells_and_scale_dt() {
         let base = asset();
         let base_dx = base.grid.lx / base.grid.nx as f64;
-        for size in [Size::new(32, 8), Size::new(64, 16), Size::new(128, 32)] {
+        for size in [
+            Size::new(32, 8),
+            Size::new(64, 16),
+            Size::new(128, 32),
+            Size::new(256, 32),
+        ] {
             let sc = size_config(&base, size).unwrap();
             let dx = sc.cfg.grid.lx / size.outer as f64;
             assert_eq!(sc.stencil, [3, 3], "{size:?}");
@@ -360,20 +365,20 @@ mod tests {
             assert!((sc.cfg.motors.capture_radius / dx - 0.8).abs() < 1e-12);
             assert_eq!(sc.cfg.grid.lx, base.grid.lx);
         }
-        for size in [Size::new(256, 32), Size::new(512, 32)] {
+        for size in [Size::new(512, 32)] {
             let sc = size_config(&base, size).unwrap();
             assert_eq!(sc.stencil, [1, 1], "{size:?}");
             let note = sc.note.unwrap();
             assert!(
-                note.contains("3x3 stencil") && note.contains("2^28"),
+                note.contains("3x3 stencil") && note.contains("2^30"),
                 "{note}"
             );
             assert!(motor_cells(&sc.cfg.motor_config()) <= MAX_MOTOR_CELLS);
         }
-        let e = size_config(&base, Size::new(1024, 32))
+        let e = size_config(&base, Size::new(2048, 32))
             .unwrap_err()
             .to_string();
         assert!(e.contains("motors nx * ny * stencil * ntheta * ns"), "{e}");
-        assert!(e.contains("2^28"), "{e}");
+        assert!(e.contains("2^30"), "{e}");
     }
 }

@@ -36,6 +36,11 @@ use std::f64::consts::TAU;
 /// Euler keeps M_b >= 0 and M_f >= 0 when dt* (k_off + k_on W) <= 1 on top of it.
 pub const MAX_SUBSTEPS: f64 = 65536.0;
 
+/// The most values M_b may hold: 4 GiB of f32, the most one storage binding can address with
+/// u32 byte offsets (its stage buffer adds the per-anchor tree slots; the device's limits are
+/// checked when the buffers are made).
+pub const MAX_BOUND_CELLS: usize = 1 << 30;
+
 /// Grid and rates of the bound motors.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MotorConfig {
@@ -115,11 +120,11 @@ impl MotorConfig {
             ));
         }
         let per = (2 * rx + 1) * (2 * ry + 1) * self.ntheta * self.ns;
-        if per.saturating_mul(self.anchors()) > 1 << 28 {
+        if per.saturating_mul(self.anchors()) > MAX_BOUND_CELLS {
             return Err(invalid(
                 "motors nx * ny * stencil * ntheta * ns",
                 per.saturating_mul(self.anchors()),
-                "at most 2^28 cells (u32 indices)",
+                "at most 2^30 cells (M_b's 4 GiB of f32 in one binding; the device may allow less)",
             ));
         }
         Ok(())
