@@ -250,7 +250,7 @@ fn array<'py>(py: Python<'py>, a: StateArray) -> PyResult<Bound<'py, PyAny>> {
 
 #[pymethods]
 impl Simulation {
-    /// The model's name: angiogenesis, rdme, network or epidermis.
+    /// The model's name: angiogenesis, rdme, epidermis, gliding or network.
     #[getter]
     fn model(&self) -> &'static str {
         self.kind.name()

@@ -67,3 +67,13 @@ def epidermis():
 @pytest.fixture
 def birth_death():
     return ASSETS / "birth-death.json"
+
+
+@pytest.fixture
+def gliding():
+    """The gliding assay on 16 x 16 cells over 8 x 8 filament lengths, one ring per period."""
+    cfg = asset("gliding.json")
+    cfg.update(steps=40, observe_every=10, snapshot_every=0, frame_every=0)
+    cfg["grid"].update(nx=16, ny=16, lx=8.0, ly=8.0, ntheta=8, ns=4, nz=8, z0=0.1)
+    cfg["initial"].update(ring_radius=2.0, ring_spacing=8.0, ring_width=0.7)
+    return cfg

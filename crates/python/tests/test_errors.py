@@ -12,7 +12,7 @@ def test_a_value_out_of_range_names_the_field_the_value_and_what_is_allowed(angi
 
 
 def test_an_unknown_model_lists_the_models():
-    with pytest.raises(petri.ConfigError, match="angiogenesis, rdme, epidermis, network"):
+    with pytest.raises(petri.ConfigError, match="angiogenesis, rdme, epidermis, gliding, network"):
         petri.open({"model": "heart"})
 
 
@@ -63,6 +63,25 @@ def test_a_checkpoint_of_another_model_is_refused(angio, rdme, tmp_path):
     sim.save_checkpoint(tmp_path / "a.petri")
     with pytest.raises(petri.CheckpointError, match="written by model angiogenesis"):
         petri.open(rdme, resume=tmp_path / "a.petri")
+
+
+def test_a_gliding_checkpoint_needs_its_config(gliding, tmp_path):
+    sim = petri.open(gliding)
+    sim.run(10)
+    sim.save_checkpoint(tmp_path / "g.petri")
+    with pytest.raises(petri.ConfigError, match="the config the gliding run was started from"):
+        petri.open(resume=tmp_path / "g.petri")
+    gliding["filaments"]["u_r"] = 2.0
+    with pytest.raises(petri.CheckpointError, match="differs .* in: filaments"):
+        petri.open(gliding, resume=tmp_path / "g.petri")
+
+
+def test_a_gliding_step_above_the_cfl_bound_stops_the_run_at_the_observation(gliding):
+    gliding["dt"] = 0.2
+    sim = petri.open(gliding)
+    with pytest.raises(petri.ConfigError, match="dt = 0.2 is not allowed: at most .* CFL"):
+        sim.run(20)
+    assert sim.step == 10
 
 
 def test_a_run_into_a_folder_holding_other_files_leaves_them(angio, tmp_path):

@@ -12,6 +12,7 @@ CASES = {
     "min_oscillator.py": (["--seconds", "0.0004", "--every", "0.0002"], "left pole"),
     "vilar.py": (["--trajectories", "50", "--t-end", "10"], "trajectories on"),
     "epidermis.py": (["--steps", "10"], "layer 1"),
+    "gliding.py": (["--steps", "40", "--cells", "16", "--angles", "8"], "of the motors bound"),
 }
 
 

@@ -117,3 +117,55 @@ def test_epidermis_arrays_describe_the_same_cells(epidermis, tmp_path):
     again = petri.open(epidermis, resume=tmp_path / "e.petri")
     again.run(10)
     same_state(sim.state(), again.state())
+
+
+def test_gliding_observations_are_the_arrays_integrals(gliding):
+    sim = petri.open(gliding)
+    assert (sim.model, sim.observe_every) == ("gliding", 10)
+    assert sim.time_per_step == gliding["dt"]
+    obs = sim.run(25)
+    assert obs["step"].tolist() == [10, 20, 25]
+    s = sim.state()
+    g = gliding["grid"]
+    nx, ny, nt, nz = g["nx"], g["ny"], g["ntheta"], g["nz"]
+    assert s["psi"].shape == (nt, ny, nx) and s["psi"].dtype == np.float32
+    assert s["velocity"].shape == (3, nt, ny, nx)
+    assert s["fluid"].shape == (3, nz, ny, nx)
+    assert s["z"].shape == (nz,) and np.all(np.diff(s["z"]) > 0)
+    offsets = len(s["bound_offsets"])
+    assert s["bound_offsets"].shape == (offsets, 2)
+    assert s["bound_density"].shape == (ny, nx, offsets, nt, g["ns"])
+    assert s["motor_force"].shape == (ny, nx, 2)
+    now = sim.observe()
+    dx, dy, dtheta = g["lx"] / nx, g["ly"] / ny, 2 * np.pi / nt
+    psi = s["psi"].astype(np.float64)
+    assert now["filaments"] == pytest.approx(psi.sum() * dx * dy * dtheta, rel=1e-6)
+    speed = np.hypot(s["velocity"][0], s["velocity"][1]).astype(np.float64)
+    assert now["mean_speed"] == pytest.approx((psi * speed).sum() / psi.sum(), rel=1e-6)
+    motors = {k: float(s[f"motors_{k}"].sum(dtype=np.float64)) * dx * dy
+              for k in ("total", "bound", "free")}
+    for k in motors:
+        assert now[f"{k}_motors"] == pytest.approx(motors[k], rel=1e-6), k
+    # Motors are conserved: the bound and the free make up the total, anchor by anchor.
+    np.testing.assert_allclose(s["motors_bound"] + s["motors_free"], s["motors_total"],
+                               rtol=1e-5)
+    assert now["bound_motors"] > 0 and now["free_motors"] > 0
+    # Filaments glide at about the motor speed.
+    assert now["mean_speed"] == pytest.approx(gliding["filaments"]["v_sp"], rel=0.05)
+    assert (s["bound_density"] >= 0).all()
+
+
+def test_gliding_same_seed_same_bits_and_a_checkpoint_resumes_bitwise(gliding, tmp_path):
+    a = petri.open(gliding)
+    a.run(20)
+    a.save_checkpoint(tmp_path / "g.petri")
+    a.run(15)
+    b = petri.open(gliding)
+    b.run(35)
+    same_state(a.state(), b.state())
+    # A gliding checkpoint is checked against the config it is resumed with.
+    c = petri.open(gliding, resume=tmp_path / "g.petri")
+    assert c.step == 20
+    c.run(15)
+    same_state(a.state(), c.state())
+    assert c.observe() == a.observe()

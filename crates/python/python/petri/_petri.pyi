@@ -35,7 +35,7 @@ class Simulation:
 
     @property
     def model(self) -> str:
-        """The model's name: angiogenesis, rdme, network or epidermis."""
+        """The model's name: angiogenesis, rdme, epidermis, gliding or network."""
     @property
     def step(self) -> int:
         """Steps done so far (for a network: output times after the first)."""
