@@ -95,12 +95,18 @@ pub fn stage(label: &str) -> &'static str {
         .unwrap_or("other")
 }
 
-/// The bound-motor values of a config: anchors x stencil box x ntheta x ns (what
-/// `MotorConfig::check` limits).
-pub fn motor_cells(m: &MotorConfig) -> u64 {
-    let (rx, ry) = m.reach();
-    let stencil = ((2 * rx + 1) * (2 * ry + 1)) as u64;
-    m.anchors() as u64 * stencil * (m.ntheta * m.ns) as u64
+/// The bound-motor values of a config: anchors x stencil offsets x ntheta x ns (M_b's length).
+pub fn motor_cells(m: &MotorConfig) -> Result<u64> {
+    let offsets = MotorTables::new(m)?.offsets.len() as u64;
+    Ok(m.anchors() as u64 * offsets * (m.ntheta * m.ns) as u64)
+}
+
+/// The bytes of the largest motor buffer (the stage: per anchor M_b's block and the coarse
+/// integral's tree slots), which must fit one storage binding.
+pub fn largest_motor_buffer(m: &MotorConfig) -> Result<u64> {
+    let t = MotorTables::new(m)?;
+    let slots = 2 * t.lines(m).next_power_of_two();
+    Ok(4 * m.anchors() as u64 * (t.block(m) + slots) as u64)
 }
 
 /// A size's config and its stencil.
@@ -114,11 +120,17 @@ pub struct SizeConfig {
     pub note: Option<String>,
 }
 
+/// The reaches (capture radius plus half a filament) a size tries, in cells, widest first:
+/// the base's (the asset's 1.8: a 3 x 3 box), 1.2 (the anchor's cell and its 4 neighbours) and
+/// 0.5 (only filaments centred on the anchor's cell).
+const NARROWER_REACHES: [f64; 2] = [1.2, 0.5];
+
 /// The config of `size`: `base` on that grid over the same periods, the filament length, the
-/// capture radius and dt scaled with the cell; the 1 x 1 stencil where the base's would put
-/// more than [`MAX_MOTOR_CELLS`] values in M_b. Refused (naming the field and the limit) where
-/// the config is then still invalid.
-pub fn size_config(base: &GlidingConfig, size: Size) -> Result<SizeConfig> {
+/// capture radius and dt scaled with the cell; a narrower stencil (`NARROWER_REACHES`) where
+/// the base's would put more than [`MAX_MOTOR_CELLS`] values in M_b or need a motor buffer of
+/// more than `max_binding` bytes (the device's largest storage binding). Refused (naming the
+/// field and the limit) where the config is then still invalid.
+pub fn size_config(base: &GlidingConfig, size: Size, max_binding: u64) -> Result<SizeConfig> {
     base.validate()?;
     let mut cfg = base.clone();
     let g = &mut cfg.grid;
@@ -129,23 +141,46 @@ pub fn size_config(base: &GlidingConfig, size: Size) -> Result<SizeConfig> {
     cfg.motors.length *= scale;
     cfg.motors.capture_radius *= scale;
     cfg.dt *= scale;
+    let fits = |m: &MotorConfig| -> Result<bool> {
+        m.check()?;
+        Ok(motor_cells(m)? <= MAX_MOTOR_CELLS && largest_motor_buffer(m)? <= max_binding)
+    };
     let wide = cfg.motor_config();
     let (rx, ry) = wide.reach();
     let mut note = None;
-    if motor_cells(&wide) > MAX_MOTOR_CELLS {
-        // Reach under half a cell: only filaments centred on the anchor's cell bind.
-        let shrink = 0.5 * wide.dx().min(wide.dy()) / (wide.capture_radius + 0.5 * wide.length);
-        cfg.motors.length *= shrink;
-        cfg.motors.capture_radius *= shrink;
-        note = Some(format!(
-            "the {}x{} stencil needs {} motor cells, over the 2^30 M_b may hold: 1x1 stencil \
-             (length {}, capture_radius {})",
-            2 * rx + 1,
-            2 * ry + 1,
-            motor_cells(&wide),
-            crate::error::short(cfg.motors.length),
-            crate::error::short(cfg.motors.capture_radius)
-        ));
+    // The box check of `MotorConfig::check` may refuse the widest: then try narrower ones.
+    if !fits(&wide).unwrap_or(false) {
+        let cell = wide.dx().min(wide.dy());
+        let reach = wide.capture_radius + 0.5 * wide.length;
+        for r in NARROWER_REACHES {
+            let shrink = r * cell / reach;
+            let mut m = cfg.motors.clone();
+            m.length *= shrink;
+            m.capture_radius *= shrink;
+            let mut narrow = cfg.clone();
+            narrow.motors = m;
+            let last = r == NARROWER_REACHES[NARROWER_REACHES.len() - 1];
+            if last || fits(&narrow.motor_config()).unwrap_or(false) {
+                let (nx, ny) = narrow.motor_config().reach();
+                note = Some(format!(
+                    "the {}x{} stencil needs {} motor cells and a {} byte motor buffer, over \
+                     the 2^30 values M_b may hold or the device's {} byte binding: the {}x{} \
+                     stencil (length {}, capture_radius {})",
+                    2 * rx + 1,
+                    2 * ry + 1,
+                    wide.anchors() as u64
+                        * ((2 * rx + 1) * (2 * ry + 1) * wide.ntheta * wide.ns) as u64,
+                    largest_motor_buffer(&wide).map_or("larger".into(), |b| b.to_string()),
+                    max_binding,
+                    2 * nx + 1,
+                    2 * ny + 1,
+                    crate::error::short(narrow.motors.length),
+                    crate::error::short(narrow.motors.capture_radius)
+                ));
+                cfg = narrow;
+                break;
+            }
+        }
     }
     cfg.validate()?;
     let (rx, ry) = cfg.motor_config().reach();
@@ -252,7 +287,11 @@ pub fn bench_size(
     size: Size,
     opts: &BenchOptions,
 ) -> Result<(Timing, SizeRow)> {
-    let sc = size_config(base, size)?;
+    let limits = ctx.limits();
+    let max_binding = limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size);
+    let sc = size_config(base, size, max_binding)?;
     let cfg = &sc.cfg;
     let before = allocated_bytes(ctx);
     let sim = GlidingSim::new(ctx, cfg, opts.sim)?;
@@ -345,35 +384,46 @@ mod tests {
         }
     }
 
-    /// The 3x3 stencil and the base's Courant number at every size that fits; the 1x1
-    /// stencil, said so, where 3x3 passes 2^30 values; refused where even 1x1 does.
+    /// The 3x3 stencil and the base's Courant number at every size that fits; a narrower
+    /// stencil, said so, where 3x3 passes 2^30 values or the binding; refused where even 1x1
+    /// passes 2^30.
     #[test]
     fn sizes_keep_the_stencil_in_cells_and_scale_dt() {
         let base = asset();
         let base_dx = base.grid.lx / base.grid.nx as f64;
+        let unlimited = u64::MAX;
         for size in [
             Size::new(32, 8),
             Size::new(64, 16),
             Size::new(128, 32),
             Size::new(256, 32),
         ] {
-            let sc = size_config(&base, size).unwrap();
+            let sc = size_config(&base, size, unlimited).unwrap();
             let dx = sc.cfg.grid.lx / size.outer as f64;
             assert_eq!(sc.stencil, [3, 3], "{size:?}");
             assert_eq!(sc.note, None);
             assert!((sc.cfg.dt / dx - base.dt / base_dx).abs() < 1e-12);
             assert!((sc.cfg.motors.capture_radius / dx - 0.8).abs() < 1e-12);
             assert_eq!(sc.cfg.grid.lx, base.grid.lx);
+            let m = sc.cfg.motor_config();
+            assert_eq!(MotorTables::new(&m).unwrap().offsets.len(), 9);
         }
-        let sc = size_config(&base, Size::new(512, 32)).unwrap();
-        assert_eq!(sc.stencil, [1, 1]);
+        // A 2 GiB binding (an H100's under wgpu): 256^2 x 32^2 takes the 5-offset stencil.
+        let sc = size_config(&base, Size::new(256, 32), (1 << 31) - 4).unwrap();
+        let m = sc.cfg.motor_config();
+        assert_eq!(MotorTables::new(&m).unwrap().offsets.len(), 5);
+        assert!(largest_motor_buffer(&m).unwrap() < 1 << 31);
         let note = sc.note.unwrap();
         assert!(
-            note.contains("3x3 stencil") && note.contains("2^30"),
+            note.contains("3x3 stencil") && note.contains("binding"),
             "{note}"
         );
-        assert!(motor_cells(&sc.cfg.motor_config()) <= MAX_MOTOR_CELLS);
-        let e = size_config(&base, Size::new(2048, 32))
+        let sc = size_config(&base, Size::new(512, 32), unlimited).unwrap();
+        assert_eq!(sc.stencil, [1, 1]);
+        let note = sc.note.unwrap();
+        assert!(note.contains("2^30"), "{note}");
+        assert!(motor_cells(&sc.cfg.motor_config()).unwrap() <= MAX_MOTOR_CELLS);
+        let e = size_config(&base, Size::new(2048, 32), unlimited)
             .unwrap_err()
             .to_string();
         assert!(e.contains("motors nx * ny * stencil * ntheta * ns"), "{e}");

@@ -99,7 +99,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         };
         let mut cells = vec![
             size.label(),
-            format!("{}x{}", r.stencil[0], r.stencil[1]),
+            format!("{}x{} ({} offsets)", r.stencil[0], r.stencil[1], r.offsets),
             r.motor_cells.to_string(),
             format!("{}", r.dt),
             format!("{:.3}", r.step_ms),
