@@ -163,14 +163,17 @@ pub fn size_config(base: &GlidingConfig, size: Size, max_binding: u64) -> Result
             if last || fits(&narrow.motor_config()).unwrap_or(false) {
                 let (nx, ny) = narrow.motor_config().reach();
                 note = Some(format!(
-                    "the {}x{} stencil needs {} motor cells and a {} byte motor buffer, over \
-                     the 2^30 values M_b may hold or the device's {} byte binding: the {}x{} \
-                     stencil (length {}, capture_radius {})",
+                    "the {}x{} stencil needs {} motor cells and {}, over the 2^30 values M_b \
+                     may hold or the device's {} byte binding: the {}x{} stencil (length {}, \
+                     capture_radius {})",
                     2 * rx + 1,
                     2 * ry + 1,
                     wide.anchors() as u64
                         * ((2 * rx + 1) * (2 * ry + 1) * wide.ntheta * wide.ns) as u64,
-                    largest_motor_buffer(&wide).map_or("larger".into(), |b| b.to_string()),
+                    largest_motor_buffer(&wide)
+                        .map_or("more than 4 GiB of motor buffers".into(), |b| {
+                            format!("a {b} byte motor buffer")
+                        }),
                     max_binding,
                     2 * nx + 1,
                     2 * ny + 1,
