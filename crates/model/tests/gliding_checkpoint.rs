@@ -3,40 +3,14 @@
 //! corrupted, truncated or foreign file and a checkpoint of another config are refused with a
 //! message naming the file and what is wrong.
 
+mod gliding_common;
+
+use gliding_common::tiny;
 use petri_engine::testing::test_context;
 use petri_model::gliding::checkpoint;
 use petri_model::gliding::fields::GlidingFields;
-use petri_model::gliding::params::GlidingConfig;
 use petri_model::gliding::sim::{GlidingSim, SimOptions};
 use std::path::{Path, PathBuf};
-
-fn asset() -> GlidingConfig {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../assets/gliding.json"
-    ))
-    .unwrap();
-    GlidingConfig::from_json(&text, "assets/gliding.json").unwrap()
-}
-
-/// The asset on a tiny grid: 8 x 8 cells of 0.5, 6 angles, 4 arc cells, 8 levels (as in
-/// gliding_model.rs).
-fn tiny() -> GlidingConfig {
-    let mut c = asset();
-    c.grid.nx = 8;
-    c.grid.ny = 8;
-    c.grid.lx = 4.0;
-    c.grid.ly = 4.0;
-    c.grid.ntheta = 6;
-    c.grid.ns = 4;
-    c.grid.nz = 8;
-    c.grid.z0 = 0.1;
-    c.initial.ring_radius = 1.0;
-    c.initial.ring_spacing = 4.0;
-    c.initial.ring_width = 0.5;
-    c.validate().unwrap();
-    c
-}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("gliding_checkpoint_{name}"));

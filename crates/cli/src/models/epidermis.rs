@@ -44,12 +44,8 @@ fn load_config(path: &Path) -> Result<EpidermisConfig> {
 /// The simulation's options from `--workgroup N,1,1` (the default without it).
 fn sim_options(workgroup: Option<[u32; 3]>) -> Result<SimOptions> {
     let mut o = SimOptions::default();
-    match workgroup {
-        None => {}
-        Some([x, 1, 1]) => o.workgroup = x,
-        Some([x, y, z]) => {
-            bail!("--workgroup {x},{y},{z}: epidermis passes are one-dimensional, give N,1,1")
-        }
+    if let Some(x) = crate::models::one_dimensional_workgroup("epidermis", workgroup)? {
+        o.workgroup = x;
     }
     Ok(o)
 }

@@ -7,7 +7,7 @@ use crate::config::read_for;
 use crate::models::Model;
 use crate::progress;
 use crate::run::RunArgs;
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Args;
 use petri_model::gliding::checkpoint;
 use petri_model::gliding::params::GlidingConfig;
@@ -33,12 +33,8 @@ fn load_config(path: &Path) -> Result<GlidingConfig> {
 
 fn sim_options(workgroup: Option<[u32; 3]>) -> Result<SimOptions> {
     let mut o = SimOptions::default();
-    match workgroup {
-        None => {}
-        Some([x, 1, 1]) => o.workgroup = x,
-        Some([x, y, z]) => {
-            bail!("--workgroup {x},{y},{z}: gliding passes are one-dimensional, give N,1,1")
-        }
+    if let Some(x) = crate::models::one_dimensional_workgroup("gliding", workgroup)? {
+        o.workgroup = x;
     }
     Ok(o)
 }

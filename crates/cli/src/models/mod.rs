@@ -93,6 +93,21 @@ pub(crate) struct TimedSteps {
     pub(crate) warmup: Option<u32>,
 }
 
+/// The threads per workgroup `--workgroup N,1,1` gives a model whose passes are
+/// one-dimensional (None without the flag); another shape is refused naming `model`.
+pub(crate) fn one_dimensional_workgroup(
+    model: &str,
+    workgroup: Option<[u32; 3]>,
+) -> anyhow::Result<Option<u32>> {
+    match workgroup {
+        None => Ok(None),
+        Some([x, 1, 1]) => Ok(Some(x)),
+        Some([x, y, z]) => {
+            anyhow::bail!("--workgroup {x},{y},{z}: {model} passes are one-dimensional, give N,1,1")
+        }
+    }
+}
+
 /// The long flags of the options struct `A`, as typed ("--devices").
 fn longs<A: Args>() -> Vec<String> {
     A::augment_args(Command::new("flags"))
