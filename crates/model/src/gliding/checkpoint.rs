@@ -1,9 +1,9 @@
 //! Checkpoints of a gliding run: the whole [`GlidingState`] (Psi, AB2's last rates and flag,
 //! the bound motors M_b, the per-anchor motor state and force, the fluid and filament
 //! velocities of the last step, the step). Nothing else carries over from one outer step to the
-//! next (the moments, the Stokes force and the spectra are rebuilt every step, the Courant
-//! maximum is cleared at every observation), so resuming gives bitwise the same run as not
-//! stopping, on the same adapter.
+//! next (the moments, the Stokes force and the spectra are rebuilt every step), so resuming
+//! gives bitwise the same run as not stopping, on the same adapter. The largest Courant rate
+//! since the last observation (what the next CFL check reads) is kept too.
 //!
 //! The file does not hold the config; resuming needs the same config again. It holds hashes of
 //! the config fields that shape the run, so a different config is refused with the fields that
@@ -23,6 +23,7 @@
 //! | `motor_force` | f32, two per anchor |
 //! | `fluid` | f32, (3, nz, ny, nx) |
 //! | `velocity` | f32, (3, ntheta, ny, nx) |
+//! | `max_courant` | f32, one value >= 0 |
 //!
 //! [`load`] checks the container (checksum, lengths), the config's hashes, the step (at most
 //! [`crate::checkpoint::MAX_STEP`]), every array's length against the config's grid, and every

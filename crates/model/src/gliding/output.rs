@@ -4,6 +4,7 @@
 //! style of the seed's Fig. 6 (filament density with the director; bound motors with the fluid
 //! velocity). Sums run in f64 in a fixed order, so the same fields give the same bits.
 
+use super::coupling_cpu::moments;
 use super::fields::{GlidingFields, GlidingGrid};
 use crate::error::{invalid, short, Result};
 use petri_output::{
@@ -205,22 +206,16 @@ fn ratio(a: f64, b: f64) -> f64 {
 
 /// The moments of every cell, x fastest; each a sum over theta in order.
 fn cell_moments(grid: &GlidingGrid, psi: &[f32]) -> Vec<Moments> {
-    let (cells, dtheta) = (grid.cells(), grid.dtheta());
-    let mut moments = vec![Moments::default(); cells];
-    for (k, plane) in psi.chunks_exact(cells).take(grid.ntheta).enumerate() {
-        let theta = k as f64 * dtheta;
-        let (p, q) = (
-            [theta.cos(), theta.sin()],
-            [(2.0 * theta).cos(), (2.0 * theta).sin()],
-        );
-        for (cell, &v) in moments.iter_mut().zip(plane) {
-            let w = v as f64 * dtheta;
-            cell.c += w;
-            cell.m = [cell.m[0] + p[0] * w, cell.m[1] + p[1] * w];
-            cell.q = [cell.q[0] + q[0] * w, cell.q[1] + q[1] * w];
-        }
-    }
-    moments
+    let wide: Vec<f64> = psi.iter().map(|&v| f64::from(v)).collect();
+    // (cos 2 theta, sin 2 theta) = (cos^2 - sin^2, 2 cos sin): from the second moment D.
+    moments(grid, &wide)
+        .into_iter()
+        .map(|[c, mx, my, xx, xy, yy]| Moments {
+            c,
+            m: [mx, my],
+            q: [xx - yy, 2.0 * xy],
+        })
+        .collect()
 }
 
 /// The Psi-weighted mean of |(Ux, Uy)| over the (theta, y, x) cells.

@@ -4,7 +4,7 @@
 
 use crate::table::{cell, check_json, Rows};
 use crate::GpuArgs;
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Args;
 use petri_model::gliding::bench::{self, Size, STAGES};
 use petri_model::gliding::params::GlidingConfig;
@@ -51,12 +51,8 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
     check_json(args.json.as_deref())?;
     let base = GlidingConfig::from_file(&args.config)?;
     let mut sim = SimOptions::default();
-    match args.workgroup {
-        None => {}
-        Some([x, 1, 1]) => sim.workgroup = x,
-        Some([x, y, z]) => {
-            bail!("--workgroup {x},{y},{z}: gliding passes are one-dimensional, give N,1,1")
-        }
+    if let Some(x) = crate::models::one_dimensional_workgroup("gliding", args.workgroup)? {
+        sim.workgroup = x;
     }
     let sizes = args
         .sizes
@@ -120,8 +116,12 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
             } else {
                 "not met"
             };
+            let stencil = match r.stencil_note {
+                Some(_) => format!(" (on {} motor offsets, not the config's)", r.offsets),
+                None => String::new(),
+            };
             notes.push(format!(
-                "{}: {:.1} ms per outer step, target at most {TARGET_MS} ms: {met}",
+                "{}: {:.1} ms per outer step, target at most {TARGET_MS} ms: {met}{stencil}",
                 size.label(),
                 r.step_ms
             ));
