@@ -14,7 +14,7 @@ type Case = (&'static str, &'static str, &'static [&'static str]);
 
 #[rustfmt::skip]
 const BAD_CONFIGS_AND_FLAGS: &[Case] = &[
-    ("unknown model", "run {gliding} --out {out}", &["gliding", "angiogenesis", "rdme", "network"]),
+    ("unknown model", "run {no_model} --out {out}", &["swarming", "angiogenesis", "rdme", "epidermis", "gliding", "network"]),
     ("unknown model to bench", "bench no-such-model", &["unrecognized subcommand 'no-such-model'"]),
     ("missing config", "run no/such/file.json --out {out}", &["no/such/file.json"]),
     ("angiogenesis: unknown key", "run {angio_colour} --out {out}", &["{angio_colour}", "unknown field", "colour"]),
@@ -139,9 +139,9 @@ fn bad_configs_and_flags() {
     let net = || asset("birth-death.json");
     f.extend([
         (
-            "gliding",
-            variant(&dir, "gliding.json", angio(), |c| {
-                c["model"] = "gliding".into()
+            "no_model",
+            variant(&dir, "swarming.json", angio(), |c| {
+                c["model"] = "swarming".into()
             }),
         ),
         (
