@@ -196,11 +196,13 @@ fn bad_input_is_refused_with_the_field_named() {
         r#"{"model": "angiogenesis", "grid": [16, 16, 16], "dt": 10.0}"#,
     );
     assert_refused(&petri(&["run", &cfg]), &["dt", "at most"]);
-    let cfg = write_config(&dir, r#"{"model": "gliding"}"#);
+    let cfg = write_config(&dir, r#"{"model": "swarming"}"#);
     assert_refused(
         &petri(&["run", &cfg]),
-        &["model = \"gliding\" is not allowed", "angiogenesis, rdme"],
+        &["model = \"swarming\" is not allowed", "angiogenesis, rdme"],
     );
+    let cfg = write_config(&dir, r#"{"model": "gliding"}"#);
+    assert_refused(&petri(&["run", &cfg]), &["missing field `seed`"]);
     assert_refused(
         &petri(&["run", "no/such/file.json"]),
         &["no/such/file.json"],
@@ -586,7 +588,10 @@ fn flags_of_another_model_are_refused() {
         ),
         (
             &[net, "--t-end", "1", "--workgroup", "8,8,1"],
-            &["--workgroup", "of angiogenesis, rdme and epidermis runs"],
+            &[
+                "--workgroup",
+                "of angiogenesis, rdme, epidermis and gliding runs",
+            ],
         ),
         (
             &["--resume", "ck.petri", "--method", "tau"],
