@@ -132,13 +132,13 @@ fn face(prev: f32, y: f32, next: f32, last: bool) -> f32 {
     return y + 0.5 * superbee(y - prev, next - y);
 }
 
-// Partials of the coarse integral of anchor r0's lines (bound, or the stage when `staged`).
-fn coarse_partials(r0: u32, lid: u32, staged: bool) {
+// Partials of the coarse integral of anchor r0's lines of M_b.
+fn coarse_partials(r0: u32, lid: u32) {
     for (var l = lid; l < u.lines; l += WG) {
         let a = r0 * u.block + l * u.ns;
         var m = 0.0;
         for (var k = 0u; k < u.ns; k++) {
-            m += select(bound[a + k], stage[a + k], staged);
+            m += bound[a + k];
         }
         put(r0, l, vec2<f32>(m * (line_psi(r0, l) * u.volume), 0.0));
     }
@@ -180,7 +180,7 @@ fn evolve(
     let n = u32(clamp(ceil(u.dt * (u.rate_base + u.k_on * w)), 1.0, 65536.0));
     let h = u.dt / f32(n);
     let total = state[r0].x;
-    coarse_partials(r0, lid, false);
+    coarse_partials(r0, lid);
     var c = reduce(r0, lid).x;
     if c > total {
         rescale(r0, lid, total / c);

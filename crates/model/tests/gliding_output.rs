@@ -439,7 +439,7 @@ fn fields_of_the_wrong_shape_are_refused_by_name() {
     high.z0_level = 4;
     let e = check_fields(&high, &good).unwrap_err().to_string();
     assert!(e.contains("z0_level"), "{e}");
-    let e = write_frame(&dir.join("f.png"), &g, &good, 0)
+    let e = write_frame(&[&dir.join("f.png")], &g, &good, 0)
         .unwrap_err()
         .to_string();
     assert!(e.contains("every"), "{e}");
@@ -491,7 +491,7 @@ fn the_frame_shows_density_director_motors_and_flow_where_they_are() {
     }
 
     let path = scratch("frame").join("gliding_0000100.png");
-    write_frame(&path, &g, &f, 8).unwrap();
+    write_frame(&[&path], &g, &f, 8).unwrap();
     let png = RgbImage::load_png(&path).unwrap();
     let (top, bottom) = (
         figures[0].render_with_layout().unwrap(),

@@ -31,7 +31,7 @@ fn load_config(path: &Path) -> Result<GlidingConfig> {
     )?)
 }
 
-fn sim_options(workgroup: Option<[u32; 3]>) -> Result<SimOptions> {
+pub(crate) fn sim_options(workgroup: Option<[u32; 3]>) -> Result<SimOptions> {
     let mut o = SimOptions::default();
     if let Some(x) = crate::models::one_dimensional_workgroup("gliding", workgroup)? {
         o.workgroup = x;

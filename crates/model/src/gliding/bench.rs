@@ -28,14 +28,6 @@ use std::time::Instant;
 pub const WARM_UP_STEPS: u64 = 5;
 /// The most bound-motor values M_b may hold (`MotorConfig::check`).
 pub const MAX_MOTOR_CELLS: u64 = super::motors::MAX_BOUND_CELLS as u64;
-/// The issue's sizes, from the seed's smallest to twice its largest outer resolution.
-pub const ISSUE_SIZES: [Size; 5] = [
-    Size::new(64, 16),
-    Size::new(128, 16),
-    Size::new(128, 32),
-    Size::new(256, 32),
-    Size::new(512, 32),
-];
 /// The stages of an outer step: every pass label starts with one of these.
 pub const STAGES: [&str; 5] = [
     "coupling",

@@ -82,6 +82,14 @@ pub fn save(path: &Path, cfg: &GlidingConfig, state: &GlidingState) -> Result<()
     writer(cfg, state).save(path).map_err(model_error)
 }
 
+/// Fails unless `state` is a state of a run of `cfg` (the message says what is wrong): what a
+/// resumed simulation checks, whether the state came from a file or not.
+pub fn check(cfg: &GlidingConfig, state: &GlidingState) -> Result<()> {
+    let shape = Shape::of(cfg)?;
+    check_state(&shape, state)
+        .map_err(|m| crate::error::invalid("gliding state", m, "a state of this config's run"))
+}
+
 /// Reads the checkpoint at `path`, refused unless it was written by a run of `cfg` (the fields
 /// that differ are named) and holds a state that fits it.
 pub fn load(path: &Path, cfg: &GlidingConfig) -> Result<GlidingState> {

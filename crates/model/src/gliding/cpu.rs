@@ -56,10 +56,8 @@ impl GlidingCpu {
         let m = moments(g, &self.filaments.psi);
         let force = fluid_force(g, &self.cfg.filaments, &m, &self.motor_force);
         self.fluid = stokes_cpu::solve(&self.channel, &force)?;
-        let cells = g.cells();
-        let level = |c: usize| (c * g.nz() + g.z0_level) * cells;
-        let mut at_z0 = self.fluid[level(0)..level(0) + cells].to_vec();
-        at_z0.extend_from_slice(&self.fluid[level(1)..level(1) + cells]);
+        let (u, v) = g.filament_plane(&self.fluid);
+        let at_z0 = [u, v].concat();
         self.velocity = filament_velocities(g, &self.cfg.filaments, &m, &at_z0);
         self.max_courant = self.max_courant.max(courant_rate(g, &self.velocity));
         self.filaments.set_velocities(&self.velocity)?;

@@ -32,6 +32,14 @@ impl GlidingGrid {
     pub fn nz(&self) -> usize {
         self.z.len()
     }
+
+    /// The u and v planes at the filament level of a fluid velocity (3, nz, ny, nx).
+    pub fn filament_plane<'a, T>(&self, fluid: &'a [T]) -> (&'a [T], &'a [T]) {
+        let cells = self.cells();
+        let u = self.z0_level * cells;
+        let v = (self.nz() + self.z0_level) * cells;
+        (&fluid[u..u + cells], &fluid[v..v + cells])
+    }
 }
 
 /// The state at one step, x fastest in every array.

@@ -252,17 +252,9 @@ fn kinetic_energy(grid: &GlidingGrid, fluid: &[f32]) -> f64 {
     0.5 * energy * grid.dx() * grid.dy()
 }
 
-/// The fluid's (u, v) at the filaments' level z0, per cell.
-fn plane_velocity<'a>(grid: &GlidingGrid, fluid: &'a [f32]) -> (&'a [f32], &'a [f32]) {
-    let (cells, nz) = (grid.cells(), grid.nz());
-    let u = grid.z0_level * cells;
-    let v = (nz + grid.z0_level) * cells;
-    (&fluid[u..u + cells], &fluid[v..v + cells])
-}
-
 /// The largest |(u, v)| at z0; NaN if any is (`f64::max` would skip it).
 fn max_plane_speed(grid: &GlidingGrid, fluid: &[f32]) -> f64 {
-    let (u, v) = plane_velocity(grid, fluid);
+    let (u, v) = grid.filament_plane(fluid);
     let speeds = u.iter().zip(v).map(|(&a, &b)| (a as f64).hypot(b as f64));
     speeds.fold(0.0, |max, s| if s > max || s.is_nan() { s } else { max })
 }
@@ -296,7 +288,7 @@ pub fn write_fields(dir: &Path, grid: &GlidingGrid, fields: &GlidingFields) -> R
         |f: &dyn Fn(&Moments) -> f64| -> Vec<f32> { moments.iter().map(|m| f(m) as f32).collect() };
     let motor = |k: usize| -> Vec<f32> { fields.motors.iter().map(|a| a[k]).collect() };
     let force = |k: usize| -> Vec<f32> { fields.motor_force.iter().map(|f| f[k]).collect() };
-    let (u, v) = plane_velocity(grid, &fields.fluid);
+    let (u, v) = grid.filament_plane(&fields.fluid);
     write_image_data(
         &dir.join(&plane),
         [grid.nx, grid.ny, 1],
@@ -396,7 +388,7 @@ pub fn frame_figures(
             .labelled("nematic director (length: local order S)"),
     );
 
-    let (u, v) = plane_velocity(grid, &fields.fluid);
+    let (u, v) = grid.filament_plane(&fields.fluid);
     let fastest = glyphs
         .iter()
         .map(|&(k, _, _)| (u[k] as f64).hypot(v[k] as f64))
@@ -424,9 +416,10 @@ pub fn frame_figures(
     ])
 }
 
-/// Draws [`frame_figures`] one above the other and saves the picture as PNG at `path`.
+/// Draws [`frame_figures`] one above the other (once) and saves the picture as PNG at each of
+/// `paths`.
 pub fn write_frame(
-    path: &Path,
+    paths: &[&Path],
     grid: &GlidingGrid,
     fields: &GlidingFields,
     every: usize,
@@ -439,7 +432,9 @@ pub fn write_frame(
         height: top.height + bottom.height,
         pixels: [top.pixels, bottom.pixels].concat(),
     };
-    picture.save_png(path)?;
+    for path in paths {
+        picture.save_png(path)?;
+    }
     Ok(())
 }
 

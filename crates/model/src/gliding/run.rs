@@ -9,7 +9,7 @@
 
 use super::checkpoint;
 use super::coupling_cpu::courant_rate;
-use super::fields::GlidingGrid;
+use super::fields::{GlidingFields, GlidingGrid};
 use super::output::{frame_file, write_fields, write_frame, Observables};
 use super::params::GlidingConfig;
 use super::sim::{GlidingSim, SimOptions};
@@ -43,6 +43,8 @@ pub struct GlidingRun {
     pub sim: GlidingSim,
     pub cfg: GlidingConfig,
     grid: GlidingGrid,
+    /// The fields read back at the current step, shared by its observation and its files.
+    fields: Option<GlidingFields>,
 }
 
 /// The model's part of manifest.json.
@@ -67,20 +69,31 @@ impl GlidingRun {
             grid: sim.grid().clone(),
             sim,
             cfg: cfg.clone(),
+            fields: None,
         }
     }
 
-    /// Writes the fields and the picture(s) of the current state; returns the file names.
+    /// The fields at the current step, read back once per step.
+    fn fields(&mut self) -> Result<&GlidingFields> {
+        let step = self.sim.step();
+        if self.fields.as_ref().is_none_or(|f| f.step != step) {
+            self.fields = Some(self.sim.read_fields(&self.ctx)?);
+        }
+        Ok(self.fields.as_ref().expect("just read"))
+    }
+
+    /// Writes the fields and the picture (to each of `pictures`) of the current state; returns
+    /// the file names.
     fn write_state(&mut self, dir: &Path, fields: bool, pictures: &[&Path]) -> Result<Vec<String>> {
-        let f = self.sim.read_fields(&self.ctx)?;
+        let every = self.cfg.output.arrow_every;
+        let grid = self.grid.clone();
+        let f = self.fields()?;
         let mut files = Vec::new();
         if fields {
-            files.extend(write_fields(dir, &self.grid, &f)?);
+            files.extend(write_fields(dir, &grid, f)?);
         }
-        for p in pictures {
-            write_frame(p, &self.grid, &f, self.cfg.output.arrow_every)?;
-            files.push(file_name(p));
-        }
+        write_frame(pictures, &grid, f, every)?;
+        files.extend(pictures.iter().map(|p| file_name(p)));
         Ok(files)
     }
 }
@@ -114,14 +127,16 @@ impl Simulation for GlidingRun {
     }
 
     fn observe(&mut self) -> Result<Observables> {
-        let fields = self.sim.read_fields(&self.ctx)?;
         let rate = self.sim.take_max_courant(&self.ctx)?;
         self.sim.check_courant(rate)?;
+        let dt = self.cfg.dt;
+        let grid = self.grid.clone();
+        let fields = self.fields()?;
         // The observed Courant number is the last step's, a function of the state (so a
         // resumed run observes what the straight one did).
         let velocity: Vec<f64> = fields.velocity.iter().map(|&v| f64::from(v)).collect();
-        let courant = self.cfg.dt * courant_rate(&self.grid, &velocity);
-        Ok(Observables::of(&self.grid, &fields, courant))
+        let courant = dt * courant_rate(&grid, &velocity);
+        Ok(Observables::of(&grid, fields, courant))
     }
 
     fn advance(

@@ -12,6 +12,7 @@
 //! back. The outer dt is fixed (the config's); every step records its Courant rate and the
 //! run checks dt against the AB2 bound at each observation (`check_courant`).
 
+use super::checkpoint;
 use super::coupling::{self, CouplingPass};
 use super::fields::{GlidingFields, GlidingGrid};
 use super::filaments::{self, FilamentUniforms, CFL};
@@ -71,37 +72,32 @@ pub struct GlidingSim {
 }
 
 impl GlidingSim {
-    /// A new simulation from the config's initial state.
+    /// A new simulation from the config's initial state: Psi and the motor totals; the rest
+    /// (no motors bound, the fluid at rest, no velocities yet, AB2 not started) is the zeroed
+    /// buffers'.
     pub fn new(ctx: &GpuContext, cfg: &GlidingConfig, options: SimOptions) -> Result<Self> {
         let sim = Self::build(ctx, cfg, options)?;
         let psi: Vec<f32> = initial_psi(cfg).iter().map(|&v| v as f32).collect();
         let total = cfg.motors.density as f32;
-        let anchors = sim.grid.cells();
-        let state = GlidingState {
-            step: 0,
-            rate: vec![0.0; psi.len() + 1],
-            psi,
-            bound: vec![0.0; anchors * sim.tables.block(&cfg.motor_config())],
-            motors: vec![[total, 0.0, total, 0.0]; anchors],
-            motor_force: vec![[0.0; 2]; anchors],
-            fluid: vec![0.0; 3 * sim.grid.nz() * anchors],
-            velocity: vec![0.0; 3 * sim.grid.ntheta * anchors],
-            max_courant: 0.0,
-        };
-        let mut sim = sim;
-        sim.load(ctx, &state)?;
+        let motors = vec![[total, 0.0, total, 0.0]; sim.grid.cells()];
+        let write =
+            |name: &str, bytes: &[u8]| ctx.queue.write_buffer(sim.plan.buffer(name), 0, bytes);
+        write(filaments::PSI, bytemuck::cast_slice(&psi));
+        write(motors::STATE, bytemuck::cast_slice(&motors));
         Ok(sim)
     }
 
-    /// A simulation resumed from `state` (a checkpoint of the same config).
+    /// A simulation resumed from `state`, refused unless it is a state of a run of `cfg`
+    /// (`checkpoint::check`).
     pub fn from_state(
         ctx: &GpuContext,
         cfg: &GlidingConfig,
         state: &GlidingState,
         options: SimOptions,
     ) -> Result<Self> {
+        checkpoint::check(cfg, state)?;
         let mut sim = Self::build(ctx, cfg, options)?;
-        sim.load(ctx, state)?;
+        sim.load(ctx, state);
         Ok(sim)
     }
 
@@ -150,34 +146,8 @@ impl GlidingSim {
         })
     }
 
-    /// Writes `state` into the buffers, after checking its sizes and values.
-    fn load(&mut self, ctx: &GpuContext, s: &GlidingState) -> Result<()> {
-        let g = &self.grid;
-        let (cells, nt) = (g.cells(), g.ntheta);
-        let block = self.tables.block(&self.cfg.motor_config());
-        let sizes = [
-            ("psi", s.psi.len(), nt * cells),
-            ("rate", s.rate.len(), nt * cells + 1),
-            ("bound", s.bound.len(), cells * block),
-            ("motors", s.motors.len(), cells),
-            ("motor_force", s.motor_force.len(), cells),
-            ("fluid", s.fluid.len(), 3 * g.nz() * cells),
-            ("velocity", s.velocity.len(), 3 * nt * cells),
-        ];
-        for (field, len, want) in sizes {
-            if len != want {
-                return Err(invalid(
-                    &format!("gliding state {field}"),
-                    format!("{len} values"),
-                    format!("{want} for this config's grid"),
-                ));
-            }
-        }
-        if let Some(v) = s.psi.iter().find(|v| !v.is_finite()) {
-            return Err(invalid("gliding state psi", v, "finite values"));
-        }
-        let wide: Vec<f64> = s.bound.iter().map(|&v| f64::from(v)).collect();
-        motors::check_bound(&self.cfg.motor_config(), &self.tables, &wide)?;
+    /// Writes `state` (checked) into the buffers.
+    fn load(&mut self, ctx: &GpuContext, s: &GlidingState) {
         let write =
             |name: &str, bytes: &[u8]| ctx.queue.write_buffer(self.plan.buffer(name), 0, bytes);
         write(filaments::PSI, bytemuck::cast_slice(&s.psi));
@@ -193,7 +163,6 @@ impl GlidingSim {
         );
         self.step = s.step;
         self.plan.step = s.step;
-        Ok(())
     }
 
     pub fn config(&self) -> &GlidingConfig {
@@ -300,10 +269,5 @@ impl GlidingSim {
                 buffers::read_vec::<u32>(ctx, self.plan.buffer(coupling::STATS))?[0],
             ),
         })
-    }
-
-    /// The plan, for profiling its passes.
-    pub fn plan_mut(&mut self) -> &mut StepPlan {
-        &mut self.plan
     }
 }

@@ -8,7 +8,6 @@ use anyhow::Result;
 use clap::Args;
 use petri_model::gliding::bench::{self, Size, STAGES};
 use petri_model::gliding::params::GlidingConfig;
-use petri_model::gliding::sim::SimOptions;
 use petri_scheduler::bench::{Meta, Table};
 use std::path::PathBuf;
 
@@ -50,10 +49,7 @@ pub(crate) struct BenchArgs {
 pub(crate) fn bench(args: BenchArgs) -> Result<()> {
     check_json(args.json.as_deref())?;
     let base = GlidingConfig::from_file(&args.config)?;
-    let mut sim = SimOptions::default();
-    if let Some(x) = crate::models::one_dimensional_workgroup("gliding", args.workgroup)? {
-        sim.workgroup = x;
-    }
+    let sim = super::sim_options(args.workgroup)?;
     let sizes = args
         .sizes
         .iter()
