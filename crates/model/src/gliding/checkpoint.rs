@@ -30,12 +30,11 @@
 //! value (finite; M_b >= 0 and 0 outside the capture disc; the AB2 flag 0 or 1). So a corrupt,
 //! truncated, edited or foreign file is an error naming the path, never a panic.
 
-use super::motors::{MotorConfig, MotorTables};
 use super::params::GlidingConfig;
-use super::sim::GlidingState;
+use super::state::{check_state, GlidingState, Shape};
 use crate::checkpoint::{
-    self as container, check_step, combined_hash, config_field_hashes, differing_fields,
-    model_error, refuse, take,
+    self as container, combined_hash, config_field_hashes, differing_fields, model_error, refuse,
+    take,
 };
 use crate::error::{ModelError, Result};
 use petri_output::checkpoint::{CheckpointFile, CheckpointWriter};
@@ -80,14 +79,6 @@ pub fn save(path: &Path, cfg: &GlidingConfig, state: &GlidingState) -> Result<()
     let shape = Shape::of(cfg)?;
     check_state(&shape, state).map_err(error)?;
     writer(cfg, state).save(path).map_err(model_error)
-}
-
-/// Fails unless `state` is a state of a run of `cfg` (the message says what is wrong): what a
-/// resumed simulation checks, whether the state came from a file or not.
-pub fn check(cfg: &GlidingConfig, state: &GlidingState) -> Result<()> {
-    let shape = Shape::of(cfg)?;
-    check_state(&shape, state)
-        .map_err(|m| crate::error::invalid("gliding state", m, "a state of this config's run"))
 }
 
 /// Reads the checkpoint at `path`, refused unless it was written by a run of `cfg` (the fields
@@ -171,105 +162,6 @@ fn from_file(mut file: CheckpointFile, cfg: &GlidingConfig) -> Result<GlidingSta
     };
     check_state(&shape, &state).map_err(|m| refuse(&file, m))?;
     Ok(state)
-}
-
-/// What a state of a config must look like: its array lengths and the capture disc's mask.
-struct Shape {
-    motors: MotorConfig,
-    tables: MotorTables,
-    cells: usize,
-    ntheta: usize,
-    nz: usize,
-}
-
-impl Shape {
-    fn of(cfg: &GlidingConfig) -> Result<Shape> {
-        cfg.validate()?;
-        let motors = cfg.motor_config();
-        let tables = MotorTables::new(&motors)?;
-        let g = &cfg.grid;
-        Ok(Shape {
-            motors,
-            tables,
-            cells: g.nx * g.ny,
-            ntheta: g.ntheta,
-            nz: g.nz,
-        })
-    }
-}
-
-/// Consistency of a state with its config; the message says what is wrong.
-fn check_state(shape: &Shape, s: &GlidingState) -> std::result::Result<(), String> {
-    check_step(s.step)?;
-    let (cells, nt) = (shape.cells, shape.ntheta);
-    let block = shape.tables.block(&shape.motors);
-    let lengths = [
-        ("psi", s.psi.len(), nt * cells, "ntheta x ny x nx"),
-        ("rate", s.rate.len(), nt * cells + 1, "ntheta x ny x nx + 1"),
-        (
-            "bound",
-            s.bound.len(),
-            cells * block,
-            "anchors x stencil x ntheta x ns",
-        ),
-        ("motors", 4 * s.motors.len(), 4 * cells, "4 x ny x nx"),
-        (
-            "motor_force",
-            2 * s.motor_force.len(),
-            2 * cells,
-            "2 x ny x nx",
-        ),
-        (
-            "fluid",
-            s.fluid.len(),
-            3 * shape.nz * cells,
-            "3 x nz x ny x nx",
-        ),
-        (
-            "velocity",
-            s.velocity.len(),
-            3 * nt * cells,
-            "3 x ntheta x ny x nx",
-        ),
-    ];
-    for (name, len, want, what) in lengths {
-        if len != want {
-            return Err(format!(
-                "{name} holds {len} numbers, the config's grid needs {what} = {want}"
-            ));
-        }
-    }
-    let finite = |name: &str, v: &[f32]| match v.iter().position(|x| !x.is_finite()) {
-        Some(i) => Err(format!("{name} value {i} is {}: not finite", v[i])),
-        None => Ok(()),
-    };
-    finite("psi", &s.psi)?;
-    finite("rate", &s.rate)?;
-    finite("motors", bytemuck::cast_slice(&s.motors))?;
-    finite("motor_force", bytemuck::cast_slice(&s.motor_force))?;
-    finite("fluid", &s.fluid)?;
-    finite("velocity", &s.velocity)?;
-    if !(s.max_courant.is_finite() && s.max_courant >= 0.0) {
-        return Err(format!(
-            "max_courant is {}: a finite rate >= 0",
-            s.max_courant
-        ));
-    }
-    let flag = s.rate[nt * cells];
-    if flag != 0.0 && flag != 1.0 {
-        return Err(format!(
-            "rate's last value (AB2's flag) is {flag}: not 0 or 1"
-        ));
-    }
-    for (i, &v) in s.bound.iter().enumerate() {
-        let inside = shape.tables.mask[i % block] != 0.0;
-        if !(v.is_finite() && v >= 0.0 && (inside || v == 0.0)) {
-            return Err(format!(
-                "bound value {i} is {v}: M_b is finite, >= 0, and 0 outside the capture disc"
-            ));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@
 //! of the filament density Psi(x, y, theta) (`filaments`, `filaments_cpu`); the bound motors
 //! M_b(r0, x, theta, s), the free motors and the motor force of seed eq. 10 (`motors`,
 //! `motors_cpu`). What a run writes from the fields of a step (`fields`): observables, VTK
-//! files and PNG frames (`output`); the run itself: `run`, `checkpoint`; the bench: `bench`.
+//! files and PNG frames (`output`); the run itself: `run`, its state `state`, `checkpoint`; the
+//! bench: `bench`.
 //! See docs/models/gliding.md.
 
 pub mod bench;
@@ -26,6 +27,7 @@ pub mod output;
 pub mod params;
 pub mod run;
 pub mod sim;
+pub mod state;
 pub mod stokes;
 pub mod stokes_cpu;
 

@@ -12,13 +12,14 @@
 //! back. The outer dt is fixed (the config's); every step records its Courant rate and the
 //! run checks dt against the AB2 bound at each observation (`check_courant`).
 
-use super::checkpoint;
 use super::coupling::{self, CouplingPass};
 use super::fields::{GlidingFields, GlidingGrid};
 use super::filaments::{self, FilamentUniforms, CFL};
 use super::init::initial_psi;
 use super::motors::{self, MotorTables, MotorUniforms};
 use super::params::GlidingConfig;
+use super::state;
+pub use super::state::GlidingState;
 use super::stokes;
 use crate::error::{invalid, short, Result};
 use petri_engine::{buffers, GpuContext, Profiler};
@@ -40,27 +41,6 @@ impl Default for SimOptions {
             max_steps_per_batch: 16,
         }
     }
-}
-
-/// Everything a step reads that an earlier step wrote: a checkpoint's content.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GlidingState {
-    pub step: u64,
-    /// Psi (ntheta, ny, nx).
-    pub psi: Vec<f32>,
-    /// The last advective rate per cell and AB2's flag (filaments.rs RATE).
-    pub rate: Vec<f32>,
-    /// M_b (r0, d, theta, s).
-    pub bound: Vec<f32>,
-    /// Per anchor: total, coarse, free, walked off.
-    pub motors: Vec<[f32; 4]>,
-    pub motor_force: Vec<[f32; 2]>,
-    /// The fluid velocity (3, nz, ny, nx) and the filament velocities (3, ntheta, ny, nx) of the
-    /// last step.
-    pub fluid: Vec<f32>,
-    pub velocity: Vec<f32>,
-    /// The largest Courant rate since the last observation took it (`take_max_courant`).
-    pub max_courant: f32,
 }
 
 pub struct GlidingSim {
@@ -88,14 +68,14 @@ impl GlidingSim {
     }
 
     /// A simulation resumed from `state`, refused unless it is a state of a run of `cfg`
-    /// (`checkpoint::check`).
+    /// (`state::check`).
     pub fn from_state(
         ctx: &GpuContext,
         cfg: &GlidingConfig,
         state: &GlidingState,
         options: SimOptions,
     ) -> Result<Self> {
-        checkpoint::check(cfg, state)?;
+        state::check(cfg, state)?;
         let mut sim = Self::build(ctx, cfg, options)?;
         sim.load(ctx, state);
         Ok(sim)
