@@ -129,7 +129,7 @@ fn gliding_asset() {
     let config = small_gliding(&dir);
     let out = dir.join("out");
     let o = petri_ok(&["run", &arg(&config), "--steps", "20", "--out", &arg(&out)]);
-    assert!(String::from_utf8_lossy(&o.stdout).contains("step 20 (t = 0.400)"));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("step 20 (t = 0.200)"));
 
     let m = manifest(&out, "gliding");
     assert_eq!(

@@ -1,8 +1,9 @@
 """Gliding motility assay (Cook et al.): filaments glide on surface-bound motors and drag the
-fluid above them; follow the order parameters as rings of filaments turn into nematic lanes, then
-read the director, the motors and the fluid at the filaments' level from the arrays.
+fluid above them; follow the order parameters as a lattice of filament rings sharpens into a
+lattice of vortices (local polar order up, no common director), then read the director, the
+motors and the fluid at the filaments' level from the arrays.
 
-    python examples/python/gliding.py [--steps 3000] [--cells 64] [--angles 16]
+    python examples/python/gliding.py [--steps 3000] [--cells 64] [--angles 32]
 """
 
 import argparse
@@ -15,11 +16,11 @@ import petri
 p = argparse.ArgumentParser()
 p.add_argument("--steps", type=int, default=3000)
 p.add_argument("--cells", type=int, default=64, help="cells along x and y (the box stays 32 x 32)")
-p.add_argument("--angles", type=int, default=16, help="filament angles and arc cells")
+p.add_argument("--angles", type=int, default=32, help="filament angles")
 args = p.parse_args()
 
 config = json.load(open("assets/gliding.json"))
-config["grid"].update(nx=args.cells, ny=args.cells, ntheta=args.angles, ns=args.angles)
+config["grid"].update(nx=args.cells, ny=args.cells, ntheta=args.angles)
 sim = petri.open(config)
 print(f"{sim.model} on {sim.device}, dt = {sim.time_per_step}")
 obs = sim.run(args.steps)

@@ -16,7 +16,8 @@ struct CouplingParams {
     nz: u32,
     // The filament level z0.
     level: u32,
-    _pad0: u32,
+    // The filaments' intrinsic turning rate (params.rs FilamentParams::turn_rate).
+    turn_rate: f32,
     _pad1: u32,
     _pad2: u32,
     dtheta: f32,
@@ -161,7 +162,7 @@ fn filament_velocities(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(n
     let gp = vec2<f32>(du.x * c + du.y * s, dv.x * c + dv.y * s);
     let jeffery = -s * gp.x + c * gp.y;
     let align = (d.z - d.x) * s * c + d.y * (c * c - s * s);
-    let omega = jeffery + u.u_r * align;
+    let omega = jeffery + u.u_r * align + u.turn_rate;
     velocity[idx] = ux;
     velocity[total + idx] = uy;
     velocity[2u * total + idx] = omega;

@@ -714,9 +714,9 @@ fn gliding_bench_writes_its_rows_and_refuses_what_does_not_fit() {
     assert!(o.status.success(), "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     // 16^2 anchors x 5 offsets (with 4 angles no head reaches the diagonal cells) x 4 angles x
-    // 4 arc cells; dt 0.02 scaled by the cell (x4).
+    // 4 arc cells; dt 0.01 scaled by the cell (x4).
     assert!(
-        out.contains("| 16^2 x 4^2 | 3x3 (5 offsets) | 20480 | 0.08 |"),
+        out.contains("| 16^2 x 4^2 | 3x3 (5 offsets) | 20480 | 0.04 |"),
         "{out}"
     );
     // 2048^2 x 32^2 passes 2^30 motor cells even on the 1x1 stencil: its row says so, no panic.

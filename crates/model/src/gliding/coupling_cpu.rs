@@ -83,7 +83,7 @@ pub fn filament_velocities(
                 let gp = [du[0] * c + du[1] * s, dv[0] * c + dv[1] * s];
                 let jeffery = -s * gp[0] + c * gp[1];
                 let align = (myy - mxx) * s * c + mxy * (c * c - s * s);
-                out[2 * n + idx] = jeffery + f.u_r * align;
+                out[2 * n + idx] = jeffery + f.u_r * align + f.turn_rate;
             }
         }
     }

@@ -45,6 +45,11 @@ pub struct FilamentParams {
     /// Stress coefficients of seed eq. 7: sigma_f div D - sigma_t div (D.D).
     pub sigma_f: f64,
     pub sigma_t: f64,
+    /// Intrinsic turning rate of a gliding filament (theta' += turn_rate): gliding microtubules
+    /// follow curved paths of radius V_sp / |turn_rate| (Sumino et al. 2012, the seed's [19]);
+    /// positive turns counter-clockwise. 0 (the default) is the seed's eq. 3.
+    #[serde(default)]
+    pub turn_rate: f64,
 }
 
 /// Seed eqs. 4-6 and 10.
@@ -244,6 +249,7 @@ impl GlidingConfig {
             ("filaments.u_r", f.u_r),
             ("filaments.sigma_f", f.sigma_f),
             ("filaments.sigma_t", f.sigma_t),
+            ("filaments.turn_rate", f.turn_rate),
         ] {
             if !(v.is_finite() && v.abs() <= 1e6) {
                 return Err(invalid(field, v, "a finite number in [-1e6, 1e6]"));
