@@ -23,6 +23,11 @@ struct StokesParams {
     // f_{nz-2}, f_{nz-3}, f_{nz-4}.
     bottom: vec4<f32>,
     top: vec4<f32>,
+    // eps^2, eps the channel's aspect ratio: the viscous operator is mu (D2 / eps^2 - k^2).
+    eps2: f32,
+    _pad0: f32,
+    _pad1: f32,
+    _pad2: f32,
 }
 
 @group(1) @binding(0) var<uniform> u: StokesParams;
@@ -38,8 +43,10 @@ const PERP = 0u;
 const PART = 1u;
 const HOM_A = 2u;
 const HOM_B = 3u;
-// Thomas factors of (D2 - k^2): (c', 1 / pivot) per level.
-const PIVOT = 4u;
+// Thomas factors (c', 1 / pivot) per level of (D2 - eps^2 k^2) (the viscous operator) and of
+// (D2 - k^2) (the pressure's, in the w problem).
+const PIVOT_Z = 4u;
+const PIVOT_K = 5u;
 
 fn at(slot: u32, j: u32, m: u32) -> u32 {
     return (slot * u.nz + j) * u.modes + m;
@@ -66,39 +73,42 @@ fn d1_w(j: u32, m: u32) -> vec2<f32> {
         + c.z * spec[at(2u, j + 1u, m)];
 }
 
-fn factor(m: u32, k2: f32) {
+// The Thomas factors of (D2 - k2) into slot `pivot`.
+fn factor(pivot: u32, m: u32, k2: f32) {
     var prev = 0.0;
     for (var j = 1u; j + 1u < u.nz; j++) {
         let c = coef[2u * j];
         let inv = 1.0 / (-(c.x + c.y) - k2 - c.x * prev);
         prev = c.y * inv;
-        scratch[at(PIVOT, j, m)] = vec2<f32>(prev, inv);
+        scratch[at(pivot, j, m)] = vec2<f32>(prev, inv);
     }
 }
 
-// Solves (D2 - k^2) x = r at the interior levels in place (stokes_cpu.rs, tridiagonal): on
-// entry the slot holds the wall values at j = 0 and nz - 1 and r between.
-fn tridiagonal(slot: u32, m: u32) {
+// Solves (D2 - k2) x = r at the interior levels in place (stokes_cpu.rs, tridiagonal), k2
+// that of the factors in slot `pivot`: on entry the slot holds the wall values at j = 0 and
+// nz - 1 and r between.
+fn tridiagonal(slot: u32, pivot: u32, m: u32) {
     let last = u.nz - 2u;
     scratch[at(slot, 1u, m)] -= coef[2u].x * scratch[at(slot, 0u, m)];
     scratch[at(slot, last, m)] -= coef[2u * last].y * scratch[at(slot, last + 1u, m)];
     var x = vec2<f32>(0.0);
     for (var j = 1u; j <= last; j++) {
-        x = (scratch[at(slot, j, m)] - coef[2u * j].x * x) * scratch[at(PIVOT, j, m)].y;
+        x = (scratch[at(slot, j, m)] - coef[2u * j].x * x) * scratch[at(pivot, j, m)].y;
         scratch[at(slot, j, m)] = x;
     }
     for (var j = last - 1u; j >= 1u; j--) {
-        x = scratch[at(slot, j, m)] - scratch[at(PIVOT, j, m)].x * x;
+        x = scratch[at(slot, j, m)] - scratch[at(pivot, j, m)].x * x;
         scratch[at(slot, j, m)] = x;
     }
 }
 
-// psi from its wall values and right-hand side, then w from (D2 - k^2) w = psi, w = 0 at walls.
+// psi from (D2 - eps^2 k^2) psi = r with its wall values, then w from (D2 - k^2) w = psi,
+// w = 0 at the walls.
 fn w_of_psi(slot: u32, m: u32) {
-    tridiagonal(slot, m);
+    tridiagonal(slot, PIVOT_Z, m);
     scratch[at(slot, 0u, m)] = vec2<f32>(0.0);
     scratch[at(slot, u.nz - 1u, m)] = vec2<f32>(0.0);
-    tridiagonal(slot, m);
+    tridiagonal(slot, PIVOT_K, m);
 }
 
 // Wall slopes (bottom, top) of slot `slot`.
@@ -149,15 +159,16 @@ fn solve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     let kx = wavenumber(mx, u.nx, u.kx_unit);
     let ky = wavenumber(my, u.ny, u.ky_unit);
     let k2 = kx * kx + ky * ky;
-    factor(m, k2);
+    factor(PIVOT_Z, m, u.eps2 * k2);
     if k2 == 0.0 {
-        // The mean flow: mu D2 u = -f, no vertical mean velocity.
+        // The mean flow: (mu / eps^2) D2 u = -f, no vertical mean velocity.
         for (var c = 0u; c < 2u; c++) {
             for (var j = 0u; j < n; j++) {
                 let wall = j == 0u || j == n - 1u;
-                scratch[at(PERP, j, m)] = select(-spec[at(c, j, m)] / u.mu, vec2<f32>(0.0), wall);
+                let r = -spec[at(c, j, m)] * u.eps2 / u.mu;
+                scratch[at(PERP, j, m)] = select(r, vec2<f32>(0.0), wall);
             }
-            tridiagonal(PERP, m);
+            tridiagonal(PERP, PIVOT_Z, m);
             for (var j = 0u; j < n; j++) {
                 spec[at(c, j, m)] = scratch[at(PERP, j, m)];
             }
@@ -167,6 +178,7 @@ fn solve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
         }
         return;
     }
+    factor(PIVOT_K, m, k2);
     let kk = sqrt(k2);
     let ex = kx / kk;
     let ey = ky / kk;
@@ -176,18 +188,20 @@ fn solve(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
         let fy = spec[at(1u, j, m)];
         let wall = j == 0u || j == n - 1u;
         scratch[at(HOM_A, j, m)] = ex * fx + ey * fy;
-        scratch[at(PERP, j, m)] = select(-(ex * fy - ey * fx) / u.mu, vec2<f32>(0.0), wall);
+        let r = -(ex * fy - ey * fx) * u.eps2 / u.mu;
+        scratch[at(PERP, j, m)] = select(r, vec2<f32>(0.0), wall);
     }
-    // mu (D2 - k^2)^2 w = k^2 f_z + i |k| D1 f_par, as (D2 - k^2) psi = rhs / mu and
-    // (D2 - k^2) w = psi.
+    // (mu / eps^2) (D2 - eps^2 k^2) (D2 - k^2) w = k^2 f_z + i |k| D1 f_par, as
+    // (D2 - eps^2 k^2) psi = eps^2 rhs / mu and (D2 - k^2) w = psi.
     for (var j = 0u; j < n; j++) {
         var rhs = vec2<f32>(0.0);
         if j > 0u && j < n - 1u {
-            rhs = (k2 * spec[at(2u, j, m)] + kk * times_i(d1_slot(HOM_A, j, m))) / u.mu;
+            let f = k2 * spec[at(2u, j, m)] + kk * times_i(d1_slot(HOM_A, j, m));
+            rhs = f * u.eps2 / u.mu;
         }
         scratch[at(PART, j, m)] = rhs;
     }
-    tridiagonal(PERP, m);
+    tridiagonal(PERP, PIVOT_Z, m);
     w_of_psi(PART, m);
     // The homogeneous solutions: psi = 1 at one wall, 0 at the other, no right-hand side.
     for (var j = 0u; j < n; j++) {

@@ -215,13 +215,24 @@ fn uniform_isotropic_filaments_without_motors_stay() {
     assert!(flow < 1e-6, "fluid moves: {flow:.2e}");
 }
 
-/// Uniform aligned filaments on uniform motors push the fluid with a uniform sheet force f at
-/// the filament level z0; the flow is the sheet's piecewise-linear profile
-/// u(z) = f z (1 - z0) / mu below z0 and f z0 (1 - z) / mu above (exact for the scheme).
 #[test]
 fn uniform_motor_force_drives_the_sheet_flow() {
+    sheet_flow(1.0);
+}
+
+#[test]
+fn the_aspect_ratio_eps_scales_the_sheet_flow_by_eps_squared() {
+    sheet_flow(0.5);
+}
+
+/// Uniform aligned filaments on uniform motors push the fluid with a uniform sheet force f at
+/// the filament level z0; the flow is the sheet's piecewise-linear profile (mu / eps^2) u'' =
+/// -f delta(z - z0): u(z) = (eps^2 / mu) f z (1 - z0) below z0 and (eps^2 / mu) f z0 (1 - z)
+/// above (exact for the scheme).
+fn sheet_flow(eps: f64) {
     let ctx = test_context();
     let mut cfg = tiny();
+    cfg.fluid.eps = eps;
     cfg.initial.kind = "aligned".into();
     cfg.initial.kappa = 4.0; // uniform in space: no stress divergence, no steric drift
     cfg.initial.noise = 0.0;
@@ -238,20 +249,20 @@ fn uniform_motor_force_drives_the_sheet_flow() {
     let fx: f64 = before.iter().map(|v| f64::from(v[0])).sum::<f64>() / cells as f64;
     let spread = max_abs(before.iter().map(|v| f64::from(v[0]) - fx));
     let z0 = g.z[g.z0_level];
-    let mu = cfg.fluid.mu;
+    let scale = eps * eps / cfg.fluid.mu;
     let mut worst: f64 = 0.0;
-    let peak = fx * z0 * (1.0 - z0) / mu;
+    let peak = fx * z0 * (1.0 - z0) * scale;
     for (j, &z) in g.z.iter().enumerate() {
         let want = if z <= z0 {
             fx * z * (1.0 - z0)
         } else {
             fx * z0 * (1.0 - z)
-        } / mu;
+        } * scale;
         for cell in 0..cells {
             worst = worst.max((f64::from(f.fluid[j * cells + cell]) - want).abs());
         }
     }
-    println!("sheet flow: force {fx:.4e} (spread {spread:.1e}), peak {peak:.3e}, worst error {worst:.1e}");
+    println!("sheet flow (eps {eps}): force {fx:.4e} (spread {spread:.1e}), peak {peak:.3e}, worst error {worst:.1e}");
     assert!(fx.abs() > 1e-3, "the motors push: {fx}");
     assert!(spread < 1e-5 * fx.abs());
     assert!(
@@ -301,4 +312,26 @@ fn bad_configs_and_a_dt_above_the_cfl_bound_are_refused() {
     ok.advance(&ctx, 1);
     let rate = ok.take_max_courant(&ctx).unwrap();
     ok.check_courant(rate).unwrap();
+}
+
+#[test]
+fn fluid_eps_defaults_to_one_and_out_of_range_values_are_refused() {
+    let base = tiny();
+    // Absent from the JSON: 1 (isotropic), and left out when written, so configs without it keep
+    // their checkpoint hashes.
+    let mut json = serde_json::to_value(&base).unwrap();
+    assert!(json["fluid"].get("eps").is_none(), "{}", json["fluid"]);
+    json["fluid"] = serde_json::json!({ "mu": 1.0 });
+    let parsed = GlidingConfig::from_json(&json.to_string(), "test").unwrap();
+    assert_eq!(parsed.fluid.eps, 1.0);
+    let mut thin = base.clone();
+    thin.fluid.eps = 0.25;
+    assert_eq!(serde_json::to_value(&thin).unwrap()["fluid"]["eps"], 0.25);
+    assert_eq!(thin.channel().unwrap().eps, 0.25);
+    for eps in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        let mut c = base.clone();
+        c.fluid.eps = eps;
+        let e = c.validate().unwrap_err().to_string();
+        assert!(e.contains("fluid.eps") && e.contains("> 0"), "{eps}: {e}");
+    }
 }

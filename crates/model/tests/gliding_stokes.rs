@@ -313,7 +313,7 @@ fn solve_mode_keeps_the_velocity_zero_at_the_walls() {
         ];
         9
     ];
-    let u = stokes_cpu::solve_mode(&c.operators(), c.mu, c.wavenumbers(1, 2), &f);
+    let u = stokes_cpu::solve_mode(&c.operators(), c.mu, c.eps, c.wavenumbers(1, 2), &f);
     for j in [0, 8] {
         assert!(u[j].iter().all(|v| v.abs() == 0.0), "level {j}: {:?}", u[j]);
     }
@@ -372,4 +372,195 @@ fn bad_input_is_refused_naming_field_value_and_allowed() {
     let mut solver = StokesSolver::new(&ctx, &c, 64).unwrap();
     let msg = solver.solve(&ctx, &[0.0; 7]).unwrap_err().to_string();
     assert!(msg.contains("stokes force") && msg.contains("240"), "{msg}");
+}
+
+// The anisotropic channel, -grad q + mu (lap_2 + eps^-2 d_zz) u + f = 0 (seed eqs. 7-9), at
+// eps = 0.3 (a thin gap) and 2. Same tolerances as at eps = 1: the k = 0 profiles are still
+// quadratic or piecewise linear in z, so exact to round-off (CPU 1e-12, GPU 1e-5 of the peak).
+
+fn aniso(nx: usize, ny: usize, lx: f64, ly: f64, z: ZGrid, mu: f64, eps: f64) -> Channel {
+    Channel::new(nx, ny, lx, ly, z, mu)
+        .unwrap()
+        .with_eps(eps)
+        .unwrap()
+}
+
+#[test]
+fn anisotropic_uniform_force_gives_poiseuille_flow_scaled_by_eps_squared() {
+    // (mu / eps^2) u'' = -F: u = eps^2 F z (1 - z) / (2 mu).
+    for eps in [0.3, 2.0] {
+        let c = aniso(4, 2, 1.0, 1.0, ZGrid::Bottom(17), 1.0, eps);
+        let f = force(&c, |comp, _, _, _| if comp == 0 { 1.0 } else { 0.0 });
+        let want = force(&c, |comp, _, _, z| match comp {
+            0 => eps * eps * z * (1.0 - z) / 2.0,
+            _ => 0.0,
+        });
+        let cpu = stokes_cpu::solve(&c, &f).unwrap();
+        let gpu = gpu(&c, &f, 64);
+        let peak = eps * eps / 8.0;
+        let (ec, eg) = (max_diff(&cpu, &want), max_diff(&gpu, &want));
+        eprintln!("Poiseuille eps = {eps}: max error CPU {ec:.2e}, GPU {eg:.2e} (peak {peak})");
+        assert!(
+            ec < 1e-12 * peak && eg < 1e-5 * peak,
+            "eps = {eps}: {ec:e} {eg:e}"
+        );
+    }
+}
+
+#[test]
+fn anisotropic_sheet_force_gives_piecewise_linear_flow_scaled_by_eps_squared() {
+    for eps in [0.3, 2.0] {
+        let c = aniso(4, 4, 1.0, 1.0, ZGrid::Bottom(17), 1.0, eps);
+        let (j0, big_f) = (4, 2.0);
+        let z0 = c.z[j0];
+        let cell = (c.z[j0 + 1] - c.z[j0 - 1]) / 2.0;
+        let f = force(&c, |comp, _, _, z| match comp == 1 && z == z0 {
+            true => big_f / cell,
+            false => 0.0,
+        });
+        let e2 = eps * eps;
+        let want = force(&c, |comp, _, _, z| match comp {
+            1 if z <= z0 => e2 * big_f * z * (1.0 - z0),
+            1 => e2 * big_f * z0 * (1.0 - z),
+            _ => 0.0,
+        });
+        let cpu = stokes_cpu::solve(&c, &f).unwrap();
+        let gpu = gpu(&c, &f, 64);
+        let peak = e2 * big_f * z0 * (1.0 - z0);
+        let (ec, eg) = (max_diff(&cpu, &want), max_diff(&gpu, &want));
+        eprintln!("sheet eps = {eps}: max error CPU {ec:.2e}, GPU {eg:.2e} (peak {peak:.3})");
+        assert!(
+            ec < 1e-12 * peak && eg < 1e-5 * peak,
+            "eps = {eps}: {ec:e} {eg:e}"
+        );
+    }
+}
+
+/// The analytic flow of f = (sin(k x) sin(pi z), sin(k x), 0) at viscosity mu and eps != 1,
+/// k = 2 pi / lx, kz = eps k. Across k (y): (mu / eps^2) (v'' - kz^2 v) = -sin(k x):
+/// v = sin(k x) (1 - cosh(kz (z - 1/2)) / cosh(kz / 2)) / (mu k^2). Along k (x) and z:
+/// w = W(z) cos(k x), u = -W'(z) sin(k x) / k (continuity), q = Q(z) cos(k x); eliminating Q,
+/// (D^2 - k^2)(D^2 - kz^2) W = eps^2 k pi cos(pi z) / mu, W = W' = 0 at both walls: the
+/// pressure is harmonic (exp(+-k z)), the viscous layers are exp(+-kz z). A particular solution
+/// s cos(pi z), s = eps^2 k pi / (mu (pi^2 + k^2)(pi^2 + kz^2)), plus cosh(k z), sinh(k z),
+/// cosh(kz z), sinh(kz z) fitted to the wall conditions (distinct rates while eps != 1).
+fn single_mode_exact_aniso(c: &Channel) -> Vec<f64> {
+    assert!(
+        c.eps != 1.0,
+        "eps = 1 is the repeated-root case (single_mode_exact)"
+    );
+    let (mu, k) = (c.mu, 2.0 * PI / c.lx);
+    let kz = c.eps * k;
+    let s = c.eps * c.eps * k * PI / (mu * (PI * PI + k * k) * (PI * PI + kz * kz));
+    let basis = |z: f64| {
+        let (ch, sh) = ((k * z).cosh(), (k * z).sinh());
+        let (cz, sz) = ((kz * z).cosh(), (kz * z).sinh());
+        ([ch, sh, cz, sz], [k * sh, k * ch, kz * sz, kz * cz])
+    };
+    let (b0, b1) = (basis(0.0), basis(1.0));
+    let coef = solve4([b0.0, b1.0, b0.1, b1.1], [-s, s, 0.0, 0.0]);
+    let w_and_slope = |z: f64| {
+        let (v, d) = basis(z);
+        let dot = |b: [f64; 4]| (0..4).map(|i| coef[i] * b[i]).sum::<f64>();
+        (
+            s * (PI * z).cos() + dot(v),
+            -s * PI * (PI * z).sin() + dot(d),
+        )
+    };
+    force(c, |comp, x, _, z| {
+        let (w, dw) = w_and_slope(z);
+        match comp {
+            0 => -dw / k * (k * x).sin(),
+            1 => {
+                let shape = 1.0 - (kz * (z - 0.5)).cosh() / (kz / 2.0).cosh();
+                (k * x).sin() * shape / (mu * k * k)
+            }
+            _ => w * (k * x).cos(),
+        }
+    })
+}
+
+#[test]
+fn anisotropic_single_fourier_mode_matches_the_analytic_flow() {
+    for eps in [0.3, 2.0] {
+        let mut errors = Vec::new();
+        for nz in [17, 33, 65, 129] {
+            let c = aniso(8, 4, 2.0, 1.0, ZGrid::Bottom(nz), 0.7, eps);
+            let f = force(&c, |comp, x, _, z| {
+                let s = (2.0 * PI * x / c.lx).sin();
+                match comp {
+                    0 => s * (PI * z).sin(),
+                    1 => s,
+                    _ => 0.0,
+                }
+            });
+            let exact = single_mode_exact_aniso(&c);
+            let cpu = stokes_cpu::solve(&c, &f).unwrap();
+            errors.push(rel(&cpu, &exact));
+            let scale = |u: &[f64]| k_max(&c) * max_abs(u);
+            let dc = max_abs(&stokes_cpu::divergence(&c, &cpu).unwrap()) / scale(&cpu);
+            assert!(dc < 1e-13, "eps = {eps}, nz = {nz}: CPU divergence {dc:e}");
+            if nz == 17 {
+                let g = gpu(&c, &f, 64);
+                let e = rel(&g, &cpu);
+                let dg = max_abs(&stokes_cpu::divergence(&c, &g).unwrap()) / scale(&g);
+                eprintln!(
+                    "single mode eps = {eps}, nz = 17: GPU vs CPU {e:.2e}; max |div u| / \
+                     (k_max max |u|) CPU {dc:.2e}, GPU {dg:.2e}"
+                );
+                assert!(e < 1e-5 && dg < 1e-5, "eps = {eps}: {e:e} {dg:e}");
+            }
+        }
+        eprintln!(
+            "single mode eps = {eps}, CPU vs analytic, nz = 17, 33, 65, 129: relative max error {}",
+            list(&errors)
+        );
+        // Second order, reached later at eps = 2, whose viscous layers (exp(-2 k z), 2 k = 2 pi)
+        // are thin against the coarse top of the bottom-clustered grid (measured: eps = 0.3
+        // 1.1e-2, 2.9e-3, 7.2e-4, 1.8e-4, ratios 3.7, 4.1, 4.1; eps = 2 3.7e-2, 1.2e-2,
+        // 3.3e-3, 8.1e-4, ratios 3.0, 3.8, 4.0).
+        assert!(errors[0] < 5e-2, "eps = {eps}: {errors:?}");
+        for p in errors.windows(2) {
+            assert!(p[0] / p[1] > 2.9, "eps = {eps}: {errors:?}");
+        }
+        assert!(errors[2] / errors[3] > 3.8, "eps = {eps}: {errors:?}");
+    }
+}
+
+#[test]
+fn anisotropic_gpu_matches_cpu_on_a_random_force() {
+    for eps in [0.3, 2.0] {
+        let c = aniso(16, 8, 3.0, 1.5, ZGrid::Bottom(12), 0.7, eps);
+        let f = random_force(&c, 11);
+        let cpu = stokes_cpu::solve(&c, &f).unwrap();
+        let g = gpu(&c, &f, 64);
+        let e = rel(&g, &cpu);
+        let scale = |u: &[f64]| k_max(&c) * max_abs(u);
+        let dc = max_abs(&stokes_cpu::divergence(&c, &cpu).unwrap()) / scale(&cpu);
+        let dg = max_abs(&stokes_cpu::divergence(&c, &g).unwrap()) / scale(&g);
+        eprintln!(
+            "random 16 x 8 x 12, eps = {eps}: GPU vs CPU {e:.2e}; max |div u| / (k_max max |u|) \
+             CPU {dc:.2e}, GPU {dg:.2e}"
+        );
+        assert!(
+            e < 1e-5 && dc < 1e-13 && dg < 1e-5,
+            "eps = {eps}: {e:e} {dc:e} {dg:e}"
+        );
+    }
+}
+
+#[test]
+fn bad_eps_is_refused_naming_field_value_and_allowed() {
+    let c = channel(4, 4, 1.0, 1.0, ZGrid::Uniform(5));
+    for (eps, shown) in [
+        (0.0, "0"),
+        (-0.5, "-0.5"),
+        (f64::NAN, "NaN"),
+        (f64::INFINITY, "inf"),
+    ] {
+        let msg = c.clone().with_eps(eps).unwrap_err().to_string();
+        for w in ["stokes eps", shown, "> 0"] {
+            assert!(msg.contains(w), "{msg:?} lacks {w:?}");
+        }
+    }
 }

@@ -47,7 +47,7 @@ fn host_structs_match_their_wgsl_structs() {
         ka, kd, tgf_beta, dt, decay, hill, lx, ly, neighbour_distance2, max_cells, bins, bin_z);
     let growth = host_layout!(GrowthUniforms: lx, ly, delta_threshold, max_cells, normal, _pad);
     let stokes = host_layout!(StokesUniforms:
-        nx, ny, nz, modes, mu, inv_n, kx_unit, ky_unit, bottom, top);
+        nx, ny, nz, modes, mu, inv_n, kx_unit, ky_unit, bottom, top, eps2, _pad0, _pad1, _pad2);
     let filaments = host_layout!(FilamentUniforms:
         nx, ny, ntheta, modes, dt, inv_dx, inv_dy, inv_dtheta, cn_x, cn_theta, kx_unit, ky_unit,
         inv_n, _pad0, _pad1, _pad2);

@@ -41,7 +41,9 @@ impl ZGrid {
     }
 }
 
-/// A checked channel: grid sizes, periods, z levels and viscosity.
+/// A checked channel: grid sizes, periods, z levels, viscosity mu and aspect ratio eps (the
+/// seed's anisotropic viscous operator mu (lap_2 + eps^-2 d_zz); eps < 1 is a gap thinner than
+/// the horizontal unit).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Channel {
     pub nx: usize,
@@ -50,14 +52,15 @@ pub struct Channel {
     pub ly: f64,
     pub z: Vec<f64>,
     pub mu: f64,
+    pub eps: f64,
 }
 
 /// The most grid points along x or y (the GPU FFT's longest axis).
 pub const MAX_AXIS: usize = 1 << 16;
 
 impl Channel {
-    /// A channel of (nx, ny) points over periods (lx, ly), levels `z`, viscosity `mu`; errors
-    /// name the field, the value and what is allowed.
+    /// A channel of (nx, ny) points over periods (lx, ly), levels `z`, viscosity `mu`, eps = 1
+    /// (isotropic); errors name the field, the value and what is allowed.
     pub fn new(nx: usize, ny: usize, lx: f64, ly: f64, z: ZGrid, mu: f64) -> Result<Self> {
         let c = Channel {
             nx,
@@ -66,7 +69,15 @@ impl Channel {
             ly,
             z: z.nodes(),
             mu,
+            eps: 1.0,
         };
+        c.check()?;
+        Ok(c)
+    }
+
+    /// The same channel with aspect ratio `eps` (finite, > 0).
+    pub fn with_eps(self, eps: f64) -> Result<Self> {
+        let c = Channel { eps, ..self };
         c.check()?;
         Ok(c)
     }
@@ -88,6 +99,9 @@ impl Channel {
         }
         if !(self.mu.is_finite() && self.mu > 0.0) {
             return Err(invalid("stokes mu", self.mu, "a finite viscosity > 0"));
+        }
+        if !(self.eps.is_finite() && self.eps > 0.0) {
+            return Err(invalid("stokes eps", self.eps, "a finite aspect ratio > 0"));
         }
         let z = &self.z;
         if z.len() < 4 {

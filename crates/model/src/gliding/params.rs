@@ -47,8 +47,9 @@ pub struct FilamentParams {
     pub sigma_t: f64,
     /// Intrinsic turning rate of a gliding filament (theta' += turn_rate): gliding microtubules
     /// follow curved paths of radius V_sp / |turn_rate| (Sumino et al. 2012, the seed's [19]);
-    /// positive turns counter-clockwise. 0 (the default) is the seed's eq. 3.
-    #[serde(default)]
+    /// positive turns counter-clockwise. 0 (the default) is the seed's eq. 3; left out of the
+    /// JSON at 0 so that configs without it keep their checkpoint hashes.
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub turn_rate: f64,
 }
 
@@ -70,11 +71,27 @@ pub struct MotorParams {
     pub force: f64,
 }
 
-/// The fluid of seed eqs. 7-9.
+/// The fluid of seed eqs. 7-9: -grad q + mu (lap_2 + eps^-2 d_zz) u + f = 0.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct FluidParams {
     pub mu: f64,
+    /// The channel's aspect ratio eps (gap height over the horizontal unit), 1 if absent. Left
+    /// out of the JSON at 1 so that configs without it keep their checkpoint hashes.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub eps: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+fn is_one(v: &f64) -> bool {
+    *v == 1.0
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 /// The initial filament density.
@@ -162,7 +179,8 @@ impl GlidingConfig {
 
     pub fn channel(&self) -> Result<Channel> {
         let g = &self.grid;
-        Channel::new(g.nx, g.ny, g.lx, g.ly, self.z_grid()?, self.fluid.mu)
+        Channel::new(g.nx, g.ny, g.lx, g.ly, self.z_grid()?, self.fluid.mu)?
+            .with_eps(self.fluid.eps)
     }
 
     pub fn filament_config(&self) -> FilamentConfig {
@@ -223,6 +241,10 @@ impl GlidingConfig {
         }
         if self.observe_every == 0 {
             return Err(invalid("observe_every", 0, "an integer >= 1"));
+        }
+        let eps = self.fluid.eps;
+        if !(eps.is_finite() && eps > 0.0) {
+            return Err(invalid("fluid.eps", eps, "a finite aspect ratio > 0"));
         }
         let g = &self.grid;
         let z = self.channel()?.z;

@@ -1,5 +1,6 @@
-//! The Stokes solver on the GPU (`shaders/gliding/stokes.wgsl`): -grad p + mu lap u + f = 0,
-//! div u = 0 in the channel, u = 0 at both walls, for a body force f on the channel's grid.
+//! The Stokes solver on the GPU (`shaders/gliding/stokes.wgsl`):
+//! -grad p + mu (lap_2 + eps^-2 d_zz) u + f = 0, div u = 0 in the channel, u = 0 at both walls,
+//! for a body force f on the channel's grid (eps the channel's aspect ratio, 1: isotropic).
 //! Passes, in a `StepPlan`: the force into a complex spectrum buffer (scaled by 1 / (nx ny),
 //! the inverse FFT's normalization), the forward 2D FFT of its 3 nz levels (the scheduler's
 //! `Fft`), the z problem of every Fourier mode (one thread per mode), the inverse FFT, the
@@ -22,8 +23,9 @@ pub const COEF: &str = "stokes_coef";
 pub const SPECTRUM: &str = "stokes_spectrum";
 pub const SCRATCH: &str = "stokes_scratch";
 
-/// Complex scratch slots per mode and level (the shader's PERP, PART, HOM_A, HOM_B, PIVOT).
-const SLOTS: u64 = 5;
+/// Complex scratch slots per mode and level (the shader's PERP, PART, HOM_A, HOM_B, PIVOT_Z,
+/// PIVOT_K).
+const SLOTS: u64 = 6;
 
 /// The shader's `StokesParams`.
 #[repr(C)]
@@ -40,6 +42,11 @@ pub struct StokesUniforms {
     /// Wall slope weights (x, y, z; w unused), `ZOperators::bottom` and `top`.
     pub bottom: [f32; 4],
     pub top: [f32; 4],
+    /// eps^2, eps the channel's aspect ratio.
+    pub eps2: f32,
+    pub _pad0: f32,
+    pub _pad1: f32,
+    pub _pad2: f32,
 }
 
 impl StokesUniforms {
@@ -57,6 +64,10 @@ impl StokesUniforms {
             ky_unit: (tau / channel.ly) as f32,
             bottom: [ops.bottom[0], ops.bottom[1], ops.bottom[2], 0.0].map(|v| v as f32),
             top: [ops.top[0], ops.top[1], ops.top[2], 0.0].map(|v| v as f32),
+            eps2: (channel.eps * channel.eps) as f32,
+            _pad0: 0.0,
+            _pad1: 0.0,
+            _pad2: 0.0,
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The CPU reference of the Stokes solver (`stokes.rs`), in f64: a plain DFT in x and y (small
 //! grids only: O(nx ny (nx + ny)) per level), the same per-mode z solve as the GPU kernel
-//! (`shaders/gliding/stokes_solve.wgsl`), an inverse DFT. Also the discrete divergence the
+//! (`shaders/gliding/stokes.wgsl`), an inverse DFT. Also the discrete divergence the
 //! solver makes vanish. Arrays are (component, z, y, x), x fastest, components (u, v, w).
 
 use super::channel::{Channel, ZOperators};
@@ -97,11 +97,14 @@ fn d1(ops: &ZOperators, x: &[Complex], j: usize) -> Complex {
 }
 
 /// The z problem of one Fourier mode: `f[j]` the force's coefficients (x, y, z) at level j,
-/// `k` the wavenumbers (None: a Nyquist mode, set to zero). Returns the velocity's
-/// coefficients (u, v, w) per level. See docs/models/gliding.md for the formulation.
+/// `k` the wavenumbers (None: a Nyquist mode, set to zero), viscosity `mu`, aspect ratio `eps`.
+/// Returns the velocity's coefficients (u, v, w) per level. See docs/models/gliding.md for the
+/// formulation: with kz2 = eps^2 |k|^2, the viscous operator mu (D2 / eps^2 - |k|^2) is
+/// (mu / eps^2) (D2 - kz2), and the pressure adds (D2 - |k|^2) to the fourth-order w problem.
 pub fn solve_mode(
     ops: &ZOperators,
     mu: f64,
+    eps: f64,
     k: Option<[f64; 2]>,
     f: &[[Complex; 3]],
 ) -> Vec<[Complex; 3]> {
@@ -111,6 +114,8 @@ pub fn solve_mode(
         return out;
     };
     let k2 = kx * kx + ky * ky;
+    let eps2 = eps * eps;
+    let kz2 = eps2 * k2;
     // A right-hand side at the interior levels, zero at the walls.
     let interior = |g: &dyn Fn(usize) -> Complex| -> Vec<Complex> {
         (0..n)
@@ -121,9 +126,9 @@ pub fn solve_mode(
             .collect()
     };
     if k2 == 0.0 {
-        // The mean flow: mu D2 u = -f, no vertical mean velocity.
+        // The mean flow: (mu / eps^2) D2 u = -f, no vertical mean velocity.
         for c in 0..2 {
-            let mut u = interior(&|j| -f[j][c] * (1.0 / mu));
+            let mut u = interior(&|j| -f[j][c] * eps2 * (1.0 / mu));
             tridiagonal(ops, 0.0, &mut u);
             for j in 0..n {
                 out[j][c] = u[j];
@@ -134,15 +139,16 @@ pub fn solve_mode(
     let kk = k2.sqrt();
     let (ex, ey) = (kx / kk, ky / kk);
     let along: Vec<Complex> = f.iter().map(|v| v[0] * ex + v[1] * ey).collect();
-    // Across k: mu (D2 - k^2) u_perp = -f_perp.
-    let mut perp = interior(&|j| -(f[j][1] * ex - f[j][0] * ey) * (1.0 / mu));
-    tridiagonal(ops, k2, &mut perp);
-    // Along k and vertical: mu (D2 - k^2)^2 w = k^2 f_z + i |k| D f_par, split as
-    // (D2 - k^2) psi = rhs / mu and (D2 - k^2) w = psi with w = 0 at the walls; psi's wall
-    // values a, b are chosen so that dw/dz = 0 at the walls too (influence matrix).
-    let mut wp = interior(&|j| (f[j][2] * k2 + d1(ops, &along, j).times_i() * kk) * (1.0 / mu));
+    // Across k: (mu / eps^2) (D2 - kz2) u_perp = -f_perp.
+    let mut perp = interior(&|j| -(f[j][1] * ex - f[j][0] * ey) * eps2 * (1.0 / mu));
+    tridiagonal(ops, kz2, &mut perp);
+    // Along k and vertical: (mu / eps^2) (D2 - kz2) (D2 - k^2) w = k^2 f_z + i |k| D f_par,
+    // split as (D2 - kz2) psi = eps^2 rhs / mu and (D2 - k^2) w = psi with w = 0 at the walls;
+    // psi's wall values a, b are chosen so that dw/dz = 0 at the walls too (influence matrix).
+    let mut wp =
+        interior(&|j| (f[j][2] * k2 + d1(ops, &along, j).times_i() * kk) * eps2 * (1.0 / mu));
     let w_of_psi = |psi: &mut Vec<Complex>| {
-        tridiagonal(ops, k2, psi);
+        tridiagonal(ops, kz2, psi);
         psi[0] = Complex::ZERO;
         psi[n - 1] = Complex::ZERO;
         tridiagonal(ops, k2, psi);
@@ -243,7 +249,8 @@ pub fn solve(channel: &Channel, force: &[f64]) -> Result<Vec<f64>> {
             let f: Vec<[Complex; 3]> = (0..nz)
                 .map(|j| [0, 1, 2].map(|c| fhat[c * nz + j][m]))
                 .collect();
-            let u = solve_mode(&ops, channel.mu, channel.wavenumbers(mx, my), &f);
+            let k = channel.wavenumbers(mx, my);
+            let u = solve_mode(&ops, channel.mu, channel.eps, k, &f);
             for (j, v) in u.iter().enumerate() {
                 for c in 0..3 {
                     uhat[c * nz + j][m] = v[c];
