@@ -177,10 +177,13 @@ impl GlidingConfig {
         })
     }
 
+    /// The fluid's channel (checked: `fluid.eps` here, the rest by `Channel`).
     pub fn channel(&self) -> Result<Channel> {
-        let g = &self.grid;
-        Channel::new(g.nx, g.ny, g.lx, g.ly, self.z_grid()?, self.fluid.mu)?
-            .with_eps(self.fluid.eps)
+        let (g, eps) = (&self.grid, self.fluid.eps);
+        if !(eps.is_finite() && eps > 0.0) {
+            return Err(invalid("fluid.eps", eps, "a finite aspect ratio > 0"));
+        }
+        Channel::new(g.nx, g.ny, g.lx, g.ly, self.z_grid()?, self.fluid.mu)?.with_eps(eps)
     }
 
     pub fn filament_config(&self) -> FilamentConfig {
@@ -241,10 +244,6 @@ impl GlidingConfig {
         }
         if self.observe_every == 0 {
             return Err(invalid("observe_every", 0, "an integer >= 1"));
-        }
-        let eps = self.fluid.eps;
-        if !(eps.is_finite() && eps > 0.0) {
-            return Err(invalid("fluid.eps", eps, "a finite aspect ratio > 0"));
         }
         let g = &self.grid;
         let z = self.channel()?.z;
