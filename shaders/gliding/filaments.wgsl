@@ -1,8 +1,10 @@
 //!include common/step.wgsl
 //!include common/dispatch.wgsl
+//!include gliding/clock_state.wgsl
 // The filament density transport's passes (crates/model/src/gliding/filaments.rs): advection
 // (finite volumes, minmod-limited upwind faces, AB2), then Crank-Nicolson diffusion (spectral in
-// x, y between the FFTs, a periodic tridiagonal solve in theta per mode). Fields are (theta, y,
+// x, y between the FFTs, a periodic tridiagonal solve in theta per mode), over the step dt_n of
+// the clock (AB2 with variable steps: its ratio r = dt_n / dt_(n-1)). Fields are (theta, y,
 // x), x fastest; velocity is (component, theta, y, x) with components Ux, Uy, Omega. Every pass
 // is per cell or per mode, with no shared state, so the bits do not depend on the workgroup
 // size. CPU reference: filaments_cpu.rs (same operations in the same order, in f64).
@@ -14,11 +16,11 @@ struct FilamentParams {
     ny: u32,
     ntheta: u32,
     modes: u32,
-    dt: f32,
+    _pad3: u32,
     inv_dx: f32,
     inv_dy: f32,
     inv_dtheta: f32,
-    // dt D_t / 2 and dt D_r / (2 dtheta^2).
+    // D_t / 2 and D_r / (2 dtheta^2): the CN weights per unit dt.
     cn_x: f32,
     cn_theta: f32,
     // 2 pi / lx and 2 pi / ly.
@@ -41,6 +43,8 @@ struct FilamentParams {
 @group(1) @binding(4) var<storage, read_write> spec: array<vec2<f32>>;
 // Per (theta, mode): (Thomas factor c', Sherman-Morrison vector z).
 @group(1) @binding(5) var<storage, read_write> scratch: array<vec2<f32>>;
+// The step's dt_n and dt_(n-1).
+@group(1) @binding(6) var<storage, read> clock: Clock;
 
 fn cells() -> u32 {
     return u.modes * u.ntheta;
@@ -112,7 +116,9 @@ fn advect(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     }
     let a = advection_rate(cell_of(i));
     let ab2 = rate[n] > 0.5;
-    let inc = u.dt * select(a, 1.5 * a - 0.5 * rate[i], ab2);
+    // Variable-step AB2: dt_n ((1 + r/2) A^n - (r/2) A^(n-1)), r = dt_n / dt_(n-1).
+    let half_r = select(0.0, 0.5 * clock.dt / clock.dt_prev, ab2);
+    let inc = clock.dt * select(a, (1.0 + half_r) * a - half_r * rate[i], ab2);
     rate[i] = a;
     spec[i] = vec2<f32>(psi[i], 0.0);
     spec[n + i] = vec2<f32>(inc, 0.0);
@@ -122,8 +128,8 @@ fn wavenumber(m: u32, n: u32, unit: f32) -> f32 {
     return unit * select(f32(m), f32(m) - f32(n), m > n / 2u);
 }
 
-// Per (kx, ky) mode: (1 + b - a d2) Psi' = (1 - b + a d2) Psi + increment, with b = cn_x k^2,
-// a = cn_theta and d2 the periodic second difference in theta; the cyclic tridiagonal system
+// Per (kx, ky) mode: (1 + b - a d2) Psi' = (1 - b + a d2) Psi + increment, with b = dt cn_x k^2,
+// a = dt cn_theta and d2 the periodic second difference in theta; the cyclic tridiagonal system
 // by Sherman-Morrison (Numerical Recipes' cyclic): two Thomas solves sharing one factorization.
 @compute @workgroup_size(WG)
 fn diffuse(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -136,8 +142,8 @@ fn diffuse(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     let stride = u.modes;
     let kx = wavenumber(m % u.nx, u.nx, u.kx_unit);
     let ky = wavenumber(m / u.nx, u.ny, u.ky_unit);
-    let b = u.cn_x * (kx * kx + ky * ky);
-    let a = u.cn_theta;
+    let b = clock.dt * u.cn_x * (kx * kx + ky * ky);
+    let a = clock.dt * u.cn_theta;
     // Right-hand side into the second half.
     for (var k = 0u; k < nt; k++) {
         let p = spec[k * stride + m];

@@ -1,5 +1,6 @@
 //!include common/step.wgsl
 //!include common/dispatch.wgsl
+//!include gliding/clock_state.wgsl
 // The bound motors' passes (crates/model/src/gliding/motors.rs): `evolve`, one workgroup per
 // anchor r0 (seed eqs. 4-6 over one outer step in local sub-steps dt*), and `force`, one thread
 // per cell (the gather of seed eq. 10). M_b is (r0, d, theta, s), s innermost. Each thread of
@@ -28,7 +29,7 @@ struct MotorParams {
     items_at: u32,
     _pad0: u32,
     _pad1: u32,
-    dt: f32,
+    _pad2: u32,
     // speed / ds.
     walk: f32,
     k_on: f32,
@@ -54,6 +55,8 @@ struct MotorParams {
 // Per anchor: total M, coarse bound, free, walked off since the start.
 @group(1) @binding(5) var<storage, read_write> state: array<vec4<f32>>;
 @group(1) @binding(6) var<storage, read_write> force_out: array<vec2<f32>>;
+// The outer step's dt (clock.dt).
+@group(1) @binding(7) var<storage, read> clock: Clock;
 
 var<workgroup> reduced: vec2<f32>;
 
@@ -177,8 +180,8 @@ fn evolve(
     }
     let w = reduce(r0, lid).x;
     // Capped (motors.rs MAX_SUBSTEPS) so that a huge weight cannot stall the GPU.
-    let n = u32(clamp(ceil(u.dt * (u.rate_base + u.k_on * w)), 1.0, 65536.0));
-    let h = u.dt / f32(n);
+    let n = u32(clamp(ceil(clock.dt * (u.rate_base + u.k_on * w)), 1.0, 65536.0));
+    let h = clock.dt / f32(n);
     let total = state[r0].x;
     coarse_partials(r0, lid);
     var c = reduce(r0, lid).x;

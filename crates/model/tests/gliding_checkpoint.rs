@@ -5,7 +5,7 @@
 
 mod gliding_common;
 
-use gliding_common::tiny;
+use gliding_common::{adaptive, tiny};
 use petri_engine::testing::test_context;
 use petri_model::gliding::checkpoint;
 use petri_model::gliding::fields::GlidingFields;
@@ -41,10 +41,11 @@ fn refused(e: petri_model::error::ModelError, path: &Path) -> String {
     e
 }
 
+/// With the adaptive dt (it changes every step): the clock (dt, dt_prev, the time) is state.
 #[test]
 fn a_resumed_run_equals_the_straight_run_bit_for_bit() {
     let ctx = test_context();
-    let cfg = tiny();
+    let cfg = adaptive();
     let dir = scratch("resume");
     let path = dir.join("k.petri");
     let (n, k) = (9, 4);
@@ -68,7 +69,15 @@ fn a_resumed_run_equals_the_straight_run_bit_for_bit() {
     let mut resumed = GlidingSim::from_state(&ctx, &cfg, &state, options).unwrap();
     resumed.advance(&ctx, n - k);
     let got = resumed.read_fields(&ctx).unwrap();
-    assert_eq!((got.step, got.time), (want.step, want.time));
+    assert_eq!(
+        (got.step, got.time, got.dt),
+        (want.step, want.time, want.dt)
+    );
+    assert!(saved.clock.dt != saved.clock.dt_prev && saved.clock.dt < cfg.dt as f32);
+    assert_eq!(
+        resumed.read_state(&ctx).unwrap().clock,
+        straight.read_state(&ctx).unwrap().clock
+    );
     for ((name, a), (_, b)) in bits(&got).into_iter().zip(bits(&want)) {
         assert!(a == b, "{name} differs after the resume");
     }

@@ -1,14 +1,19 @@
 //! The coupled gliding assay (`petri_model::gliding::sim`): the GPU outer step against the CPU
-//! reference on a tiny grid, conservation, determinism across workgroup sizes and batch
-//! lengths, resume, gliding at the motor speed, diffusion alone, bad input.
+//! reference on a tiny grid (with a fixed and with an adaptive dt), the adaptive dt's rule,
+//! conservation, determinism across workgroup sizes and batch lengths, gliding at the motor
+//! speed, diffusion alone, bad input.
 
 mod gliding_common;
 
-use gliding_common::tiny;
+use gliding_common::{adaptive, tiny};
 use petri_engine::testing::test_context;
+use petri_engine::{buffers, GpuContext};
+use petri_model::gliding::clock::{self, Clock, DtRule, BELOW_FLOOR, NON_FINITE};
+use petri_model::gliding::coupling;
 use petri_model::gliding::cpu::GlidingCpu;
 use petri_model::gliding::params::GlidingConfig;
 use petri_model::gliding::sim::{GlidingSim, SimOptions};
+use petri_scheduler::StepPlan;
 
 fn max_abs(v: impl IntoIterator<Item = f64>) -> f64 {
     v.into_iter().fold(0.0, |m, x| m.max(x.abs()))
@@ -20,17 +25,17 @@ fn rel(a: &[f32], b: &[f32]) -> f64 {
     max_abs(a.iter().zip(b).map(|(&x, &y)| f64::from(x) - f64::from(y))) / scale
 }
 
-#[test]
-fn gpu_outer_step_matches_the_cpu_reference() {
-    let ctx = test_context();
-    let cfg = tiny();
-    let mut gpu = GlidingSim::new(&ctx, &cfg, SimOptions::default()).unwrap();
-    let mut cpu = GlidingCpu::new(&cfg).unwrap();
+/// 5 steps on the GPU and on the CPU; returns the CPU's dt of each step.
+fn compare_with_the_cpu(ctx: &GpuContext, cfg: &GlidingConfig) -> Vec<f64> {
+    let mut gpu = GlidingSim::new(ctx, cfg, SimOptions::default()).unwrap();
+    let mut cpu = GlidingCpu::new(cfg).unwrap();
+    let mut dts = Vec::new();
     for _ in 0..5 {
         cpu.step().unwrap();
+        dts.push(cpu.dt);
     }
-    gpu.advance(&ctx, 5);
-    let g = gpu.read_fields(&ctx).unwrap();
+    gpu.advance(ctx, 5);
+    let g = gpu.read_fields(ctx).unwrap();
     let c = cpu.fields();
     let psi = rel(&g.psi, &c.psi);
     let vel = rel(&g.velocity, &c.velocity);
@@ -51,12 +56,193 @@ fn gpu_outer_step_matches_the_cpu_reference() {
     ] {
         assert!(e < 1e-4, "{what}: GPU vs CPU {e:.2e}");
     }
-    let gpu_rate = gpu.take_max_courant(&ctx).unwrap();
-    assert!(
-        (gpu_rate - cpu.max_courant).abs() < 1e-4 * cpu.max_courant,
-        "{gpu_rate} vs {}",
-        cpu.max_courant
+    let clock = gpu.checked_clock(ctx).unwrap();
+    for (what, g, c) in [
+        ("Courant rate", f64::from(clock.rate), cpu.rate),
+        ("dt", g.dt, cpu.dt),
+        ("time", g.time, cpu.time),
+    ] {
+        assert!((g - c).abs() < 1e-4 * c, "{what}: GPU {g} vs CPU {c}");
+    }
+    dts
+}
+
+#[test]
+fn gpu_outer_step_matches_the_cpu_reference() {
+    let ctx = test_context();
+    let cfg = tiny();
+    let dts = compare_with_the_cpu(&ctx, &cfg);
+    let rule = cfg.dt_rule();
+    let dt_max = f64::from(rule.max_ticks()) * rule.tick();
+    assert!(dts.iter().all(|&dt| dt == dt_max), "dt = dt_max: {dts:?}");
+}
+
+/// The same with dt from the Courant rate, changing every step (variable-step AB2 and the
+/// motors' sub-steps over it, the time summed on the GPU).
+#[test]
+fn gpu_matches_the_cpu_reference_with_adaptive_steps() {
+    let ctx = test_context();
+    let cfg = adaptive();
+    let dts = compare_with_the_cpu(&ctx, &cfg);
+    println!("adaptive dts {dts:?}");
+    assert!(dts.iter().all(|&dt| dt < cfg.dt), "{dts:?}");
+    for w in dts.windows(2) {
+        assert!((w[1] / w[0] - 1.0).abs() > 1e-6, "dt changes: {dts:?}");
+    }
+}
+
+/// Fast filaments (V_sp 20: a Courant rate near 60) take dt = courant_safety x 0.25 / rate
+/// (rounded down to a tick), under dt_max, and the run goes on; slow ones (V_sp 0.1, a weak
+/// motor force) take dt_max. The time is the exact sum of the steps' dts.
+#[test]
+fn dt_is_the_courant_bound_for_fast_filaments_and_dt_max_for_slow_ones() {
+    let ctx = test_context();
+    let run = |v_sp: f64, force: f64| {
+        let mut cfg = tiny();
+        cfg.filaments.v_sp = v_sp;
+        cfg.motors.force = force;
+        let mut sim = GlidingSim::new(&ctx, &cfg, SimOptions::default()).unwrap();
+        let mut steps = Vec::new();
+        for _ in 0..4 {
+            sim.advance(&ctx, 1);
+            steps.push(sim.checked_clock(&ctx).unwrap());
+        }
+        let f = sim.read_fields(&ctx).unwrap();
+        assert!(f.psi.iter().all(|v| v.is_finite()), "Psi stays finite");
+        let sum: f64 = steps.iter().map(|c| f64::from(c.dt)).sum();
+        assert_eq!(f.time, sum, "the time is the sum of the dts");
+        (cfg.dt_rule(), steps)
+    };
+    let force = tiny().motors.force;
+    let (rule, fast) = run(20.0, force);
+    for c in &fast {
+        let want = rule.courant() / f64::from(c.rate);
+        let dt = f64::from(c.dt);
+        println!(
+            "fast: rate {:.3}, dt {dt:.6e}, Courant {:.7}",
+            c.rate,
+            c.courant()
+        );
+        assert!(dt < rule.dt_max, "{dt}");
+        assert!(
+            dt <= want * (1.0 + 1e-6) && want - dt < rule.tick() + 1e-6 * want,
+            "dt {dt} vs {want}"
+        );
+        assert!((c.courant() / rule.courant() - 1.0).abs() < 1e-5);
+    }
+    let (rule, slow) = run(0.1, 0.01 * force);
+    let dt_max = f64::from(rule.max_ticks()) * rule.tick();
+    assert!(rule.dt_max - dt_max < rule.tick());
+    for c in &slow {
+        println!("slow: rate {:.3}, dt {:.6e}", c.rate, c.dt);
+        assert_eq!(f64::from(c.dt), dt_max);
+        assert!(c.courant() < rule.courant());
+    }
+}
+
+fn clock_plan(ctx: &GpuContext, rule: &DtRule, max_steps_per_batch: u32) -> StepPlan {
+    let mut plan = StepPlan::new(ctx, 0, max_steps_per_batch);
+    let stats = buffers::storage_zeroed(ctx, coupling::STATS, 16).unwrap();
+    plan.add_buffer(coupling::STATS, stats);
+    clock::add_buffer(ctx, &mut plan).unwrap();
+    clock::add_pass(ctx, &mut plan, rule).unwrap();
+    plan
+}
+
+/// One step of the clock pass alone at the Courant rate of these bits.
+fn clock_step(ctx: &GpuContext, plan: &mut StepPlan, bits: u32) -> Clock {
+    let stats = plan.buffer(coupling::STATS);
+    ctx.queue.write_buffer(stats, 0, bytemuck::bytes_of(&bits));
+    plan.run(ctx, 1);
+    let left: Vec<u32> = buffers::read_vec(ctx, plan.buffer(coupling::STATS)).unwrap();
+    assert_eq!(left[0], 0, "the rate is cleared for the next step");
+    clock::read(ctx, plan).unwrap()
+}
+
+/// The clock pass alone, fed Courant rates: dt_max at rate 0 and below the bound, safety x CFL
+/// / rate (whole ticks, as the CPU's rule) above it; a NaN or infinite rate and a dt under the
+/// floor are recorded with their step (the first), dt kept at the floor, and `Clock::check`
+/// stops the run naming the step and the rate. The time is exact: 10000 steps of dt_max, and
+/// a carry into the high word.
+#[test]
+fn the_clock_pass_sets_dt_by_the_rule_and_records_failed_steps() {
+    let ctx = test_context();
+    let rule = DtRule {
+        dt_max: 0.02,
+        safety: 0.5,
+    };
+    let dt_max = f64::from(rule.max_ticks()) * rule.tick();
+    let mut plan = clock_plan(&ctx, &rule, 1);
+    let c = clock_step(&ctx, &mut plan, 0);
+    assert_eq!((f64::from(c.dt), c.dt_prev, c.failure), (dt_max, 0.0, 0));
+    let c = clock_step(&ctx, &mut plan, 5.0f32.to_bits());
+    assert_eq!(c.dt, c.dt_prev, "0.02 x 5 < 0.125");
+    let c = clock_step(&ctx, &mut plan, 25.0f32.to_bits());
+    let want = rule.next_dt(25.0, 2).unwrap();
+    assert_eq!((f64::from(c.dt), f64::from(c.dt_prev)), (want, dt_max));
+    assert!(want < 0.005 && 0.005 - want < rule.tick());
+    assert_eq!((c.rate, c.time(&rule)), (25.0, 2.0 * dt_max + want));
+    // The floor: 4096 ticks; a rate of 1e7 needs 6.7.
+    let c = clock_step(&ctx, &mut plan, 1e7f32.to_bits());
+    assert_eq!(
+        (f64::from(c.dt), c.failure, c.failed_step, c.failed_rate),
+        (rule.dt_min(), BELOW_FLOOR, 3, 1e7)
     );
+    let e = c.check(&rule, 10).unwrap_err().to_string();
+    println!("{e}");
+    for part in [
+        "Courant rate 10000000",
+        "from step 3",
+        "floor",
+        "stopped at step 10",
+    ] {
+        assert!(e.contains(part), "{part}: {e}");
+    }
+    assert_eq!(
+        rule.next_dt(1e7, 3).unwrap_err().to_string(),
+        c.check(&rule, 4).unwrap_err().to_string(),
+        "the CPU's rule says the same"
+    );
+    // A later failure keeps the first.
+    let c = clock_step(&ctx, &mut plan, f32::NAN.to_bits());
+    assert_eq!((c.failure, c.failed_step), (BELOW_FLOOR, 3));
+
+    // The velocity pass stores a NaN rate as +inf; any NaN bits count too.
+    for bits in [f32::INFINITY.to_bits(), f32::NAN.to_bits()] {
+        let mut plan = clock_plan(&ctx, &rule, 1);
+        clock_step(&ctx, &mut plan, 0);
+        clock_step(&ctx, &mut plan, 0);
+        let c = clock_step(&ctx, &mut plan, bits);
+        assert_eq!((c.failure, c.failed_step), (NON_FINITE, 2));
+        assert_eq!(f64::from(c.dt), rule.dt_min());
+        let e = c.check(&rule, 20).unwrap_err().to_string();
+        assert!(
+            e.contains("Courant rate") && e.contains("between step 2 and step 20"),
+            "{e}"
+        );
+        assert!(rule.next_dt(f64::NAN, 2).is_err());
+    }
+
+    // 10000 steps of dt_max: the time is exactly 10000 dt_max, where an f32 sum drifts.
+    let mut plan = clock_plan(&ctx, &rule, 1000);
+    plan.run(&ctx, 10_000);
+    let c = clock::read(&ctx, &plan).unwrap();
+    let plain = (0..10_000).fold(0.0f32, |t, _| t + dt_max as f32);
+    println!(
+        "time after 1e4 steps: {} (plain f32 sum {plain})",
+        c.time(&rule)
+    );
+    assert_eq!(c.time(&rule), 10_000.0 * dt_max);
+    assert!((f64::from(plain) / (10_000.0 * dt_max) - 1.0).abs() > 1e-7);
+    // The carry into the high word.
+    let near = Clock {
+        ticks_lo: u32::MAX - 5,
+        ticks_hi: 1,
+        ..Clock::default()
+    };
+    clock::write(&ctx, &plan, &near);
+    let c = clock_step(&ctx, &mut plan, 0);
+    assert_eq!(c.ticks(), near.ticks() + u64::from(rule.max_ticks()));
 }
 
 /// The integral of Psi (dx dy dtheta) in f64.
@@ -68,7 +254,7 @@ fn integral(cfg: &GlidingConfig, psi: &[f32]) -> f64 {
 #[test]
 fn filaments_and_motors_are_conserved() {
     let ctx = test_context();
-    let cfg = tiny();
+    let cfg = adaptive();
     let mut sim = GlidingSim::new(&ctx, &cfg, SimOptions::default()).unwrap();
     let start = integral(&cfg, &sim.read_fields(&ctx).unwrap().psi);
     sim.advance(&ctx, 40);
@@ -89,7 +275,7 @@ fn filaments_and_motors_are_conserved() {
 #[test]
 fn same_bits_whatever_the_workgroup_and_batch() {
     let ctx = test_context();
-    let cfg = tiny();
+    let cfg = adaptive();
     let run = |workgroup, max_steps_per_batch| {
         let options = SimOptions {
             workgroup,
@@ -272,8 +458,7 @@ fn sheet_flow(eps: f64) {
 }
 
 #[test]
-fn bad_configs_and_a_dt_above_the_cfl_bound_are_refused() {
-    let ctx = test_context();
+fn bad_configs_are_refused() {
     let base = tiny();
     type Change = Box<dyn Fn(&mut GlidingConfig)>;
     let cases: Vec<(&str, Change)> = vec![
@@ -284,6 +469,9 @@ fn bad_configs_and_a_dt_above_the_cfl_bound_are_refused() {
             Box::new(|c| c.initial.kind = "spiral".into()),
         ),
         ("dt", Box::new(|c| c.dt = f64::NAN)),
+        ("courant_safety", Box::new(|c| c.courant_safety = 0.0)),
+        ("courant_safety", Box::new(|c| c.courant_safety = 1.5)),
+        ("courant_safety", Box::new(|c| c.courant_safety = f64::NAN)),
         (
             "filaments.u_r",
             Box::new(|c| c.filaments.u_r = f64::INFINITY),
@@ -301,17 +489,6 @@ fn bad_configs_and_a_dt_above_the_cfl_bound_are_refused() {
         let e = c.validate().unwrap_err().to_string();
         assert!(e.contains(field), "{field}: {e}");
     }
-    let mut cfg = base.clone();
-    cfg.dt = 0.2;
-    let mut sim = GlidingSim::new(&ctx, &cfg, SimOptions::default()).unwrap();
-    sim.advance(&ctx, 1);
-    let rate = sim.take_max_courant(&ctx).unwrap();
-    let e = sim.check_courant(rate).unwrap_err().to_string();
-    assert!(e.contains("dt") && e.contains("CFL"), "{e}");
-    let mut ok = GlidingSim::new(&ctx, &base, SimOptions::default()).unwrap();
-    ok.advance(&ctx, 1);
-    let rate = ok.take_max_courant(&ctx).unwrap();
-    ok.check_courant(rate).unwrap();
 }
 
 #[test]

@@ -26,12 +26,13 @@ fn grid(nx: usize, ny: usize, ntheta: usize, lx: f64, ly: f64, z: Vec<f64>) -> G
     }
 }
 
-/// Fields of zeros (Psi included) of the grid's lengths, at step 100, t = 1.25.
+/// Fields of zeros (Psi included) of the grid's lengths, at step 100, t = 1.25, dt 0.0125.
 fn zeros(g: &GlidingGrid) -> GlidingFields {
     let (cells, n) = (g.cells(), g.ntheta * g.cells());
     GlidingFields {
         step: 100,
         time: 1.25,
+        dt: 0.0125,
         psi: vec![0.0; n],
         velocity: vec![0.0; 3 * n],
         fluid: vec![0.0; 3 * g.nz() * cells],
@@ -80,7 +81,10 @@ fn uniform_isotropic_psi_has_no_order_and_integrates_to_c0_area_2pi() {
     assert!(o.polar_order < 1e-12, "{}", o.polar_order);
     assert!(o.nematic_order < 1e-12, "{}", o.nematic_order);
     assert!(o.local_polar_order < 1e-12, "{}", o.local_polar_order);
-    assert_eq!((o.step, o.time, o.max_courant), (100, 1.25, 0.3));
+    assert_eq!(
+        (o.step, o.time, o.max_courant, o.dt),
+        (100, 1.25, 0.3, 0.0125)
+    );
     assert_eq!(o.non_finite(), None);
 }
 

@@ -1,9 +1,9 @@
 //! Checkpoints of a gliding run: the whole [`GlidingState`] (Psi, AB2's last rates and flag,
 //! the bound motors M_b, the per-anchor motor state and force, the fluid and filament
-//! velocities of the last step, the step). Nothing else carries over from one outer step to the
-//! next (the moments, the Stokes force and the spectra are rebuilt every step), so resuming
-//! gives bitwise the same run as not stopping, on the same adapter. The largest Courant rate
-//! since the last observation (what the next CFL check reads) is kept too.
+//! velocities of the last step, the clock: the last two steps' dt, the time in ticks, the last
+//! Courant rate; the step). Nothing else carries over from one outer
+//! step to the next (the moments, the Stokes force and the spectra are rebuilt every step), so
+//! resuming gives bitwise the same run as not stopping, on the same adapter.
 //!
 //! The file does not hold the config; resuming needs the same config again. It holds hashes of
 //! the config fields that shape the run, so a different config is refused with the fields that
@@ -23,13 +23,17 @@
 //! | `motor_force` | f32, two per anchor |
 //! | `fluid` | f32, (3, nz, ny, nx) |
 //! | `velocity` | f32, (3, ntheta, ny, nx) |
-//! | `max_courant` | f32, one value >= 0 |
+//! | `clock` | f32, three values: dt, dt_prev (both in [0, the config's dt]), rate (the last step's Courant rate) |
+//! | `ticks` | u32, two values: the time in ticks (`clock.rs`), low and high words |
 //!
 //! [`load`] checks the container (checksum, lengths), the config's hashes, the step (at most
 //! [`crate::checkpoint::MAX_STEP`]), every array's length against the config's grid, and every
-//! value (finite; M_b >= 0 and 0 outside the capture disc; the AB2 flag 0 or 1). So a corrupt,
-//! truncated, edited or foreign file is an error naming the path, never a panic.
+//! value (finite; M_b >= 0 and 0 outside the capture disc; the AB2 flag 0 or 1; the clock's).
+//! So a corrupt, truncated, edited or foreign file is an error naming the path, never a panic.
+//! Version 2 replaced version 1's `max_courant` with `clock` and `ticks` (the adaptive dt): a
+//! version 1 file is refused by its version.
 
+use super::clock::Clock;
 use super::params::GlidingConfig;
 use super::state::{check_state, GlidingState, Shape};
 use crate::checkpoint::{
@@ -42,7 +46,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// Format version of the gliding part (metadata and arrays), written and read.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// Model name in the container.
 pub const MODEL: &str = "gliding";
 /// Config fields left out of the hashes (they do not change the trajectory).
@@ -103,7 +107,14 @@ fn writer<'a>(cfg: &GlidingConfig, s: &'a GlidingState) -> CheckpointWriter<'a> 
         .array::<f32>("motor_force", bytemuck::cast_slice(&s.motor_force))
         .array("fluid", &s.fluid)
         .array("velocity", &s.velocity)
-        .array("max_courant", std::slice::from_ref(&s.max_courant))
+        .array::<f32>("clock", &clock_words(&s.clock)[..3])
+        .array::<u32>("ticks", bytemuck::cast_slice(&clock_words(&s.clock)[4..6]))
+}
+
+/// The clock's words: dt, dt_prev, rate (f32), failure, ticks_lo, ticks_hi, ... What a
+/// checkpoint keeps of it are words 0..3 and 4..6 (a state's has no failed step).
+fn clock_words(c: &Clock) -> &[f32] {
+    bytemuck::cast_slice(std::slice::from_ref(c))
 }
 
 fn from_file(mut file: CheckpointFile, cfg: &GlidingConfig) -> Result<GlidingState> {
@@ -129,11 +140,18 @@ fn from_file(mut file: CheckpointFile, cfg: &GlidingConfig) -> Result<GlidingSta
     let (psi, rate, bound) = (f32s("psi")?, f32s("rate")?, f32s("bound")?);
     let (motors, force) = (f32s("motors")?, f32s("motor_force")?);
     let (fluid, velocity) = (f32s("fluid")?, f32s("velocity")?);
-    let courant = f32s("max_courant")?;
-    let &[max_courant] = courant.as_slice() else {
+    let clock = f32s("clock")?;
+    let &[dt, dt_prev, courant_rate] = clock.as_slice() else {
         return Err(refuse(
             &file,
-            format!("max_courant holds {} numbers, not 1", courant.len()),
+            format!("clock holds {} numbers, not 3", clock.len()),
+        ));
+    };
+    let ticks = take::<u32>(&mut file, "ticks")?;
+    let &[ticks_lo, ticks_hi] = ticks.as_slice() else {
+        return Err(refuse(
+            &file,
+            format!("ticks holds {} numbers, not 2", ticks.len()),
         ));
     };
     if motors.len() % 4 != 0 || force.len() % 2 != 0 {
@@ -158,7 +176,14 @@ fn from_file(mut file: CheckpointFile, cfg: &GlidingConfig) -> Result<GlidingSta
         motor_force: force.chunks_exact(2).map(|c| [c[0], c[1]]).collect(),
         fluid,
         velocity,
-        max_courant,
+        clock: Clock {
+            dt,
+            dt_prev,
+            rate: courant_rate,
+            ticks_lo,
+            ticks_hi,
+            ..Clock::default()
+        },
     };
     check_state(&shape, &state).map_err(|m| refuse(&file, m))?;
     Ok(state)
@@ -196,7 +221,14 @@ mod tests {
             motor_force: (0..cells).map(|i| [i as f32, -0.5]).collect(),
             fluid: (0..3 * nz * cells).map(|i| i as f32 * 1e-3).collect(),
             velocity: (0..3 * nt * cells).map(|i| -(i as f32)).collect(),
-            max_courant: 2.5,
+            clock: Clock {
+                dt: 0.015,
+                dt_prev: 0.02,
+                rate: 2.5,
+                ticks_lo: 7,
+                ticks_hi: 3,
+                ..Clock::default()
+            },
         }
     }
 
@@ -253,6 +285,10 @@ mod tests {
         assert!(e.contains("bound value 0 is -1"), "{e}");
         let e = edit(&|s| *s.rate.last_mut().unwrap() = 0.5);
         assert!(e.contains("AB2's flag"), "{e}");
+        let e = edit(&|s| s.clock.dt = 0.03);
+        assert!(e.contains("the clock's dt is 0.03"), "{e}");
+        let e = edit(&|s| s.clock.rate = f32::NAN);
+        assert!(e.contains("the clock's rate is NaN"), "{e}");
         let e = edit(&|s| {
             s.fluid.pop();
         });

@@ -24,8 +24,10 @@ pub struct GlidingCpu {
     pub fluid: Vec<f64>,
     pub velocity: Vec<f64>,
     pub step: u64,
-    /// The largest Courant rate of the steps so far.
-    pub max_courant: f64,
+    /// The time reached, the last step's dt and its Courant rate (`clock.rs`'s rule in f64).
+    pub time: f64,
+    pub dt: f64,
+    pub rate: f64,
 }
 
 impl GlidingCpu {
@@ -46,7 +48,9 @@ impl GlidingCpu {
             filaments,
             motors,
             step: 0,
-            max_courant: 0.0,
+            time: 0.0,
+            dt: 0.0,
+            rate: 0.0,
         })
     }
 
@@ -59,12 +63,14 @@ impl GlidingCpu {
         let (u, v) = g.filament_plane(&self.fluid);
         let at_z0 = [u, v].concat();
         self.velocity = filament_velocities(g, &self.cfg.filaments, &m, &at_z0);
-        self.max_courant = self.max_courant.max(courant_rate(g, &self.velocity));
+        self.rate = courant_rate(g, &self.velocity);
+        self.dt = self.cfg.dt_rule().next_dt(self.rate, self.step)?;
         self.filaments.set_velocities(&self.velocity)?;
-        self.filaments.step(self.cfg.dt)?;
+        self.filaments.step(self.dt)?;
         self.motors.psi.clone_from(&self.filaments.psi);
-        self.motors.step(self.cfg.dt)?;
+        self.motors.step(self.dt)?;
         self.motor_force = self.motors.force();
+        self.time += self.dt;
         self.step += 1;
         Ok(())
     }
@@ -75,7 +81,8 @@ impl GlidingCpu {
         let m = &self.motors;
         GlidingFields {
             step: self.step,
-            time: self.cfg.time(self.step),
+            time: self.time,
+            dt: self.dt,
             psi: narrow(&self.filaments.psi),
             velocity: narrow(&self.velocity),
             fluid: narrow(&self.fluid),

@@ -46,7 +46,9 @@ impl GlidingGrid {
 #[derive(Clone, Debug, PartialEq)]
 pub struct GlidingFields {
     pub step: u64,
+    /// The time reached and the last step's dt (0 before the first step).
     pub time: f64,
+    pub dt: f64,
     /// Filament density Psi (ntheta, ny, nx).
     pub psi: Vec<f32>,
     /// The filament velocities of the last step (3, ntheta, ny, nx): Ux, Uy, Omega.

@@ -5,8 +5,8 @@
 //! for Psi(x, y, theta) on a periodic nx x ny x ntheta grid, with given velocities U (2
 //! components) and Omega (seed eqs. 1-3; `filaments_cpu::gliding_velocities` builds them from a
 //! 2D fluid velocity). Advection: conservative finite volumes, minmod-limited second-order
-//! upwind face values, Adams-Bashforth 2 in time (forward Euler on the first step and whenever
-//! dt changes). Diffusion: Crank-Nicolson, spectral in x, y (the scheduler's `Fft`, where CN is
+//! upwind face values, Adams-Bashforth 2 in time with variable steps (forward Euler on the
+//! first step). Diffusion: Crank-Nicolson, spectral in x, y (the scheduler's `Fft`, where CN is
 //! diagonal per mode) and second-order finite differences in theta (a periodic tridiagonal
 //! solve per (kx, ky) mode, Sherman-Morrison). CPU reference: `filaments_cpu.rs`; formulation
 //! and measured errors: docs/models/gliding.md.
@@ -16,6 +16,9 @@
 //! (kx, ky) mode walking the planes with stride nx ny, so neighbouring threads touch
 //! neighbouring memory (as the Stokes z solve does). theta needs no power of two.
 //!
+//! The step's dt_n and dt_(n-1) come from the clock buffer (`clock.rs` CLOCK): in the coupled
+//! model the clock pass sets them on the GPU every step; a transport on its own writes them.
+//!
 //! Passes, in a `StepPlan`: `advect` (per cell: the advective rate, the AB2 increment, both
 //! Psi and the increment into a complex buffer of 2 ntheta planes), the forward 2D FFT of all
 //! 2 ntheta planes, `diffuse` (per mode: the CN right-hand side and the cyclic solve, 1/(nx ny)
@@ -24,6 +27,7 @@
 //! workgroup size.
 
 use super::channel::MAX_AXIS;
+use super::clock::{self, Clock, CLOCK};
 use crate::error::{invalid, Result};
 use petri_engine::shaders::gliding::filaments;
 use petri_engine::{buffers, GpuContext};
@@ -138,8 +142,8 @@ impl FilamentConfig {
         (k * self.ny + j) * self.nx + i
     }
 
-    /// The largest stable outer dt for these largest speeds |Ux|, |Uy|, |Omega| (infinite when
-    /// all are 0): CFL / (ux/dx + uy/dy + omega/dtheta).
+    /// The largest stable outer dt for these speeds |Ux|, |Uy|, |Omega| of one cell (infinite
+    /// when all are 0): CFL / (ux/dx + uy/dy + omega/dtheta).
     pub fn max_stable_dt(&self, ux: f64, uy: f64, omega: f64) -> f64 {
         let rate = ux.abs() / self.dx() + uy.abs() / self.dy() + omega.abs() / self.dtheta();
         if rate > 0.0 {
@@ -149,15 +153,13 @@ impl FilamentConfig {
         }
     }
 
-    /// `max_stable_dt` of a velocity array (3, ntheta, ny, nx): Ux, Uy, Omega.
-    pub fn max_stable_dt_of(&self, velocity: impl IntoIterator<Item = f64>) -> f64 {
+    /// `max_stable_dt` of a velocity array (3, ntheta, ny, nx): Ux, Uy, Omega, at the cell of
+    /// the largest Courant rate (as the coupled model's clock takes it).
+    pub fn max_stable_dt_of(&self, velocity: &[f64]) -> f64 {
         let n = self.cells();
-        let mut most = [0.0f64; 3];
-        for (i, v) in velocity.into_iter().enumerate() {
-            let c = (i / n).min(2);
-            most[c] = most[c].max(v.abs());
-        }
-        self.max_stable_dt(most[0], most[1], most[2])
+        (0..n)
+            .map(|i| self.max_stable_dt(velocity[i], velocity[n + i], velocity[2 * n + i]))
+            .fold(f64::INFINITY, f64::min)
     }
 
     /// Fails unless dt is finite, > 0 and at most `bound` (the velocities' `max_stable_dt`).
@@ -192,7 +194,7 @@ impl FilamentConfig {
 
 /// Plan buffers `add_buffers` registers. PSI is f32 (ntheta, ny, nx); VELOCITY f32 (3, ntheta,
 /// ny, nx): Ux, Uy, Omega. RATE holds the last advective rate (AB2's history), then one more
-/// value: 1 once a step has run with the current dt, 0 to make the next step forward Euler.
+/// value: 1 once a step has run (AB2 has its history), 0 to make the next step forward Euler.
 pub const PSI: &str = "filaments_psi";
 pub const VELOCITY: &str = "filaments_velocity";
 pub const RATE: &str = "filaments_rate";
@@ -208,11 +210,11 @@ pub struct FilamentUniforms {
     pub ny: u32,
     pub ntheta: u32,
     pub modes: u32,
-    pub dt: f32,
+    pub _pad3: u32,
     pub inv_dx: f32,
     pub inv_dy: f32,
     pub inv_dtheta: f32,
-    /// dt D_t / 2 and dt D_r / (2 dtheta^2): the CN weights.
+    /// D_t / 2 and D_r / (2 dtheta^2): the CN weights per unit dt (the clock's).
     pub cn_x: f32,
     pub cn_theta: f32,
     pub kx_unit: f32,
@@ -224,19 +226,19 @@ pub struct FilamentUniforms {
 }
 
 impl FilamentUniforms {
-    pub fn new(c: &FilamentConfig, dt: f64) -> Self {
+    pub fn new(c: &FilamentConfig) -> Self {
         let tau = std::f64::consts::TAU;
         Self {
             nx: c.nx as u32,
             ny: c.ny as u32,
             ntheta: c.ntheta as u32,
             modes: c.modes() as u32,
-            dt: dt as f32,
+            _pad3: 0,
             inv_dx: (1.0 / c.dx()) as f32,
             inv_dy: (1.0 / c.dy()) as f32,
             inv_dtheta: (1.0 / c.dtheta()) as f32,
-            cn_x: (0.5 * dt * c.d_t) as f32,
-            cn_theta: (0.5 * dt * c.d_r / (c.dtheta() * c.dtheta())) as f32,
+            cn_x: (0.5 * c.d_t) as f32,
+            cn_theta: (0.5 * c.d_r / (c.dtheta() * c.dtheta())) as f32,
             kx_unit: (tau / c.lx) as f32,
             ky_unit: (tau / c.ly) as f32,
             inv_n: (1.0 / c.modes() as f64) as f32,
@@ -247,13 +249,12 @@ impl FilamentUniforms {
     }
 }
 
-/// Registers the transport's buffers in `plan`. PARAMS holds dt: write
-/// `FilamentUniforms::new(config, dt)` into it before the plan runs, and 0 into RATE's last
-/// value whenever dt changes.
+/// Registers the transport's buffers in `plan` (not CLOCK, which the passes read dt from:
+/// `clock::add_buffer`). Write 0 into RATE's last value to restart AB2 (a new Psi).
 pub fn add_buffers(ctx: &GpuContext, plan: &mut StepPlan, config: &FilamentConfig) -> Result<()> {
     config.check()?;
     let cells = config.cells() as u64;
-    let uniforms = FilamentUniforms::new(config, 0.0);
+    let uniforms = FilamentUniforms::new(config);
     plan.add_buffer(PARAMS, buffers::uniform_from(ctx, PARAMS, &uniforms));
     plan.add_buffer(
         VELOCITY,
@@ -311,6 +312,7 @@ pub fn add_passes(
             Binding::read_write(RATE),
             Binding::read_write(SPECTRUM),
             Binding::read_write(SCRATCH),
+            Binding::read(CLOCK),
         ],
         workgroups: dispatch_args(items as u32, workgroup, max),
         constants: vec![("WG", workgroup as f64)],
@@ -337,6 +339,7 @@ impl FilamentTransport {
     pub fn new(ctx: &GpuContext, config: &FilamentConfig, workgroup: u32) -> Result<Self> {
         let mut plan = StepPlan::new(ctx, 0, 1);
         add_buffers(ctx, &mut plan, config)?;
+        clock::add_buffer(ctx, &mut plan)?;
         add_passes(ctx, &mut plan, config, workgroup)?;
         Ok(Self {
             plan,
@@ -372,9 +375,8 @@ impl FilamentTransport {
             0,
             bytemuck::cast_slice(velocity),
         );
-        self.bound = self
-            .config
-            .max_stable_dt_of(velocity.iter().map(|&v| f64::from(v)));
+        let wide: Vec<f64> = velocity.iter().map(|&v| f64::from(v)).collect();
+        self.bound = self.config.max_stable_dt_of(&wide);
         Ok(())
     }
 
@@ -383,20 +385,22 @@ impl FilamentTransport {
         self.bound
     }
 
-    /// `steps` outer steps of `dt` (refused above `max_dt`). A dt other than the last one's
-    /// restarts AB2 with a forward Euler step.
-    pub fn step(&mut self, ctx: &GpuContext, dt: f64, steps: u64) -> Result<()> {
+    /// `steps` outer steps of `dt` (refused above `max_dt`). After a step of another dt the
+    /// first is variable-step AB2 (r = dt / the last dt).
+    pub fn step(&mut self, ctx: &GpuContext, dt: f64, mut steps: u64) -> Result<()> {
         self.config.check_dt(dt, self.bound)?;
-        if self.last_dt != Some(dt) {
-            self.reset_history(ctx);
-            let u = FilamentUniforms::new(&self.config, dt);
-            ctx.queue
-                .write_buffer(self.plan.buffer(PARAMS), 0, bytemuck::bytes_of(&u));
+        if steps == 0 {
+            return Ok(());
         }
+        let last = self.last_dt.unwrap_or(dt);
+        if last != dt {
+            clock::write(ctx, &self.plan, &Clock::fixed(dt, last));
+            self.plan.run(ctx, 1);
+            steps -= 1;
+        }
+        clock::write(ctx, &self.plan, &Clock::fixed(dt, dt));
         self.plan.run(ctx, steps);
-        if steps > 0 {
-            self.last_dt = Some(dt);
-        }
+        self.last_dt = Some(dt);
         Ok(())
     }
 

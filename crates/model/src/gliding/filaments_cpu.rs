@@ -52,7 +52,7 @@ impl FilamentsCpu {
             return Err(invalid("filaments velocity", v, "finite values"));
         }
         self.velocity = velocity.to_vec();
-        self.bound = self.config.max_stable_dt_of(velocity.iter().copied());
+        self.bound = self.config.max_stable_dt_of(velocity);
         Ok(())
     }
 
@@ -110,19 +110,22 @@ impl FilamentsCpu {
         out
     }
 
-    /// One outer step of `dt` (refused above `max_dt`); a dt other than the last step's
-    /// restarts AB2 with forward Euler.
+    /// One outer step of `dt` (refused above `max_dt`): AB2 with variable steps,
+    /// dt ((1 + r/2) A^n - (r/2) A^(n-1)) with r = dt / the last step's dt; forward Euler on
+    /// the first step.
     pub fn step(&mut self, dt: f64) -> Result<()> {
         let cfg = self.config.clone();
         cfg.check_dt(dt, self.bound)?;
         let a = self.advection_rate();
         let increment: Vec<f64> = match &self.history {
-            Some((last, prev)) if *last == dt => a
-                .iter()
-                .zip(prev)
-                .map(|(a, p)| dt * (1.5 * a - 0.5 * p))
-                .collect(),
-            _ => a.iter().map(|a| dt * a).collect(),
+            Some((last, prev)) => {
+                let half_r = 0.5 * dt / last;
+                a.iter()
+                    .zip(prev)
+                    .map(|(a, p)| dt * ((1.0 + half_r) * a - half_r * p))
+                    .collect()
+            }
+            None => a.iter().map(|a| dt * a).collect(),
         };
         let (modes, nt) = (cfg.modes(), cfg.ntheta);
         let plane = |v: &[f64], k: usize| -> Vec<Complex> {

@@ -6,14 +6,15 @@
 //! and z = 1 (`stokes`, `stokes_cpu`, grid and finite differences `channel`); the transport
 //! of the filament density Psi(x, y, theta) (`filaments`, `filaments_cpu`); the bound motors
 //! M_b(r0, x, theta, s), the free motors and the motor force of seed eq. 10 (`motors`,
-//! `motors_cpu`). What a run writes from the fields of a step (`fields`): observables, VTK
-//! files and PNG frames (`output`); the run itself: `run`, its state `state`, `checkpoint`; the
-//! bench: `bench`.
+//! `motors_cpu`); the outer step's adaptive dt and its time (`clock`). What a run writes from
+//! the fields of a step (`fields`): observables, VTK files and PNG frames (`output`); the run
+//! itself: `run`, its state `state`, `checkpoint`; the bench: `bench`.
 //! See docs/models/gliding.md.
 
 pub mod bench;
 pub mod channel;
 pub mod checkpoint;
+pub mod clock;
 pub mod coupling;
 pub mod coupling_cpu;
 pub mod cpu;

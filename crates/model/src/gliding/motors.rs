@@ -24,6 +24,7 @@
 //! workgroup size. `force`, one thread per x: a gather over the anchors r0 = x - e of the motor
 //! heads that land on x (a table built on the host), in a fixed order: no atomics.
 
+use super::clock::{self, Clock, CLOCK};
 use crate::error::{invalid, Result};
 use petri_engine::shaders::gliding::motors;
 use petri_engine::{buffers, GpuContext};
@@ -390,7 +391,7 @@ pub struct MotorUniforms {
     pub items_at: u32,
     pub _pad0: u32,
     pub _pad1: u32,
-    pub dt: f32,
+    pub _pad2: u32,
     /// speed / ds.
     pub walk: f32,
     pub k_on: f32,
@@ -403,7 +404,7 @@ pub struct MotorUniforms {
 }
 
 impl MotorUniforms {
-    pub fn new(c: &MotorConfig, t: &MotorTables, dt: f64) -> Self {
+    pub fn new(c: &MotorConfig, t: &MotorTables) -> Self {
         let mask_at = 2 * t.offsets.len();
         let p_at = mask_at + t.mask.len();
         let heads_at = p_at + 2 * t.p.len();
@@ -426,7 +427,7 @@ impl MotorUniforms {
             items_at: items_at as u32,
             _pad0: 0,
             _pad1: 0,
-            dt: dt as f32,
+            _pad2: 0,
             walk: (c.speed / c.ds()) as f32,
             k_on: c.k_on as f32,
             k_off: c.k_off as f32,
@@ -457,8 +458,8 @@ pub fn table_words(t: &MotorTables) -> Vec<u32> {
 }
 
 /// Registers the motors' buffers in `plan`; PSI is `psi` when given (the filaments' Psi, shared
-/// in the coupled model), else a buffer of its own. PARAMS holds dt: write
-/// `MotorUniforms::new(config, tables, dt)` into it before the plan runs.
+/// in the coupled model), else a buffer of its own. The passes read dt from CLOCK
+/// (`clock::add_buffer`), which the plan must hold too.
 pub fn add_buffers(
     ctx: &GpuContext,
     plan: &mut StepPlan,
@@ -470,7 +471,7 @@ pub fn add_buffers(
     let anchors = config.anchors() as u64;
     let block = tables.block(config) as u64;
     let slots = 2 * tables.lines(config).next_power_of_two() as u64;
-    let uniforms = MotorUniforms::new(config, tables, 0.0);
+    let uniforms = MotorUniforms::new(config, tables);
     plan.add_buffer(PARAMS, buffers::uniform_from(ctx, PARAMS, &uniforms));
     plan.add_buffer(
         TABLES,
@@ -516,6 +517,7 @@ pub fn add_passes(
             Binding::read_write(STAGE),
             Binding::read_write(STATE),
             Binding::read_write(FORCE),
+            Binding::read(CLOCK),
         ],
         workgroups,
         constants: vec![("WG", workgroup as f64)],
@@ -544,6 +546,7 @@ impl BoundMotors {
         let tables = MotorTables::new(config)?;
         let mut plan = StepPlan::new(ctx, 0, 1);
         add_buffers(ctx, &mut plan, config, &tables, None)?;
+        clock::add_buffer(ctx, &mut plan)?;
         add_passes(ctx, &mut plan, config, workgroup)?;
         Ok(Self {
             plan,
@@ -603,9 +606,7 @@ impl BoundMotors {
     pub fn step(&mut self, ctx: &GpuContext, dt: f64, steps: u64) -> Result<()> {
         self.config.check_dt(dt, self.weight)?;
         if self.last_dt != Some(dt) {
-            let u = MotorUniforms::new(&self.config, &self.tables, dt);
-            ctx.queue
-                .write_buffer(self.plan.buffer(PARAMS), 0, bytemuck::bytes_of(&u));
+            clock::write(ctx, &self.plan, &Clock::fixed(dt, dt));
             self.last_dt = Some(dt);
         }
         self.plan.run(ctx, steps);

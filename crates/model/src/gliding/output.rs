@@ -40,12 +40,16 @@ pub struct Observables {
     pub fluid_kinetic_energy: f64,
     /// The largest |(u, v)| at the filaments' level z0.
     pub max_fluid_speed: f64,
-    /// The largest Courant number of the step, as the model computed it.
+    /// The last step's Courant number: its dt times its largest Courant rate (at most
+    /// courant_safety x 0.25), as the model computed it.
     pub max_courant: f64,
+    /// The last step's dt (0 before the first step): the config's dt, or less where the
+    /// Courant rate needs it.
+    pub dt: f64,
 }
 
 /// The columns of observables.csv, in the order of [`Observables::row`].
-const COLUMNS: [&str; 13] = [
+const COLUMNS: [&str; 14] = [
     "step",
     "time",
     "filaments",
@@ -59,11 +63,12 @@ const COLUMNS: [&str; 13] = [
     "fluid_kinetic_energy",
     "max_fluid_speed",
     "max_courant",
+    "dt",
 ];
 
 impl Observables {
     /// The observables of `fields` on `grid`, with the step's largest Courant number passed
-    /// through. The arrays must have the grid's lengths (as the model makes them; indexing
+    /// through (and the step's dt from the fields). The arrays must have the grid's lengths (as the model makes them; indexing
     /// panics on shorter ones): [`check_fields`] says which does not.
     pub fn of(grid: &GlidingGrid, fields: &GlidingFields, max_courant: f64) -> Observables {
         let (dx, dy) = (grid.dx(), grid.dy());
@@ -90,6 +95,7 @@ impl Observables {
             fluid_kinetic_energy: kinetic_energy(grid, &fields.fluid),
             max_fluid_speed: max_plane_speed(grid, &fields.fluid),
             max_courant,
+            dt: fields.dt,
         }
     }
 
@@ -114,6 +120,7 @@ impl Observables {
             self.fluid_kinetic_energy,
             self.max_fluid_speed,
             self.max_courant,
+            self.dt,
         ]
     }
 

@@ -3,6 +3,7 @@
 //! bound motors) derived from it.
 
 use super::channel::{Channel, ZGrid};
+use super::clock::DtRule;
 use super::fields::GlidingGrid;
 use super::filaments::FilamentConfig;
 use super::motors::MotorConfig;
@@ -129,8 +130,12 @@ pub struct GlidingConfig {
     pub model: String,
     pub seed: u64,
     pub steps: u64,
-    /// The outer step; every step checks it against the advective CFL bound.
+    /// The largest outer step dt_max: each step takes min(dt, courant_safety CFL / its Courant
+    /// rate) (`clock.rs`); `steps` counts steps, the time reached is the clock's.
     pub dt: f64,
+    /// The fraction of the AB2 advective stability bound (filaments.rs CFL) a step keeps to,
+    /// in (0, 1].
+    pub courant_safety: f64,
     pub observe_every: u64,
     pub snapshot_every: u64,
     pub frame_every: u64,
@@ -156,9 +161,12 @@ impl GlidingConfig {
         Self::from_json(&read_text(path)?, &path.display().to_string())
     }
 
-    /// Model time at `step`.
-    pub fn time(&self, step: u64) -> f64 {
-        step as f64 * self.dt
+    /// The adaptive outer step's rule.
+    pub fn dt_rule(&self) -> DtRule {
+        DtRule {
+            dt_max: self.dt,
+            safety: self.courant_safety,
+        }
     }
 
     pub fn z_grid(&self) -> Result<ZGrid> {
@@ -239,8 +247,20 @@ impl GlidingConfig {
         if self.model != "gliding" {
             return Err(invalid("model", &self.model, "\"gliding\""));
         }
-        if !(self.dt.is_finite() && self.dt > 0.0 && self.dt <= 1e3) {
-            return Err(invalid("dt", self.dt, "a finite number in (0, 1e3]"));
+        if !(self.dt.is_finite() && (1e-12..=1e3).contains(&self.dt)) {
+            return Err(invalid(
+                "dt",
+                self.dt,
+                "a number in [1e-12, 1e3] (the largest outer step)",
+            ));
+        }
+        let safety = self.courant_safety;
+        if !(safety.is_finite() && safety > 0.0 && safety <= 1.0) {
+            return Err(invalid(
+                "courant_safety",
+                safety,
+                "a fraction in (0, 1] of the AB2 advective stability bound",
+            ));
         }
         if self.observe_every == 0 {
             return Err(invalid("observe_every", 0, "an integer >= 1"));

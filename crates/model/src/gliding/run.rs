@@ -1,14 +1,14 @@
 //! A gliding assay run as the runtime drives it (`crate::runtime`): every `observe_every` steps
-//! the fields are read back and observed (observables.csv; its max_courant is dt times the
-//! last step's largest Courant rate, at most 0.25), and the steps since the last observation are
-//! checked against the advective CFL bound (a dt above it stops the run with an error naming dt
-//! and the bound); every `snapshot_every` steps the fields
+//! the fields and the clock are read back and observed (observables.csv: the time reached, the
+//! last step's dt and its Courant number dt x rate, at most courant_safety x 0.25); a step since
+//! the last observation that could not be taken (a non-finite Courant rate, or a dt under the
+//! floor: `clock.rs`) stops the run there, naming that step; every `snapshot_every` steps the
+//! fields
 //! (`gliding_NNNNNNN.vti`, `fluid_NNNNNNN.vtr`) and the picture (`frame_NNNNNNN.png`); every
 //! `frame_every` steps the picture alone; at the end the fields, `gliding.png` and, with
 //! `--checkpoint-every`, the checkpoint. The CLI calls [`run`]; an embedding program can too.
 
 use super::checkpoint;
-use super::coupling_cpu::courant_rate;
 use super::fields::{GlidingFields, GlidingGrid};
 use super::output::{frame_file, write_fields, write_frame, Observables};
 use super::params::GlidingConfig;
@@ -52,6 +52,7 @@ pub struct GlidingRun {
 pub struct Details {
     pub config: GlidingConfig,
     pub seed: u64,
+    /// The largest outer step (the config's dt).
     pub dt: f64,
     /// The height of the filament level (the z level nearest to the config's z0).
     pub z0: f64,
@@ -127,16 +128,10 @@ impl Simulation for GlidingRun {
     }
 
     fn observe(&mut self) -> Result<Observables> {
-        let rate = self.sim.take_max_courant(&self.ctx)?;
-        self.sim.check_courant(rate)?;
-        let dt = self.cfg.dt;
+        let clock = self.sim.checked_clock(&self.ctx)?;
         let grid = self.grid.clone();
         let fields = self.fields()?;
-        // The observed Courant number is the last step's, a function of the state (so a
-        // resumed run observes what the straight one did).
-        let velocity: Vec<f64> = fields.velocity.iter().map(|&v| f64::from(v)).collect();
-        let courant = dt * courant_rate(&grid, &velocity);
-        Ok(Observables::of(&grid, fields, courant))
+        Ok(Observables::of(&grid, fields, clock.courant()))
     }
 
     fn advance(

@@ -4,24 +4,26 @@
 //!
 //! 1. the moments of Psi; the force on the fluid (motor force of the last motor step, stress
 //!    divergences) on the filament level; the Stokes solve; the filament velocities from the
-//!    fluid at z0 and the moments (and the largest Courant rate);
-//! 2. Psi(t + dt): advection (AB2) and diffusion (Crank-Nicolson) with those velocities;
-//! 3. the bound motors over dt in their own sub-steps on the new Psi, then the motor force.
+//!    fluid at z0 and the moments (and the largest Courant rate); the step's dt from that rate
+//!    (`clock.rs`: dt_n = min(dt_max, safety CFL / rate), and the time);
+//! 2. Psi(t + dt_n): advection (variable-step AB2) and diffusion (Crank-Nicolson) with those
+//!    velocities;
+//! 3. the bound motors over dt_n in their own sub-steps on the new Psi, then the motor force.
 //!
 //! The filaments' Psi buffer is the motors' (no copy). Only observations and checkpoints read
-//! back. The outer dt is fixed (the config's); every step records its Courant rate and the
-//! run checks dt against the AB2 bound at each observation (`check_courant`).
+//! back, the clock (time, dt, Courant rate and any step that could not be taken) with them.
 
+use super::clock::{self, Clock};
 use super::coupling::{self, CouplingPass};
 use super::fields::{GlidingFields, GlidingGrid};
-use super::filaments::{self, FilamentUniforms, CFL};
+use super::filaments::{self, FilamentUniforms};
 use super::init::initial_psi;
 use super::motors::{self, MotorTables, MotorUniforms};
 use super::params::GlidingConfig;
 use super::state;
 pub use super::state::GlidingState;
 use super::stokes;
-use crate::error::{invalid, short, Result};
+use crate::error::{invalid, Result};
 use petri_engine::{buffers, GpuContext, Profiler};
 use petri_scheduler::StepPlan;
 
@@ -98,24 +100,25 @@ impl GlidingSim {
         motors::add_buffers(ctx, &mut plan, &mot, &tables, Some(psi))?;
         stokes::add_buffers(ctx, &mut plan, &channel)?;
         coupling::add_buffers(ctx, &mut plan, &grid, &cfg.filaments)?;
+        clock::add_buffer(ctx, &mut plan)?;
 
         coupling::add_pass(ctx, &mut plan, &grid, CouplingPass::Moments, wg)?;
         coupling::add_pass(ctx, &mut plan, &grid, CouplingPass::ForceOnFluid, wg)?;
         stokes::add_passes(ctx, &mut plan, &channel, wg)?;
         coupling::add_pass(ctx, &mut plan, &grid, CouplingPass::Velocities, wg)?;
+        clock::add_pass(ctx, &mut plan, &cfg.dt_rule())?;
         filaments::add_passes(ctx, &mut plan, &fil, wg)?;
         motors::add_passes(ctx, &mut plan, &mot, wg)?;
 
-        let dt = cfg.dt;
         ctx.queue.write_buffer(
             plan.buffer(filaments::PARAMS),
             0,
-            bytemuck::bytes_of(&FilamentUniforms::new(&fil, dt)),
+            bytemuck::bytes_of(&FilamentUniforms::new(&fil)),
         );
         ctx.queue.write_buffer(
             plan.buffer(motors::PARAMS),
             0,
-            bytemuck::bytes_of(&MotorUniforms::new(&mot, &tables, dt)),
+            bytemuck::bytes_of(&MotorUniforms::new(&mot, &tables)),
         );
         Ok(Self {
             plan,
@@ -137,10 +140,7 @@ impl GlidingSim {
         write(motors::FORCE, bytemuck::cast_slice(&s.motor_force));
         write(stokes::VELOCITY, bytemuck::cast_slice(&s.fluid));
         write(filaments::VELOCITY, bytemuck::cast_slice(&s.velocity));
-        write(
-            coupling::STATS,
-            bytemuck::bytes_of(&s.max_courant.to_bits()),
-        );
+        write(clock::CLOCK, bytemuck::bytes_of(&s.clock));
         self.step = s.step;
         self.plan.step = s.step;
     }
@@ -160,10 +160,6 @@ impl GlidingSim {
 
     pub fn step(&self) -> u64 {
         self.step
-    }
-
-    pub fn time(&self) -> f64 {
-        self.cfg.time(self.step)
     }
 
     /// Records and submits `steps` outer steps (does not wait for them).
@@ -186,45 +182,31 @@ impl GlidingSim {
         self.plan.pass_count()
     }
 
-    /// The largest Courant rate of the steps since the last call (waits for the GPU), cleared.
-    pub fn take_max_courant(&mut self, ctx: &GpuContext) -> Result<f64> {
-        let bits: Vec<u32> = buffers::read_vec(ctx, self.plan.buffer(coupling::STATS))?;
-        ctx.queue.write_buffer(
-            self.plan.buffer(coupling::STATS),
-            0,
-            bytemuck::bytes_of(&0u32),
-        );
-        Ok(f64::from(f32::from_bits(bits[0])))
+    /// The clock after the last step (waits for the GPU): the time, the last step's dt and
+    /// Courant rate, and any step that could not be taken (`Clock::check`).
+    pub fn clock(&self, ctx: &GpuContext) -> Result<Clock> {
+        clock::read(ctx, &self.plan)
     }
 
-    /// Fails when `rate` (a Courant rate of the steps just done) puts dt above the AB2 bound,
-    /// naming dt, the bound and the step. A non-finite rate is left to the observation's
-    /// non-finite check.
-    pub fn check_courant(&self, rate: f64) -> Result<()> {
-        let dt = self.cfg.dt;
-        if rate.is_finite() && dt * rate > CFL {
-            return Err(invalid(
-                "dt",
-                dt,
-                format!(
-                    "at most {} (the advective CFL bound {CFL} / the largest Courant rate {} reached by step {})",
-                    short(CFL / rate),
-                    short(rate),
-                    self.step
-                ),
-            ));
-        }
-        Ok(())
+    /// The clock (`clock`), refused with the error that stops the run when a step since the
+    /// start could not be taken (a non-finite Courant rate, or a dt under the floor), naming
+    /// that step and its rate.
+    pub fn checked_clock(&self, ctx: &GpuContext) -> Result<Clock> {
+        let c = self.clock(ctx)?;
+        c.check(&self.cfg.dt_rule(), self.step)?;
+        Ok(c)
     }
 
-    /// The fields at the current step (waits for the GPU).
+    /// The fields at the current step (waits for the GPU); the time and dt from the clock.
     pub fn read_fields(&self, ctx: &GpuContext) -> Result<GlidingFields> {
         let read = |name: &str| -> Result<Vec<f32>> {
             Ok(buffers::read_vec(ctx, self.plan.buffer(name))?)
         };
+        let clock = self.clock(ctx)?;
         Ok(GlidingFields {
             step: self.step,
-            time: self.time(),
+            time: clock.time(&self.cfg.dt_rule()),
+            dt: f64::from(clock.dt),
             psi: read(filaments::PSI)?,
             velocity: read(filaments::VELOCITY)?,
             fluid: read(stokes::VELOCITY)?,
@@ -233,8 +215,9 @@ impl GlidingSim {
         })
     }
 
-    /// Everything a checkpoint holds (waits for the GPU).
+    /// Everything a checkpoint holds (waits for the GPU); refused as `checked_clock` is.
     pub fn read_state(&self, ctx: &GpuContext) -> Result<GlidingState> {
+        let clock = self.checked_clock(ctx)?;
         let f = self.read_fields(ctx)?;
         Ok(GlidingState {
             step: self.step,
@@ -245,9 +228,7 @@ impl GlidingSim {
             motor_force: f.motor_force,
             fluid: f.fluid,
             velocity: f.velocity,
-            max_courant: f32::from_bits(
-                buffers::read_vec::<u32>(ctx, self.plan.buffer(coupling::STATS))?[0],
-            ),
+            clock,
         })
     }
 }

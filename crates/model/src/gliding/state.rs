@@ -1,6 +1,7 @@
 //! The state of a gliding run between two outer steps (what a checkpoint holds) and its check
 //! against a config.
 
+use super::clock::Clock;
 use super::motors::{MotorConfig, MotorTables};
 use super::params::GlidingConfig;
 use crate::checkpoint::check_step;
@@ -23,8 +24,9 @@ pub struct GlidingState {
     /// last step.
     pub fluid: Vec<f32>,
     pub velocity: Vec<f32>,
-    /// The largest Courant rate since the last observation took it (`take_max_courant`).
-    pub max_courant: f32,
+    /// The clock: the last two steps' dt (variable-step AB2 reads both), the time in ticks, the
+    /// last step's Courant rate; no step failed (`Clock::check`).
+    pub clock: Clock,
 }
 
 /// Fails unless `state` is a state of a run of `cfg` (the message says what is wrong): what a
@@ -42,6 +44,8 @@ pub(crate) struct Shape {
     pub cells: usize,
     pub ntheta: usize,
     pub nz: usize,
+    /// The largest outer step, as the GPU holds it (f32).
+    pub dt_max: f32,
 }
 
 impl Shape {
@@ -56,6 +60,7 @@ impl Shape {
             cells: g.nx * g.ny,
             ntheta: g.ntheta,
             nz: g.nz,
+            dt_max: cfg.dt as f32,
         })
     }
 }
@@ -111,12 +116,7 @@ pub(crate) fn check_state(shape: &Shape, s: &GlidingState) -> std::result::Resul
     finite("motor_force", bytemuck::cast_slice(&s.motor_force))?;
     finite("fluid", &s.fluid)?;
     finite("velocity", &s.velocity)?;
-    if !(s.max_courant.is_finite() && s.max_courant >= 0.0) {
-        return Err(format!(
-            "max_courant is {}: a finite rate >= 0",
-            s.max_courant
-        ));
-    }
+    check_clock(shape, &s.clock)?;
     let flag = s.rate[nt * cells];
     if flag != 0.0 && flag != 1.0 {
         return Err(format!(
@@ -130,6 +130,32 @@ pub(crate) fn check_state(shape: &Shape, s: &GlidingState) -> std::result::Resul
                 "bound value {i} is {v}: M_b is finite, >= 0, and 0 outside the capture disc"
             ));
         }
+    }
+    Ok(())
+}
+
+/// The clock of a state: no failed step; dt and dt_prev in [0, dt_max]; the rate finite and
+/// >= 0.
+fn check_clock(shape: &Shape, c: &Clock) -> std::result::Result<(), String> {
+    if c.failure != 0 || c.failed_step != 0 || c.failed_rate != 0.0 {
+        return Err(format!(
+            "the clock records a step that could not be taken (failure {}, step {}, rate {}): not a state to go on from",
+            c.failure, c.failed_step, c.failed_rate
+        ));
+    }
+    for (name, v) in [("dt", c.dt), ("dt_prev", c.dt_prev)] {
+        if !(0.0..=shape.dt_max).contains(&v) {
+            return Err(format!(
+                "the clock's {name} is {v}: a step in [0, dt = {}]",
+                shape.dt_max
+            ));
+        }
+    }
+    if !(c.rate.is_finite() && c.rate >= 0.0) {
+        return Err(format!(
+            "the clock's rate is {}: a finite value >= 0",
+            c.rate
+        ));
     }
     Ok(())
 }

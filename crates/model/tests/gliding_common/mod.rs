@@ -30,3 +30,12 @@ pub fn tiny() -> GlidingConfig {
     c.validate().unwrap();
     c
 }
+
+/// `tiny` with a largest step of 0.1: every step takes courant_safety x 0.25 / its Courant
+/// rate instead, which changes from step to step.
+pub fn adaptive() -> GlidingConfig {
+    let mut c = tiny();
+    c.dt = 0.1;
+    c.validate().unwrap();
+    c
+}
