@@ -22,13 +22,13 @@ args = p.parse_args()
 config = json.load(open("assets/gliding.json"))
 config["grid"].update(nx=args.cells, ny=args.cells, ntheta=args.angles)
 sim = petri.open(config)
-print(f"{sim.model} on {sim.device}, dt = {sim.time_per_step}")
+print(f"{sim.model} on {sim.device}, dt at most {sim.time_per_step}")
 obs = sim.run(args.steps)
 for k in np.unique(np.linspace(0, len(obs["step"]) - 1, 10).round().astype(int)):
     print(f"t = {obs['time'][k]:6.2f}  speed {obs['mean_speed'][k]:.3f}"
           f"  nematic {obs['nematic_order'][k]:.3f}  polar {obs['polar_order'][k]:.3f}"
           f"  local polar {obs['local_polar_order'][k]:.3f}"
-          f"  fluid {obs['max_fluid_speed'][k]:.2e}")
+          f"  fluid {obs['max_fluid_speed'][k]:.2e}  dt {obs['dt'][k]:.4f}")
 
 state = sim.state()
 psi = state["psi"].astype(np.float64)  # (theta, y, x)

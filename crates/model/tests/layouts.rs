@@ -5,6 +5,7 @@ use petri_engine::{host_layout, layout, shaders};
 use petri_model::angiogenesis::{bench::Grid, state::Tip, uniforms::AngioUniforms};
 use petri_model::epidermis::uniforms::{EpiUniforms, MorseForce};
 use petri_model::epidermis::{genes::GeneUniforms, growth::GrowthUniforms};
+use petri_model::gliding::clock::{Clock, ClockParams};
 use petri_model::gliding::filaments::FilamentUniforms;
 use petri_model::gliding::motors::MotorUniforms;
 use petri_model::gliding::stokes::StokesUniforms;
@@ -49,12 +50,15 @@ fn host_structs_match_their_wgsl_structs() {
     let stokes = host_layout!(StokesUniforms:
         nx, ny, nz, modes, mu, inv_n, kx_unit, ky_unit, bottom, top, eps2, _pad0, _pad1, _pad2);
     let filaments = host_layout!(FilamentUniforms:
-        nx, ny, ntheta, modes, dt, inv_dx, inv_dy, inv_dtheta, cn_x, cn_theta, kx_unit, ky_unit,
-        inv_n, _pad0, _pad1, _pad2);
+        nx, ny, ntheta, modes, _pad3, inv_dx, inv_dy, inv_dtheta, cn_x, cn_theta, kx_unit,
+        ky_unit, inv_n, _pad0, _pad1, _pad2);
     let motors = host_layout!(MotorUniforms:
         nx, ny, ntheta, ns, lines, lines_pow2, block, anchors, n_heads, mask_at, p_at, heads_at,
-        start_at, items_at, _pad0, _pad1, dt, walk, k_on, k_off, rate_base, volume, area,
+        start_at, items_at, _pad0, _pad1, _pad2, walk, k_on, k_off, rate_base, volume, area,
         force_scale);
+    let clock = host_layout!(Clock:
+        dt, dt_prev, rate, failure, ticks_lo, ticks_hi, failed_step, failed_rate);
+    let clock_params = host_layout!(ClockParams: max_ticks, min_ticks, tick, courant_ticks);
     layout::all([
         layout::check(shaders::angiogenesis::common::SHADER, "AngioParams", &angio),
         layout::check(shaders::angiogenesis::common::SHADER, "Tip", &tip),
@@ -77,6 +81,12 @@ fn host_structs_match_their_wgsl_structs() {
             &filaments,
         ),
         layout::check(shaders::gliding::motors::SHADER, "MotorParams", &motors),
+        layout::check(shaders::gliding::clock::SHADER, "Clock", &clock),
+        layout::check(
+            shaders::gliding::clock::SHADER,
+            "ClockParams",
+            &clock_params,
+        ),
     ])
     .unwrap_or_else(|e| panic!("{e}"));
 }

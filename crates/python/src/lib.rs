@@ -208,10 +208,12 @@ impl Simulation {
         self.sim.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// The steps from now to `until` at `time_per_step` (for gliding, whose steps adapt, the
+    /// fewest that could reach it: its steps are at most `time_per_step`).
     fn steps_until(&self, until: f64) -> PyResult<u64> {
-        let sim = self.sim();
+        let mut sim = self.sim();
         let dt = sim.schedule().time_per_step;
-        let now = sim.step() as f64 * dt;
+        let now = sim.time().map_err(to_py)?;
         if !until.is_finite() || until < now {
             return Err(ConfigError::new_err(format!(
                 "config: until = {until} is not allowed: a time at or after the current time {now}"
@@ -260,16 +262,15 @@ impl Simulation {
     fn step(&self) -> u64 {
         self.sim().step()
     }
-    /// The model's time per step, in its own unit.
+    /// The model's time per step, in its own unit (gliding: the largest, its steps adapt).
     #[getter]
     fn time_per_step(&self) -> f64 {
         self.sim().schedule().time_per_step
     }
-    /// The simulated time now: step * time_per_step.
+    /// The simulated time now: step * time_per_step (gliding: the sum of its adaptive steps).
     #[getter]
-    fn time(&self) -> f64 {
-        let sim = self.sim();
-        sim.step() as f64 * sim.schedule().time_per_step
+    fn time(&self, py: Python<'_>) -> PyResult<f64> {
+        py.detach(|| self.sim().time()).map_err(to_py)
     }
     /// Steps between observations (the config's observe_every).
     #[getter]

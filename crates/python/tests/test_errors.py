@@ -76,12 +76,12 @@ def test_a_gliding_checkpoint_needs_its_config(gliding, tmp_path):
         petri.open(gliding, resume=tmp_path / "g.petri")
 
 
-def test_a_gliding_step_above_the_cfl_bound_stops_the_run_at_the_observation(gliding):
-    gliding["dt"] = 0.2
-    sim = petri.open(gliding)
-    with pytest.raises(petri.ConfigError, match="dt = 0.2 is not allowed: at most .* CFL"):
-        sim.run(20)
-    assert sim.step == 10
+def test_a_gliding_courant_safety_outside_0_1_is_refused(gliding):
+    for bad in (0.0, 1.5):
+        gliding["courant_safety"] = bad
+        with pytest.raises(petri.ConfigError,
+                           match=f"courant_safety = {bad:g} is not allowed: a fraction in"):
+            petri.open(gliding)
 
 
 def test_a_run_into_a_folder_holding_other_files_leaves_them(angio, tmp_path):

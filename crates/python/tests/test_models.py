@@ -125,6 +125,10 @@ def test_gliding_observations_are_the_arrays_integrals(gliding):
     assert sim.time_per_step == gliding["dt"]
     obs = sim.run(25)
     assert obs["step"].tolist() == [10, 20, 25]
+    # The asset's filaments are slow enough for the largest step (dt, in whole ticks).
+    assert obs["dt"] == pytest.approx(np.full(3, gliding["dt"]), rel=1e-7)
+    assert sim.time == obs["time"][-1] == pytest.approx(25 * gliding["dt"], rel=1e-7)
+    assert (obs["max_courant"] < gliding["courant_safety"] * 0.25).all()
     s = sim.state()
     g = gliding["grid"]
     nx, ny, nt, nz = g["nx"], g["ny"], g["ntheta"], g["nz"]
@@ -155,7 +159,22 @@ def test_gliding_observations_are_the_arrays_integrals(gliding):
     assert (s["bound_density"] >= 0).all()
 
 
+def test_fast_gliding_filaments_take_shorter_steps_and_time_is_their_sum(gliding):
+    gliding["filaments"]["v_sp"] = 20.0
+    sim = petri.open(gliding)
+    obs = sim.run(20)
+    bound = gliding["courant_safety"] * 0.25
+    assert (obs["dt"] < gliding["dt"]).all()
+    assert obs["max_courant"] == pytest.approx(np.full(2, bound), rel=1e-5)
+    assert 20 * obs["dt"].min() * 0.9 < sim.time < 20 * gliding["dt"]
+    # To a time: the steps at most time_per_step, so at least (until - now) / dt of them.
+    now = sim.time
+    sim.run(until=now + 10 * gliding["dt"])
+    assert sim.step == 30 and sim.time < now + 10 * gliding["dt"]
+
+
 def test_gliding_same_seed_same_bits_and_a_checkpoint_resumes_bitwise(gliding, tmp_path):
+    gliding["dt"] = 0.1  # every step's dt from its Courant rate: the clock is state too
     a = petri.open(gliding)
     a.run(20)
     a.save_checkpoint(tmp_path / "g.petri")

@@ -66,7 +66,7 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
     let g = &cfg.grid;
     eprintln!(
         "{} x {} cells over {} x {}, {} angles, {} arc cells, {} z levels (filaments at z = {:.4}), \
-         {} motor offsets, dt = {}, {total} steps from step {first}",
+         {} motor offsets, dt at most {} (courant_safety {}), {total} steps from step {first}",
         g.nx,
         g.ny,
         g.lx,
@@ -76,7 +76,8 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         g.nz,
         sim.grid().z[sim.grid().z0_level],
         sim.tables().offsets.len(),
-        cfg.dt
+        cfg.dt,
+        cfg.courant_safety
     );
     let bar = progress::bar(total, "steps");
     let (_, report) = run::run_sim(&ctx, sim, &cfg, &opts, setup, |o| {
@@ -89,10 +90,12 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
     bar.finish();
     let o = &report.last;
     println!(
-        "step {} (t = {:.3}): mean gliding speed {:.4}, polar order {:.3} (local {:.3}), nematic \
-         order {:.3}; motors bound {:.4}, free {:.4} of {:.4}; fluid kinetic energy {:.3e}",
+        "step {} (t = {:.3}, dt {:.4}): mean gliding speed {:.4}, polar order {:.3} (local \
+         {:.3}), nematic order {:.3}; motors bound {:.4}, free {:.4} of {:.4}; fluid kinetic \
+         energy {:.3e}",
         o.step,
         o.time,
+        o.dt,
         o.mean_speed,
         o.polar_order,
         o.local_polar_order,

@@ -166,11 +166,13 @@ impl DtRule {
 /// The shader's `ClockParams`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-struct ClockParams {
-    max_ticks: u32,
-    min_ticks: u32,
-    tick: f32,
-    courant_ticks: f32,
+pub struct ClockParams {
+    /// dt_max and the floor in ticks.
+    pub max_ticks: u32,
+    pub min_ticks: u32,
+    pub tick: f32,
+    /// safety x CFL in ticks.
+    pub courant_ticks: f32,
 }
 
 /// Registers CLOCK (zeroed: time 0, no step yet) in `plan`.

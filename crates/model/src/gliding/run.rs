@@ -120,6 +120,11 @@ impl Simulation for GlidingRun {
         }
     }
 
+    /// The clock's time (the steps' dts adapt).
+    fn time(&mut self) -> Result<f64> {
+        Ok(self.sim.clock(&self.ctx)?.time(&self.cfg.dt_rule()))
+    }
+
     fn columns(&self) -> Vec<String> {
         Observables::columns()
             .into_iter()

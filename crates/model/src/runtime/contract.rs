@@ -21,7 +21,7 @@ pub struct Schedule {
     pub seconds_per_step: Option<f64>,
     /// The model's time per step in its own unit (seconds where `seconds_per_step` is given;
     /// angiogenesis and epidermis count in their nondimensional units), so a program can run
-    /// a model to a time.
+    /// a model to a time. A model whose step adapts (gliding) gives its largest step.
     pub time_per_step: f64,
 }
 
@@ -55,6 +55,11 @@ pub trait Simulation {
     fn step(&self) -> u64;
     /// The model's name and when things happen, from its config.
     fn schedule(&self) -> Schedule;
+    /// The model's time now: `step * time_per_step`, or the model's own clock where its step
+    /// adapts (may wait for the device).
+    fn time(&mut self) -> Result<f64> {
+        Ok(self.step() as f64 * self.schedule().time_per_step)
+    }
     /// The file the runtime writes the observations into, one row each.
     fn series_file(&self) -> &'static str {
         "observables.csv"

@@ -30,6 +30,8 @@ pub trait Driven: Send {
     fn step(&self) -> u64;
     /// The model's name and periods.
     fn schedule(&self) -> Schedule;
+    /// The model's time now (`Simulation::time`).
+    fn time(&mut self) -> Result<f64>;
     /// The names of an observation's values.
     fn columns(&self) -> Vec<String>;
     /// The observation of the current state.
@@ -60,6 +62,9 @@ impl<S: Simulation + Send> Driven for S {
     }
     fn schedule(&self) -> Schedule {
         Simulation::schedule(self)
+    }
+    fn time(&mut self) -> Result<f64> {
+        Simulation::time(self)
     }
     fn columns(&self) -> Vec<String> {
         Simulation::columns(self)
