@@ -3,7 +3,8 @@
 //!include gliding/clock_state.wgsl
 // The bound motors' passes (crates/model/src/gliding/motors.rs): `evolve`, one workgroup per
 // anchor r0 (seed eqs. 4-6 over one outer step in local sub-steps dt*), and `force`, one thread
-// per cell (the gather of seed eq. 10). M_b is (r0, d, theta, s), s innermost. Each thread of
+// per cell (the gather of seed eq. 10). Both run once per chunk of anchors (`chunk`), whose M_b
+// and stage are the bound buffers. M_b is (r0, d, theta, s), s innermost. Each thread of
 // `evolve` owns whole (d, theta) lines (l = local index, + WG, ..), in both RK2 stages, so
 // threads only meet in the coarse integrals: per-line sums in s order, then a pairwise tree over
 // a power of two of slots whose additions do not depend on the thread that does them. The bits
@@ -41,22 +42,37 @@ struct MotorParams {
     area: f32,
     // F dx dy dtheta ds (seed eq. 10).
     force_scale: f32,
+    // Rows of head offsets (equal y) and the word offset of their starts.
+    n_rows: u32,
+    rows_at: u32,
+    _pad3: u32,
+    _pad4: u32,
+}
+
+// The chunk's anchors first..first + count; `last` on the chunk that ends at the last anchor.
+struct MotorChunk {
+    first: u32,
+    count: u32,
+    last: u32,
+    _pad: u32,
 }
 
 @group(1) @binding(0) var<uniform> u: MotorParams;
 // Offsets d (i32 pairs), the mask 1_D (f32 bits), p(theta) (f32 pairs), head offsets (i32
-// pairs), their item ranges and the items (motors.rs, MotorTables).
+// pairs), their item ranges, the items and the rows' starts (motors.rs, MotorTables).
 @group(1) @binding(1) var<storage, read> tables: array<u32>;
 // Psi (theta, y, x).
 @group(1) @binding(2) var<storage, read> psi: array<f32>;
+// M_b of the chunk's anchors.
 @group(1) @binding(3) var<storage, read_write> bound: array<f32>;
-// The RK2 stage (as `bound`), then per anchor 2 lines_pow2 slots of line partials.
+// The RK2 stage (as `bound`), then per anchor of the chunk 2 lines_pow2 slots of line partials.
 @group(1) @binding(4) var<storage, read_write> stage: array<f32>;
 // Per anchor: total M, coarse bound, free, walked off since the start.
 @group(1) @binding(5) var<storage, read_write> state: array<vec4<f32>>;
 @group(1) @binding(6) var<storage, read_write> force_out: array<vec2<f32>>;
 // The outer step's dt (clock.dt).
 @group(1) @binding(7) var<storage, read> clock: Clock;
+@group(1) @binding(8) var<uniform> chunk: MotorChunk;
 
 var<workgroup> reduced: vec2<f32>;
 
@@ -93,19 +109,20 @@ fn mask(i: u32) -> f32 {
     return bitcast<f32>(tables[u.mask_at + i]);
 }
 
-fn partial_base(r0: u32) -> u32 {
-    return u.anchors * u.block + r0 * 2u * u.lines_pow2;
+// Anchor a of the chunk (r0 = chunk.first + a) has M_b at a block and partials after the stage.
+fn partial_base(a: u32) -> u32 {
+    return chunk.count * u.block + a * 2u * u.lines_pow2;
 }
 
-fn put(r0: u32, l: u32, v: vec2<f32>) {
-    let b = partial_base(r0);
+fn put(a: u32, l: u32, v: vec2<f32>) {
+    let b = partial_base(a);
     stage[b + l] = v.x;
     stage[b + u.lines_pow2 + l] = v.y;
 }
 
-// The sums of both partial columns of anchor r0, uniform across the workgroup.
-fn reduce(r0: u32, lid: u32) -> vec2<f32> {
-    let b = partial_base(r0);
+// The sums of both partial columns of the chunk's anchor a, uniform across the workgroup.
+fn reduce(a: u32, lid: u32) -> vec2<f32> {
+    let b = partial_base(a);
     let p = u.lines_pow2;
     storageBarrier();
     var half = p / 2u;
@@ -135,23 +152,23 @@ fn face(prev: f32, y: f32, next: f32, last: bool) -> f32 {
     return y + 0.5 * superbee(y - prev, next - y);
 }
 
-// Partials of the coarse integral of anchor r0's lines of M_b.
-fn coarse_partials(r0: u32, lid: u32) {
+// Partials of the coarse integral of anchor r0's lines of M_b (the chunk's anchor a).
+fn coarse_partials(r0: u32, a: u32, lid: u32) {
     for (var l = lid; l < u.lines; l += WG) {
-        let a = r0 * u.block + l * u.ns;
+        let at = a * u.block + l * u.ns;
         var m = 0.0;
         for (var k = 0u; k < u.ns; k++) {
-            m += bound[a + k];
+            m += bound[at + k];
         }
-        put(r0, l, vec2<f32>(m * (line_psi(r0, l) * u.volume), 0.0));
+        put(a, l, vec2<f32>(m * (line_psi(r0, l) * u.volume), 0.0));
     }
 }
 
-fn rescale(r0: u32, lid: u32, f: f32) {
+fn rescale(a: u32, lid: u32, f: f32) {
     for (var l = lid; l < u.lines; l += WG) {
-        let a = r0 * u.block + l * u.ns;
+        let at = a * u.block + l * u.ns;
         for (var k = 0u; k < u.ns; k++) {
-            bound[a + k] *= f;
+            bound[at + k] *= f;
         }
     }
 }
@@ -162,13 +179,14 @@ fn evolve(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lid: u32,
 ) {
-    let r0 = wid.x + groups.x * (wid.y + groups.y * wid.z);
-    if r0 >= u.anchors {
+    let a = wid.x + groups.x * (wid.y + groups.y * wid.z);
+    if a >= chunk.count {
         return;
     }
+    let r0 = chunk.first + a;
     // Zero padding slots (the tree never writes them: lines > lines_pow2 / 2).
     for (var l = u.lines + lid; l < u.lines_pow2; l += WG) {
-        put(r0, l, vec2<f32>(0.0));
+        put(a, l, vec2<f32>(0.0));
     }
     // W = sum 1_D Psi dV, then the local sub-step.
     for (var l = lid; l < u.lines; l += WG) {
@@ -176,17 +194,17 @@ fn evolve(
         for (var k = 0u; k < u.ns; k++) {
             m += mask(l * u.ns + k);
         }
-        put(r0, l, vec2<f32>(m * (line_psi(r0, l) * u.volume), 0.0));
+        put(a, l, vec2<f32>(m * (line_psi(r0, l) * u.volume), 0.0));
     }
-    let w = reduce(r0, lid).x;
+    let w = reduce(a, lid).x;
     // Capped (motors.rs MAX_SUBSTEPS) so that a huge weight cannot stall the GPU.
     let n = u32(clamp(ceil(clock.dt * (u.rate_base + u.k_on * w)), 1.0, 65536.0));
     let h = clock.dt / f32(n);
     let total = state[r0].x;
-    coarse_partials(r0, lid);
-    var c = reduce(r0, lid).x;
+    coarse_partials(r0, a, lid);
+    var c = reduce(a, lid).x;
     if c > total {
-        rescale(r0, lid, total / c);
+        rescale(a, lid, total / c);
         c = total;
     }
     var walked = 0.0;
@@ -194,54 +212,54 @@ fn evolve(
         // Stage 1: y1 = y + h f(y).
         let mf0 = total - c;
         for (var l = lid; l < u.lines; l += WG) {
-            let a = r0 * u.block + l * u.ns;
+            let at = a * u.block + l * u.ns;
             let ma = l * u.ns;
             var back = 0.0;
             var prev = 0.0;
             var m = 0.0;
             for (var k = 0u; k < u.ns; k++) {
-                let y = bound[a + k];
+                let y = bound[at + k];
                 let last = k + 1u == u.ns;
-                let next = select(bound[a + min(k + 1u, u.ns - 1u)], y, last);
+                let next = select(bound[at + min(k + 1u, u.ns - 1u)], y, last);
                 let f = face(prev, y, next, last);
                 let r = mask(ma + k) * (-(f - back) * u.walk - u.k_off * y + u.k_on * mf0);
                 let y1 = y + h * r;
-                stage[a + k] = y1;
+                stage[at + k] = y1;
                 m += y1;
                 back = f;
                 prev = y;
             }
-            put(r0, l, vec2<f32>(m * (line_psi(r0, l) * u.volume), 0.0));
+            put(a, l, vec2<f32>(m * (line_psi(r0, l) * u.volume), 0.0));
         }
-        let mf1 = total - reduce(r0, lid).x;
+        let mf1 = total - reduce(a, lid).x;
         // Stage 2: y = (y + y1 + h f(y1)) / 2, and what walked off the plus end.
         for (var l = lid; l < u.lines; l += WG) {
-            let a = r0 * u.block + l * u.ns;
+            let at = a * u.block + l * u.ns;
             let ma = l * u.ns;
             let ps = line_psi(r0, l);
-            let out = 0.5 * h * (bound[a + u.ns - 1u] + stage[a + u.ns - 1u]);
+            let out = 0.5 * h * (bound[at + u.ns - 1u] + stage[at + u.ns - 1u]);
             var back = 0.0;
             var prev = 0.0;
             var m = 0.0;
             for (var k = 0u; k < u.ns; k++) {
-                let y = stage[a + k];
+                let y = stage[at + k];
                 let last = k + 1u == u.ns;
-                let next = select(stage[a + min(k + 1u, u.ns - 1u)], y, last);
+                let next = select(stage[at + min(k + 1u, u.ns - 1u)], y, last);
                 let f = face(prev, y, next, last);
                 let r = mask(ma + k) * (-(f - back) * u.walk - u.k_off * y + u.k_on * mf1);
-                let y2 = 0.5 * (bound[a + k] + (y + h * r));
-                bound[a + k] = y2;
+                let y2 = 0.5 * (bound[at + k] + (y + h * r));
+                bound[at + k] = y2;
                 m += y2;
                 back = f;
                 prev = y;
             }
-            put(r0, l, vec2<f32>(m * (ps * u.volume), out * (ps * u.area)));
+            put(a, l, vec2<f32>(m * (ps * u.volume), out * (ps * u.area)));
         }
-        let sums = reduce(r0, lid);
+        let sums = reduce(a, lid);
         walked += sums.y;
         c = sums.x;
         if c > total {
-            rescale(r0, lid, total / c);
+            rescale(a, lid, total / c);
             c = total;
         }
     }
@@ -251,6 +269,22 @@ fn evolve(
     }
 }
 
+// Anchor of head offset e for cell (i, j): r0 = (i, j) - e, periodic.
+fn head_anchor(i: i32, j: i32, e: u32) -> u32 {
+    let hx = bitcast<i32>(tables[u.heads_at + 2u * e]);
+    let hy = bitcast<i32>(tables[u.heads_at + 2u * e + 1u]);
+    return wrap(j - hy, u.ny) * u.nx + wrap(i - hx, u.nx);
+}
+
+fn row_start(g: u32) -> u32 {
+    return tables[u.rows_at + g];
+}
+
+// Adds the heads on cell x of the chunk's anchors to the sum the chunks before it left in
+// force_out (raw), in ascending r0, so the additions and their order do not depend on how the
+// anchors are split. Heads are in (y, x) order, so walking them backwards gives ascending
+// anchors up to the periodic wrap, which only rotates the rows (and the heads of a row: the
+// stencil spans under a period): start each walk at its lowest anchor.
 @compute @workgroup_size(WG)
 fn force(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let x = dispatch_index(gid, groups, WG);
@@ -260,24 +294,48 @@ fn force(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     let i = i32(x % u.nx);
     let j = i32(x / u.nx);
     let per_offset = u.ntheta * u.ns;
+    let end_anchor = chunk.first + chunk.count;
     var sum = vec2<f32>(0.0);
-    for (var e = 0u; e < u.n_heads; e++) {
-        let hx = bitcast<i32>(tables[u.heads_at + 2u * e]);
-        let hy = bitcast<i32>(tables[u.heads_at + 2u * e + 1u]);
-        let r0 = wrap(j - hy, u.ny) * u.nx + wrap(i - hx, u.nx);
-        let first = tables[u.start_at + e];
-        let end = tables[u.start_at + e + 1u];
-        for (var q = first; q < end; q++) {
-            let item = tables[u.items_at + q];
-            let th = (item / u.ns) % u.ntheta;
-            let v = bound[r0 * u.block + item] * psi_at(r0, offset_of(item / per_offset), th);
-            let p = vec2<f32>(
-                bitcast<f32>(tables[u.p_at + 2u * th]),
-                bitcast<f32>(tables[u.p_at + 2u * th + 1u]),
-            );
-            sum.x += p.x * v;
-            sum.y += p.y * v;
+    if chunk.first != 0u {
+        sum = force_out[x];
+    }
+    var g0 = 0u;
+    for (var g = 1u; g < u.n_rows; g++) {
+        if head_anchor(i, j, row_start(g)) < head_anchor(i, j, row_start(g0)) {
+            g0 = g;
         }
     }
-    force_out[x] = u.force_scale * sum;
+    for (var a = 0u; a < u.n_rows; a++) {
+        let g = (g0 + u.n_rows - a) % u.n_rows;
+        let row = row_start(g);
+        let count = row_start(g + 1u) - row;
+        var h0 = 0u;
+        for (var h = 1u; h < count; h++) {
+            if head_anchor(i, j, row + h) < head_anchor(i, j, row + h0) {
+                h0 = h;
+            }
+        }
+        for (var b = 0u; b < count; b++) {
+            let e = row + (h0 + count - b) % count;
+            let r0 = head_anchor(i, j, e);
+            if r0 < chunk.first || r0 >= end_anchor {
+                continue;
+            }
+            let at = (r0 - chunk.first) * u.block;
+            let first = tables[u.start_at + e];
+            let end = tables[u.start_at + e + 1u];
+            for (var q = first; q < end; q++) {
+                let item = tables[u.items_at + q];
+                let th = (item / u.ns) % u.ntheta;
+                let v = bound[at + item] * psi_at(r0, offset_of(item / per_offset), th);
+                let p = vec2<f32>(
+                    bitcast<f32>(tables[u.p_at + 2u * th]),
+                    bitcast<f32>(tables[u.p_at + 2u * th + 1u]),
+                );
+                sum.x += p.x * v;
+                sum.y += p.y * v;
+            }
+        }
+    }
+    force_out[x] = select(sum, u.force_scale * sum, chunk.last != 0u);
 }

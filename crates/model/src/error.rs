@@ -20,6 +20,16 @@ pub enum ModelError {
     NonFinite { what: String, after: u64, at: u64 },
     #[error("overflow: {message}")]
     Overflow { message: String },
+    /// Buffers the run needs are more than the device holds (each within its per-buffer
+    /// limits): `limit` says which bound refused them.
+    #[error(
+        "out of device memory: {what} needs {bytes} bytes, more than this device holds: {limit}"
+    )]
+    OutOfMemory {
+        what: String,
+        bytes: u64,
+        limit: String,
+    },
     /// A simulation whose clock cannot move: the next event is no later than the current time.
     #[error("the run cannot advance: {message}")]
     Stalled { message: String },

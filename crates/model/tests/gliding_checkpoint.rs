@@ -10,6 +10,7 @@ use petri_engine::testing::test_context;
 use petri_model::gliding::checkpoint;
 use petri_model::gliding::fields::GlidingFields;
 use petri_model::gliding::sim::{GlidingSim, SimOptions};
+use petri_model::gliding::MotorTables;
 use std::path::{Path, PathBuf};
 
 fn scratch(name: &str) -> PathBuf {
@@ -83,6 +84,55 @@ fn a_resumed_run_equals_the_straight_run_bit_for_bit() {
     }
     // Psi moved: the check is not of a still state.
     assert_ne!(bits(&want)[0].1, bits(&start)[0].1);
+}
+
+/// A checkpoint of a run with M_b split over three bindings (read back chunk by chunk) resumes
+/// into a run split in two and into one unsplit (uploaded chunk by chunk), each equal to the
+/// straight unsplit run bit for bit.
+#[test]
+fn a_checkpoint_of_a_split_run_resumes_split_or_not() {
+    let ctx = test_context();
+    let cfg = tiny();
+    let dir = scratch("resume-split");
+    let path = dir.join("k.petri");
+    let (n, k) = (7, 3);
+    let per_anchor = {
+        let m = cfg.motor_config();
+        4 * MotorTables::new(&m).unwrap().stage_block(&m) as u64
+    };
+    let split = |anchors: u64| SimOptions {
+        max_motor_binding: Some(anchors * per_anchor),
+        ..SimOptions::default()
+    };
+    let mut straight = GlidingSim::new(&ctx, &cfg, SimOptions::default()).unwrap();
+    straight.advance(&ctx, n);
+    let want = straight.read_fields(&ctx).unwrap();
+
+    let mut first = GlidingSim::new(&ctx, &cfg, split(27)).unwrap();
+    assert_eq!(first.motor_chunks().len(), 3);
+    first.advance(&ctx, k);
+    let saved = first.read_state(&ctx).unwrap();
+    assert!(saved.bound.iter().any(|&b| b > 0.0), "motors bound");
+    checkpoint::save(&path, &cfg, &saved).unwrap();
+    let state = checkpoint::load(&path, &cfg).unwrap();
+    assert_eq!(state, saved);
+    for (options, chunks) in [(split(40), 2), (SimOptions::default(), 1)] {
+        let mut resumed = GlidingSim::from_state(&ctx, &cfg, &state, options).unwrap();
+        assert_eq!(resumed.motor_chunks().len(), chunks);
+        assert_eq!(
+            resumed.read_state(&ctx).unwrap(),
+            saved,
+            "{chunks} chunks: as saved"
+        );
+        resumed.advance(&ctx, n - k);
+        let got = resumed.read_fields(&ctx).unwrap();
+        for ((name, a), (_, b)) in bits(&got).into_iter().zip(bits(&want)) {
+            assert!(
+                a == b,
+                "{name} differs after the resume into {chunks} chunks"
+            );
+        }
+    }
 }
 
 #[test]

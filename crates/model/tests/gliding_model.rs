@@ -13,6 +13,7 @@ use petri_model::gliding::coupling;
 use petri_model::gliding::cpu::GlidingCpu;
 use petri_model::gliding::params::GlidingConfig;
 use petri_model::gliding::sim::{GlidingSim, SimOptions};
+use petri_model::gliding::MotorTables;
 use petri_scheduler::StepPlan;
 
 fn max_abs(v: impl IntoIterator<Item = f64>) -> f64 {
@@ -25,15 +26,34 @@ fn rel(a: &[f32], b: &[f32]) -> f64 {
     max_abs(a.iter().zip(b).map(|(&x, &y)| f64::from(x) - f64::from(y))) / scale
 }
 
-/// 5 steps on the GPU and on the CPU; returns the CPU's dt of each step.
+/// Options that split M_b into chunks of at most `anchors` anchors.
+fn split(cfg: &GlidingConfig, anchors: u64) -> SimOptions {
+    let m = cfg.motor_config();
+    let t = MotorTables::new(&m).unwrap();
+    SimOptions {
+        max_motor_binding: Some(anchors * 4 * t.stage_block(&m) as u64),
+        ..SimOptions::default()
+    }
+}
+
+/// 5 steps on the CPU and on the GPU, M_b in one binding and split in three; returns the CPU's
+/// dt of each step.
 fn compare_with_the_cpu(ctx: &GpuContext, cfg: &GlidingConfig) -> Vec<f64> {
-    let mut gpu = GlidingSim::new(ctx, cfg, SimOptions::default()).unwrap();
     let mut cpu = GlidingCpu::new(cfg).unwrap();
     let mut dts = Vec::new();
     for _ in 0..5 {
         cpu.step().unwrap();
         dts.push(cpu.dt);
     }
+    for options in [SimOptions::default(), split(cfg, 27)] {
+        check_against_cpu(ctx, cfg, options, &cpu);
+    }
+    dts
+}
+
+fn check_against_cpu(ctx: &GpuContext, cfg: &GlidingConfig, options: SimOptions, cpu: &GlidingCpu) {
+    let mut gpu = GlidingSim::new(ctx, cfg, options).unwrap();
+    println!("M_b chunks: {:?}", gpu.motor_chunks().ranges);
     gpu.advance(ctx, 5);
     let g = gpu.read_fields(ctx).unwrap();
     let c = cpu.fields();
@@ -64,7 +84,6 @@ fn compare_with_the_cpu(ctx: &GpuContext, cfg: &GlidingConfig) -> Vec<f64> {
     ] {
         assert!((g - c).abs() < 1e-4 * c, "{what}: GPU {g} vs CPU {c}");
     }
-    dts
 }
 
 #[test]
@@ -280,6 +299,7 @@ fn same_bits_whatever_the_workgroup_and_batch() {
         let options = SimOptions {
             workgroup,
             max_steps_per_batch,
+            ..SimOptions::default()
         };
         let mut sim = GlidingSim::new(&ctx, &cfg, options).unwrap();
         sim.advance(&ctx, 3);
@@ -289,6 +309,90 @@ fn same_bits_whatever_the_workgroup_and_batch() {
     let a = run(64, 16);
     assert_eq!(a, run(32, 1), "workgroup 32, one step per batch");
     assert_eq!(a, run(64, 16), "the same run twice");
+}
+
+/// M_b split over bindings (3 uneven chunks: 27, 27 and 10 of the 64 anchors; 2: 40 and 24)
+/// gives the state of M_b in one: Psi, M_b, the motor state and force, the fluid, bit for bit.
+#[test]
+fn motors_split_over_bindings_give_the_same_bits() {
+    let ctx = test_context();
+    let cfg = tiny();
+    let run = |options: SimOptions| {
+        let mut sim = GlidingSim::new(&ctx, &cfg, options).unwrap();
+        sim.advance(&ctx, 6);
+        (
+            sim.motor_chunks().ranges.clone(),
+            sim.read_state(&ctx).unwrap(),
+        )
+    };
+    let (one, whole) = run(SimOptions::default());
+    assert_eq!(one, [0..64]);
+    assert!(whole.motors.iter().any(|m| m[1] > 0.0), "motors bind");
+    for (anchors, ranges) in [(27, vec![0..27, 27..54, 54..64]), (40, vec![0..40, 40..64])] {
+        let (got, state) = run(split(&cfg, anchors));
+        assert_eq!(got, ranges);
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let flat4 = |v: &[[f32; 4]]| bits(&v.concat());
+        let flat2 = |v: &[[f32; 2]]| bits(&v.concat());
+        assert!(
+            bits(&state.psi) == bits(&whole.psi),
+            "psi, {anchors} anchors a chunk"
+        );
+        assert!(bits(&state.bound) == bits(&whole.bound), "M_b");
+        assert!(flat4(&state.motors) == flat4(&whole.motors), "motor totals");
+        assert!(
+            flat2(&state.motor_force) == flat2(&whole.motor_force),
+            "motor force"
+        );
+        assert!(bits(&state.fluid) == bits(&whole.fluid), "fluid");
+        assert_eq!(state, whole);
+    }
+}
+
+/// A size whose whole M_b and stage are over the device's max_buffer_size is refused before
+/// anything is allocated, naming the limit; a binding under one anchor's block, too.
+#[test]
+fn motors_beyond_the_device_are_refused_naming_the_limit() {
+    let ctx = test_context();
+    let limit = ctx.limits().max_buffer_size;
+    let mut cfg = tiny();
+    (cfg.grid.ntheta, cfg.grid.ns) = (32, 32);
+    let stage = |c: &GlidingConfig| {
+        let m = c.motor_config();
+        let t = MotorTables::new(&m).unwrap();
+        4 * (m.anchors() * t.stage_block(&m)) as u64
+    };
+    while stage(&cfg) <= limit {
+        assert!(
+            cfg.grid.nx < 1 << 12,
+            "max_buffer_size {limit} is beyond the test's grids"
+        );
+        cfg.grid.nx *= 2;
+        cfg.grid.ny *= 2;
+    }
+    let e = GlidingSim::new(&ctx, &cfg, SimOptions::default())
+        .err()
+        .unwrap()
+        .to_string();
+    println!("{} x {}: {e}", cfg.grid.nx, cfg.grid.ny);
+    assert!(
+        e.contains("out of device memory")
+            && e.contains(&format!("needs {} bytes", stage(&cfg)))
+            && e.contains(&format!("max_buffer_size is {limit} bytes")),
+        "{e}"
+    );
+    let e = GlidingSim::new(
+        &ctx,
+        &tiny(),
+        SimOptions {
+            max_motor_binding: Some(100),
+            ..SimOptions::default()
+        },
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(e.contains("largest storage binding, 100 bytes"), "{e}");
 }
 
 /// Filaments all along theta0 on uniform motors glide at the motor speed: the Psi-weighted

@@ -16,7 +16,7 @@
 //!   gather against a direct scatter to 1e-12.
 
 use petri_engine::testing::test_context;
-use petri_model::gliding::motors;
+use petri_model::gliding::motors::{self, MotorChunks};
 use petri_model::gliding::motors_cpu::{self, MotorsCpu};
 use petri_model::gliding::{BoundMotors, MotorConfig, MotorTables};
 
@@ -111,8 +111,26 @@ fn gpu(
     steps: u64,
     wg: u32,
 ) -> Gpu {
+    gpu_split(c, total, psi, bound, dt, steps, wg, None)
+}
+
+/// `gpu` with M_b split over bindings of at most `max_binding` bytes.
+#[allow(clippy::too_many_arguments)]
+fn gpu_split(
+    c: &MotorConfig,
+    total: &[f64],
+    psi: &[f64],
+    bound: Option<&[f64]>,
+    dt: f64,
+    steps: u64,
+    wg: u32,
+    max_binding: Option<u64>,
+) -> Gpu {
     let ctx = test_context();
-    let mut m = BoundMotors::new(&ctx, c, wg).unwrap();
+    let mut m = BoundMotors::new(&ctx, c, wg, max_binding).unwrap();
+    if let Some(b) = max_binding {
+        assert!(m.chunks().len() > 1, "{b} bytes split M_b");
+    }
     m.set_total(&ctx, &f32s(total)).unwrap();
     m.set_psi(&ctx, &f32s(psi)).unwrap();
     if let Some(b) = bound {
@@ -358,13 +376,27 @@ fn gpu_matches_cpu_on_a_random_case() {
     }
 }
 
+/// Bindings of `anchors` anchors' RK2 stage (and M_b) at most.
+fn binding_of(c: &MotorConfig, anchors: u64) -> u64 {
+    let t = MotorTables::new(c).unwrap();
+    anchors * 4 * t.stage_block(c) as u64
+}
+
 #[test]
 fn gpu_is_bitwise_deterministic() {
     let (c, total, psi, bound) = random_case();
-    let runs: Vec<Gpu> = [1, 7, 32, 64, 64]
+    let mut runs: Vec<Gpu> = [1, 7, 32, 64, 64]
         .iter()
         .map(|&wg| gpu(&c, &total, &psi, Some(&bound), 0.1, 3, wg))
         .collect();
+    // M_b split in 3 (27, 27 and 10 of the 64 anchors) and 2 (40, 24): the same bits.
+    let limits = MotorChunks::new(&c, &MotorTables::new(&c).unwrap(), binding_of(&c, 27) + 3);
+    let ranges = limits.unwrap().ranges;
+    assert_eq!(ranges, [0..27, 27..54, 54..64]);
+    for (anchors, wg) in [(27, 64), (40, 7)] {
+        let b = Some(binding_of(&c, anchors));
+        runs.push(gpu_split(&c, &total, &psi, Some(&bound), 0.1, 3, wg, b));
+    }
     for r in &runs[1..] {
         let same_b = r
             .raw
@@ -503,10 +535,17 @@ fn bad_input_is_refused() {
     );
 
     let ctx = test_context();
-    let mut g = BoundMotors::new(&ctx, &c, 64).unwrap();
+    let mut g = BoundMotors::new(&ctx, &c, 64, None).unwrap();
     assert!(message(g.set_total(&ctx, &[1.0; 3])).contains("motors total"));
     assert!(message(g.set_psi(&ctx, &[f32::NAN; 8 * 8 * 4])).contains("motors psi"));
     assert!(message(g.set_bound(&ctx, &f32s(&b))).contains("motors bound"));
     assert!(message(g.step(&ctx, -1.0, 1)).contains("motors dt"));
-    assert!(message(BoundMotors::new(&ctx, &c, 0)).contains("workgroup"));
+    assert!(message(BoundMotors::new(&ctx, &c, 0, None)).contains("workgroup"));
+    // A binding under one anchor's M_b and stage: no split can help.
+    let m = message(BoundMotors::new(&ctx, &c, 64, Some(64)));
+    assert!(
+        m.contains("motors stencil * ntheta * ns")
+            && m.contains("largest storage binding, 64 bytes"),
+        "{m}"
+    );
 }

@@ -7,7 +7,7 @@ use petri_model::epidermis::uniforms::{EpiUniforms, MorseForce};
 use petri_model::epidermis::{genes::GeneUniforms, growth::GrowthUniforms};
 use petri_model::gliding::clock::{Clock, ClockParams};
 use petri_model::gliding::filaments::FilamentUniforms;
-use petri_model::gliding::motors::MotorUniforms;
+use petri_model::gliding::motors::{MotorChunkUniforms, MotorUniforms};
 use petri_model::gliding::stokes::StokesUniforms;
 use petri_model::rdme::{config::SiteReaction, slab::LatticeUniforms};
 use petri_model::ssa::{
@@ -55,7 +55,8 @@ fn host_structs_match_their_wgsl_structs() {
     let motors = host_layout!(MotorUniforms:
         nx, ny, ntheta, ns, lines, lines_pow2, block, anchors, n_heads, mask_at, p_at, heads_at,
         start_at, items_at, _pad0, _pad1, _pad2, walk, k_on, k_off, rate_base, volume, area,
-        force_scale);
+        force_scale, n_rows, rows_at, _pad3, _pad4);
+    let motor_chunk = host_layout!(MotorChunkUniforms: first, count, last, _pad);
     let clock = host_layout!(Clock:
         dt, dt_prev, rate, failure, ticks_lo, ticks_hi, failed_step, failed_rate);
     let clock_params = host_layout!(ClockParams: max_ticks, min_ticks, tick, courant_ticks);
@@ -87,6 +88,7 @@ fn host_structs_match_their_wgsl_structs() {
             "ClockParams",
             &clock_params,
         ),
+        layout::check(shaders::gliding::motors::SHADER, "MotorChunk", &motor_chunk),
     ])
     .unwrap_or_else(|e| panic!("{e}"));
 }

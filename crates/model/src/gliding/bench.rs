@@ -9,14 +9,16 @@
 //! capture disc) has the base's width in cells, and dt keeps the base's Courant number, at
 //! every size; the work per anchor grows only with the inner resolution, as in the seed.
 //!
-//! M_b holds nx ny stencil ntheta ns values, at most 2^30 (`motors::MAX_BOUND_CELLS`).
-//! A size whose stencil does not fit takes the 1 x 1 stencil (length and capture radius shrunk
-//! to reach under half a cell) and its row says so; a size that does not fit even then is
-//! refused with the config's error.
+//! M_b holds nx ny stencil ntheta ns values, split over as many storage bindings as it needs
+//! (`motors::MotorChunks`), so the only bound on a size is the device's memory: a size whose
+//! motor buffers (M_b and its RK2 stage) the device cannot allocate takes a narrower stencil
+//! (length and capture radius shrunk), and its row says so; a size that does not fit even on
+//! the 1 x 1 stencil is refused with the allocation's error.
 
 use super::motors::{MotorConfig, MotorTables};
 use super::params::GlidingConfig;
 use super::sim::{GlidingSim, SimOptions};
+use crate::error::ModelError;
 use crate::error::{invalid, Result};
 use petri_engine::{GpuContext, PassTimes};
 use petri_scheduler::bench::{measure, profiled_steps, Case, Runs, Sample, Timing};
@@ -26,8 +28,6 @@ use std::time::Instant;
 
 /// Steps of one warm-up iteration.
 pub const WARM_UP_STEPS: u64 = 5;
-/// The most bound-motor values M_b may hold (`MotorConfig::check`).
-pub const MAX_MOTOR_CELLS: u64 = super::motors::MAX_BOUND_CELLS as u64;
 /// The stages of an outer step: every pass label starts with one of these.
 pub const STAGES: [&str; 5] = [
     "coupling",
@@ -93,12 +93,11 @@ pub fn motor_cells(m: &MotorConfig) -> Result<u64> {
     Ok(m.anchors() as u64 * offsets * (m.ntheta * m.ns) as u64)
 }
 
-/// The bytes of the largest motor buffer (the stage: per anchor M_b's block and the coarse
-/// integral's tree slots), which must fit one storage binding.
-pub fn largest_motor_buffer(m: &MotorConfig) -> Result<u64> {
+/// The bytes of the motors' chunked buffers, M_b and its RK2 stage (per anchor M_b's block
+/// again and the coarse integral's tree slots): nearly all the motors' memory.
+pub fn motor_bytes(m: &MotorConfig) -> Result<u64> {
     let t = MotorTables::new(m)?;
-    let slots = 2 * t.lines(m).next_power_of_two();
-    Ok(4 * m.anchors() as u64 * (t.block(m) + slots) as u64)
+    Ok(4 * m.anchors() as u64 * (t.block(m) + t.stage_block(m)) as u64)
 }
 
 /// A size's config and its stencil.
@@ -108,8 +107,25 @@ pub struct SizeConfig {
     pub cfg: GlidingConfig,
     /// The stencil box in cells, x by y.
     pub stencil: [usize; 2],
-    /// Why the stencil is not the base's, when it is not.
+    /// Why a wider stencil is not in the ladder, on the first config when one is not.
     pub note: Option<String>,
+}
+
+impl SizeConfig {
+    fn of(size: Size, cfg: GlidingConfig) -> Self {
+        let (rx, ry) = cfg.motor_config().reach();
+        Self {
+            size,
+            cfg,
+            stencil: [2 * rx + 1, 2 * ry + 1],
+            note: None,
+        }
+    }
+
+    /// "3x3".
+    pub fn stencil_label(&self) -> String {
+        format!("{}x{}", self.stencil[0], self.stencil[1])
+    }
 }
 
 /// The reaches (capture radius plus half a filament) a size tries, in cells, widest first:
@@ -117,12 +133,12 @@ pub struct SizeConfig {
 /// 0.5 (only filaments centred on the anchor's cell).
 const NARROWER_REACHES: [f64; 2] = [1.2, 0.5];
 
-/// The config of `size`: `base` on that grid over the same periods, the filament length, the
-/// capture radius and dt scaled with the cell; a narrower stencil (`NARROWER_REACHES`) where
-/// the base's would put more than [`MAX_MOTOR_CELLS`] values in M_b or need a motor buffer of
-/// more than `max_binding` bytes (the device's largest storage binding). Refused (naming the
-/// field and the limit) where the config is then still invalid.
-pub fn size_config(base: &GlidingConfig, size: Size, max_binding: u64) -> Result<SizeConfig> {
+/// The configs of `size`, widest stencil first: `base` on that grid over the same periods, the
+/// filament length, the capture radius and dt scaled with the cell; then the narrower stencils
+/// of `NARROWER_REACHES`, which the bench takes only where the device cannot allocate a wider
+/// one's motor buffers. A stencil the config refuses (one that spans half the grid) is left
+/// out; refused (naming the field and the limit) where none is left.
+pub fn size_configs(base: &GlidingConfig, size: Size) -> Result<Vec<SizeConfig>> {
     base.validate()?;
     let mut cfg = base.clone();
     let g = &mut cfg.grid;
@@ -133,58 +149,37 @@ pub fn size_config(base: &GlidingConfig, size: Size, max_binding: u64) -> Result
     cfg.motors.length *= scale;
     cfg.motors.capture_radius *= scale;
     cfg.dt *= scale;
-    let fits = |m: &MotorConfig| -> Result<bool> {
-        m.check()?;
-        Ok(motor_cells(m)? <= MAX_MOTOR_CELLS && largest_motor_buffer(m)? <= max_binding)
-    };
     let wide = cfg.motor_config();
-    let (rx, ry) = wide.reach();
-    let mut note = None;
-    // The box check of `MotorConfig::check` may refuse the widest: then try narrower ones.
-    if !fits(&wide).unwrap_or(false) {
-        let cell = wide.dx().min(wide.dy());
-        let reach = wide.capture_radius + 0.5 * wide.length;
-        for r in NARROWER_REACHES {
-            let shrink = r * cell / reach;
-            let mut m = cfg.motors.clone();
-            m.length *= shrink;
-            m.capture_radius *= shrink;
-            let mut narrow = cfg.clone();
-            narrow.motors = m;
-            let last = r == NARROWER_REACHES[NARROWER_REACHES.len() - 1];
-            if last || fits(&narrow.motor_config()).unwrap_or(false) {
-                let (nx, ny) = narrow.motor_config().reach();
-                note = Some(format!(
-                    "the {}x{} stencil needs {} motor cells and {}, over the 2^30 values M_b \
-                     may hold or the device's {} byte binding: the {}x{} stencil (length {}, \
-                     capture_radius {})",
-                    2 * rx + 1,
-                    2 * ry + 1,
-                    wide.anchors() as u64
-                        * ((2 * rx + 1) * (2 * ry + 1) * wide.ntheta * wide.ns) as u64,
-                    largest_motor_buffer(&wide)
-                        .map_or("more than 4 GiB of motor buffers".into(), |b| {
-                            format!("a {b} byte motor buffer")
-                        }),
-                    max_binding,
-                    2 * nx + 1,
-                    2 * ny + 1,
-                    crate::error::short(narrow.motors.length),
-                    crate::error::short(narrow.motors.capture_radius)
-                ));
-                cfg = narrow;
-                break;
-            }
-        }
+    let cell = wide.dx().min(wide.dy());
+    let reach = wide.capture_radius + 0.5 * wide.length;
+    let mut ladder = vec![cfg.clone()];
+    for r in NARROWER_REACHES.into_iter().filter(|&r| r * cell < reach) {
+        let shrink = r * cell / reach;
+        let mut narrow = cfg.clone();
+        narrow.motors.length *= shrink;
+        narrow.motors.capture_radius *= shrink;
+        ladder.push(narrow);
     }
-    cfg.validate()?;
-    let (rx, ry) = cfg.motor_config().reach();
-    Ok(SizeConfig {
-        size,
-        cfg,
-        stencil: [2 * rx + 1, 2 * ry + 1],
-        note,
-    })
+    let first_error = cfg.validate().err();
+    let mut fits: Vec<SizeConfig> = ladder
+        .into_iter()
+        .filter(|c| c.validate().is_ok())
+        .map(|c| SizeConfig::of(size, c))
+        .collect();
+    match (fits.first_mut(), first_error) {
+        (None, Some(e)) => Err(e),
+        (Some(first), Some(e)) => {
+            let (rx, ry) = wide.reach();
+            first.note = Some(format!(
+                "the {}x{} stencil is refused ({e}): the {} stencil",
+                2 * rx + 1,
+                2 * ry + 1,
+                first.stencil_label()
+            ));
+            Ok(fits)
+        }
+        _ => Ok(fits),
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -206,12 +201,14 @@ pub struct SizeRow {
     pub inner: usize,
     pub nz: usize,
     /// The stencil box in cells, the offsets in it whose filament reaches the capture disc,
-    /// and why it is not the base's (see [`size_config`]).
+    /// and why it is not the base's (see [`size_configs`], [`bench_size`]).
     pub stencil: [usize; 2],
     pub offsets: usize,
     pub stencil_note: Option<String>,
-    /// Values of M_b (anchors x offsets x ntheta x ns).
+    /// Values of M_b (anchors x offsets x ntheta x ns), and the chunks (storage bindings) it
+    /// is split over.
     pub motor_cells: u64,
+    pub motor_chunks: usize,
     /// The scaled parameters: the largest outer dt, filament length, capture radius.
     pub dt: f64,
     pub length: f64,
@@ -275,21 +272,52 @@ fn allocated_bytes(ctx: &GpuContext) -> Option<u64> {
         .map(|r| r.total_allocated_bytes)
 }
 
-/// Times the outer step at `size` ([`size_config`] of `base`).
+/// The simulation of the widest of `size`'s configs ([`size_configs`] of `base`) whose motor
+/// buffers the device can allocate, and why it is not the widest where it is not. Refused with
+/// the last allocation's error where none fits.
+fn widest_that_fits(
+    ctx: &GpuContext,
+    base: &GlidingConfig,
+    size: Size,
+    sim: SimOptions,
+) -> Result<(SizeConfig, GlidingSim, Option<String>)> {
+    let ladder = size_configs(base, size)?;
+    let widest = ladder[0].stencil_label();
+    let mut note = ladder[0].note.clone();
+    let mut refused = Vec::new();
+    for sc in ladder {
+        match GlidingSim::new(ctx, &sc.cfg, sim) {
+            Ok(s) => {
+                if let Some(e) = refused.first() {
+                    note = Some(format!(
+                        "the {widest} stencil does not fit ({e}): the {} stencil (length {}, capture_radius {})",
+                        sc.stencil_label(),
+                        crate::error::short(sc.cfg.motors.length),
+                        crate::error::short(sc.cfg.motors.capture_radius)
+                    ));
+                }
+                return Ok((sc, s, note));
+            }
+            Err(e @ ModelError::OutOfMemory { .. }) => refused.push(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(refused
+        .pop()
+        .expect("size_configs gives at least one config"))
+}
+
+/// Times the outer step at `size`: the widest stencil whose motors fit the device.
 pub fn bench_size(
     ctx: &GpuContext,
     base: &GlidingConfig,
     size: Size,
     opts: &BenchOptions,
 ) -> Result<(Timing, SizeRow)> {
-    let limits = ctx.limits();
-    let max_binding = limits
-        .max_storage_buffer_binding_size
-        .min(limits.max_buffer_size);
-    let sc = size_config(base, size, max_binding)?;
-    let cfg = &sc.cfg;
     let before = allocated_bytes(ctx);
-    let sim = GlidingSim::new(ctx, cfg, opts.sim)?;
+    let (sc, sim, note) = widest_that_fits(ctx, base, size, opts.sim)?;
+    let cfg = &sc.cfg;
+    let motor_chunks = sim.motor_chunks().len();
     let gpu_bytes = match (before, allocated_bytes(ctx)) {
         (Some(a), Some(b)) => Some(b.saturating_sub(a)),
         _ => None,
@@ -327,8 +355,9 @@ pub fn bench_size(
         nz: cfg.grid.nz,
         stencil: sc.stencil,
         offsets: tables.offsets.len(),
-        stencil_note: sc.note,
+        stencil_note: note,
         motor_cells: (m.anchors() * tables.block(&m)) as u64,
+        motor_chunks,
         dt: cfg.dt,
         length: cfg.motors.length,
         capture_radius: cfg.motors.capture_radius,
@@ -378,49 +407,51 @@ mod tests {
         }
     }
 
-    /// The 3x3 stencil and the base's Courant number at every size that fits; a narrower
-    /// stencil, said so, where 3x3 passes 2^30 values or the binding; refused where even 1x1
-    /// passes 2^30.
+    /// The 3x3 stencil and the base's Courant number at every size, the narrower stencils
+    /// after it (the bench's fallbacks where the device's memory is short); a stencil that spans
+    /// half the grid left out, said so.
     #[test]
     fn sizes_keep_the_stencil_in_cells_and_scale_dt() {
         let base = asset();
         let base_dx = base.grid.lx / base.grid.nx as f64;
-        let unlimited = u64::MAX;
         for size in [
             Size::new(32, 8),
             Size::new(64, 16),
             Size::new(128, 32),
             Size::new(256, 32),
+            Size::new(512, 32),
         ] {
-            let sc = size_config(&base, size, unlimited).unwrap();
+            let ladder = size_configs(&base, size).unwrap();
+            let sc = &ladder[0];
             let dx = sc.cfg.grid.lx / size.outer as f64;
             assert_eq!(sc.stencil, [3, 3], "{size:?}");
             assert_eq!(sc.note, None);
             assert!((sc.cfg.dt / dx - base.dt / base_dx).abs() < 1e-12);
             assert!((sc.cfg.motors.capture_radius / dx - 0.8).abs() < 1e-12);
             assert_eq!(sc.cfg.grid.lx, base.grid.lx);
-            let m = sc.cfg.motor_config();
-            assert_eq!(MotorTables::new(&m).unwrap().offsets.len(), 9);
+            let offsets = |sc: &SizeConfig| {
+                let m = sc.cfg.motor_config();
+                MotorTables::new(&m).unwrap().offsets.len()
+            };
+            let got: Vec<usize> = ladder.iter().map(offsets).collect();
+            assert_eq!(got, [9, 5, 1], "{size:?}");
+            assert!(ladder.iter().all(|n| n.cfg.dt == sc.cfg.dt));
         }
-        // A 2 GiB binding (an H100's under wgpu): 256^2 x 32^2 takes the 5-offset stencil.
-        let sc = size_config(&base, Size::new(256, 32), (1 << 31) - 4).unwrap();
-        let m = sc.cfg.motor_config();
-        assert_eq!(MotorTables::new(&m).unwrap().offsets.len(), 5);
-        assert!(largest_motor_buffer(&m).unwrap() < 1 << 31);
-        let note = sc.note.unwrap();
+        // 256^2 x 32^2 on the asset's 9 offsets: 2.4 GB of M_b, 5.1 GB with its stage (over
+        // one 2 GiB binding: split).
+        let m = size_configs(&base, Size::new(256, 32)).unwrap()[0]
+            .cfg
+            .motor_config();
+        assert_eq!(motor_cells(&m).unwrap(), 256 * 256 * 9 * 32 * 32);
+        let bytes = motor_bytes(&m).unwrap();
+        assert!(bytes > 5_000_000_000 && bytes < 5_200_000_000, "{bytes}");
+        // A 2 x 2 grid: the 3x3 stencil spans more than half of it.
+        let ladder = size_configs(&base, Size::new(2, 4)).unwrap();
+        assert_eq!(ladder[0].stencil, [1, 1]);
+        let note = ladder[0].note.as_deref().unwrap();
         assert!(
-            note.contains("3x3 stencil") && note.contains("binding"),
+            note.contains("3x3 stencil is refused") && note.contains("capture_radius"),
             "{note}"
         );
-        let sc = size_config(&base, Size::new(512, 32), unlimited).unwrap();
-        assert_eq!(sc.stencil, [1, 1]);
-        let note = sc.note.unwrap();
-        assert!(note.contains("2^30"), "{note}");
-        assert!(motor_cells(&sc.cfg.motor_config()).unwrap() <= MAX_MOTOR_CELLS);
-        let e = size_config(&base, Size::new(2048, 32), unlimited)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("motors nx * ny * stencil * ntheta * ns"), "{e}");
-        assert!(e.contains("2^30"), "{e}");
     }
 }

@@ -12,7 +12,10 @@
 //! configurations outside are not tracked: M_b is 0 there and a head walking out detaches).
 //! CPU reference: `motors_cpu.rs`; formulation and measured errors: docs/models/gliding.md.
 //!
-//! Layout (as the seed's): M_b is (r0, d, theta, s), s innermost; r0 = j nx + i.
+//! Layout (as the seed's): M_b is (r0, d, theta, s), s innermost; r0 = j nx + i. The anchors are
+//! split into contiguous chunks (`MotorChunks`) whose M_b and RK2 stage each fit one storage
+//! binding; each chunk has buffers of its own (one chunk, one pair, at the sizes most devices
+//! hold) and its passes run once per chunk, in anchor order.
 //!
 //! Passes, in a `StepPlan`: `evolve`, one workgroup per r0 (the seed's local dt*): the Psi
 //! weight W(r0) = sum 1_D Psi dV, n = ceil(dt (2 speed/ds + k_off + k_on W)) sub-steps of dt/n, each
@@ -22,25 +25,23 @@
 //! integrals are per-line sums in s order, then a pairwise tree over a power of two of lines
 //! whose additions do not depend on which thread does them, so the bits do not depend on the
 //! workgroup size. `force`, one thread per x: a gather over the anchors r0 = x - e of the motor
-//! heads that land on x (a table built on the host), in a fixed order: no atomics.
+//! heads that land on x (a table built on the host) in ascending r0, each chunk's pass adding its
+//! anchors to the sum the chunks before it left: the same additions in the same order however the
+//! anchors are split. No atomics.
 
 use super::clock::{self, Clock, CLOCK};
-use crate::error::{invalid, Result};
+use crate::error::{invalid, ModelError, Result};
 use petri_engine::shaders::gliding::motors;
 use petri_engine::{buffers, GpuContext};
 use petri_scheduler::{dispatch_args, Binding, PassDesc, StepPlan};
 use std::f64::consts::TAU;
+use std::ops::Range;
 
 /// The most sub-steps one outer step may take. The sub-step bound is
 /// dt* (2 speed/ds + k_off + k_on W) <= 1. The Superbee-limited upwind walk is
 /// TVD under forward Euler (so under SSP-RK2) for a Courant number dt*/ds <= 1/2, and forward
 /// Euler keeps M_b >= 0 and M_f >= 0 when dt* (k_off + k_on W) <= 1 on top of it.
 pub const MAX_SUBSTEPS: f64 = 65536.0;
-
-/// The most values M_b may hold: 4 GiB of f32, the most one storage binding can address with
-/// u32 byte offsets (its stage buffer adds the per-anchor tree slots; the device's limits are
-/// checked when the buffers are made).
-pub const MAX_BOUND_CELLS: usize = 1 << 30;
 
 /// Grid and rates of the bound motors.
 #[derive(Clone, Debug, PartialEq)]
@@ -118,14 +119,6 @@ impl MotorConfig {
                     self.nx,
                     self.ny
                 ),
-            ));
-        }
-        let per = (2 * rx + 1) * (2 * ry + 1) * self.ntheta * self.ns;
-        if per.saturating_mul(self.anchors()) > MAX_BOUND_CELLS {
-            return Err(invalid(
-                "motors nx * ny * stencil * ntheta * ns",
-                per.saturating_mul(self.anchors()),
-                "at most 2^30 cells (M_b's 4 GiB of f32 in one binding; the device may allow less)",
             ));
         }
         Ok(())
@@ -217,10 +210,12 @@ pub struct MotorTables {
     pub p: Vec<[f64; 2]>,
     /// The gather of seed eq. 10: head offsets e = head cell - r0; for each, the (d, theta, s)
     /// items (indices into a per-anchor block) whose head lands in cell r0 + e (nearest cell):
-    /// items of e are `items[start[e]..start[e + 1]]`.
+    /// items of e are `items[start[e]..start[e + 1]]`. Heads are in (y, x) order; those of one
+    /// row are `heads[rows[g]..rows[g + 1]]`.
     pub heads: Vec<[i32; 2]>,
     pub start: Vec<u32>,
     pub items: Vec<u32>,
+    pub rows: Vec<u32>,
 }
 
 impl MotorTables {
@@ -276,14 +271,19 @@ impl MotorTables {
         let mut heads = Vec::new();
         let mut start = Vec::new();
         let mut items = Vec::with_capacity(landed.len());
+        let mut rows = Vec::new();
         for (e, it) in landed {
             if heads.last() != Some(&e) {
+                if heads.last().map(|h: &[i32; 2]| h[1]) != Some(e[1]) {
+                    rows.push(heads.len() as u32);
+                }
                 heads.push(e);
                 start.push(items.len() as u32);
             }
             items.push(it);
         }
         start.push(items.len() as u32);
+        rows.push(heads.len() as u32);
         let t = Self {
             offsets,
             mask,
@@ -291,6 +291,7 @@ impl MotorTables {
             heads,
             start,
             items,
+            rows,
         };
         Ok(t)
     }
@@ -304,6 +305,123 @@ impl MotorTables {
     pub fn block(&self, c: &MotorConfig) -> usize {
         self.lines(c) * c.ns
     }
+
+    /// Values of the RK2 stage buffer per anchor: M_b's block, then 2 lines_pow2 slots of the
+    /// coarse integral's tree.
+    pub fn stage_block(&self, c: &MotorConfig) -> usize {
+        self.block(c) + 2 * self.lines(c).next_power_of_two()
+    }
+}
+
+/// The split of the anchors into contiguous chunks, in order, whose M_b and stage buffers each
+/// fit one storage binding. Chunk k's buffers are `bound_buffer(k)` and `stage_buffer(k)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MotorChunks {
+    pub ranges: Vec<Range<usize>>,
+}
+
+impl MotorChunks {
+    /// As few chunks as `max_binding` bytes per buffer allow, all but the last of the same
+    /// number of anchors. Refused, naming the limit, when one anchor's stage is larger.
+    pub fn new(c: &MotorConfig, t: &MotorTables, max_binding: u64) -> Result<Self> {
+        let per_anchor = 4 * t.stage_block(c) as u64;
+        if per_anchor > max_binding {
+            return Err(invalid(
+                "motors stencil * ntheta * ns",
+                format!("{per_anchor} bytes of M_b and RK2 stage per anchor"),
+                format!("at most the largest storage binding, {max_binding} bytes (the device's max_storage_buffer_binding_size and max_buffer_size, or the limit asked)"),
+            ));
+        }
+        let per_chunk = (max_binding / per_anchor).min(c.anchors() as u64) as usize;
+        let ranges = (0..c.anchors())
+            .step_by(per_chunk)
+            .map(|a| a..(a + per_chunk).min(c.anchors()))
+            .collect();
+        Ok(Self { ranges })
+    }
+
+    /// The chunks on this device: its largest storage binding, or `max_binding` bytes where
+    /// that is smaller (a test's knob to force a split). Refused before anything is allocated
+    /// where the whole RK2 stage (M_b's block and the tree slots per anchor) is over the
+    /// device's `max_buffer_size`: wgpu does not say how much memory a device has, and the
+    /// largest allocation it allows is the bound it states (wgpu caps it at 2 GiB on Linux
+    /// for all but NVIDIA; a software adapter would otherwise take host memory until the
+    /// system runs out).
+    pub fn for_device(
+        ctx: &GpuContext,
+        c: &MotorConfig,
+        t: &MotorTables,
+        max_binding: Option<u64>,
+    ) -> Result<Self> {
+        let limits = ctx.limits();
+        let stage = 4 * c.anchors() as u64 * t.stage_block(c) as u64;
+        if stage > limits.max_buffer_size {
+            return Err(ModelError::OutOfMemory {
+                what: format!(
+                    "the bound motors' RK2 stage (M_b: {} bytes)",
+                    4 * c.anchors() as u64 * t.block(c) as u64
+                ),
+                bytes: stage,
+                limit: format!(
+                    "its max_buffer_size is {} bytes (the largest allocation it allows, the bound \
+                     on the motors' memory)",
+                    limits.max_buffer_size
+                ),
+            });
+        }
+        let device = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        Self::new(c, t, device.min(max_binding.unwrap_or(u64::MAX)))
+    }
+
+    pub fn len(&self) -> usize {
+        self.ranges.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+}
+
+/// Plan buffer names of chunk k: its M_b, its RK2 stage, its `MotorChunkUniforms`.
+pub fn bound_buffer(k: usize) -> String {
+    format!("{BOUND}_{k}")
+}
+
+pub fn stage_buffer(k: usize) -> String {
+    format!("{STAGE}_{k}")
+}
+
+pub fn chunk_buffer(k: usize) -> String {
+    format!("{CHUNK}_{k}")
+}
+
+/// Writes M_b (r0, d, theta, s), all anchors, into the chunks' buffers.
+pub fn write_bound(
+    ctx: &GpuContext,
+    plan: &StepPlan,
+    chunks: &MotorChunks,
+    block: usize,
+    bound: &[f32],
+) {
+    for (k, r) in chunks.ranges.iter().enumerate() {
+        let part = &bound[r.start * block..r.end * block];
+        ctx.queue
+            .write_buffer(plan.buffer(&bound_buffer(k)), 0, bytemuck::cast_slice(part));
+    }
+}
+
+/// M_b (r0, d, theta, s), all anchors, read back chunk by chunk (waits for the GPU).
+pub fn read_bound(ctx: &GpuContext, plan: &StepPlan, chunks: &MotorChunks) -> Result<Vec<f32>> {
+    let mut bound = Vec::new();
+    for k in 0..chunks.len() {
+        bound.extend(buffers::read_vec::<f32>(
+            ctx,
+            plan.buffer(&bound_buffer(k)),
+        )?);
+    }
+    Ok(bound)
 }
 
 /// Psi's index at filament centre r0 + d (periodic), angle t.
@@ -360,14 +478,17 @@ pub fn max_weight(c: &MotorConfig, t: &MotorTables, psi: impl Fn(usize) -> f64) 
     most
 }
 
-/// Plan buffers `add_buffers` registers. PSI is f32 (ntheta, ny, nx); BOUND f32 (r0, d, theta,
-/// s); STATE vec4<f32> per anchor (total, coarse bound, free, walked off since the start);
-/// FORCE vec2<f32> per cell (seed eq. 10, after the step).
+/// Plan buffers `add_buffers` registers. PSI is f32 (ntheta, ny, nx); BOUND (per chunk:
+/// `bound_buffer`) f32 (r0, d, theta, s) of the chunk's anchors, STAGE (`stage_buffer`) as
+/// much again and the chunk's tree slots, CHUNK (`chunk_buffer`) its `MotorChunkUniforms`;
+/// STATE vec4<f32> per anchor (total, coarse bound, free, walked off since the start); FORCE
+/// vec2<f32> per cell (seed eq. 10, after the step).
 pub const PARAMS: &str = "motors_params";
 pub const TABLES: &str = "motors_tables";
 pub const PSI: &str = "motors_psi";
 pub const BOUND: &str = "motors_bound";
 pub const STAGE: &str = "motors_stage";
+pub const CHUNK: &str = "motors_chunk";
 pub const STATE: &str = "motors_state";
 pub const FORCE: &str = "motors_force";
 
@@ -401,6 +522,22 @@ pub struct MotorUniforms {
     /// dx dy dtheta speed: the walked-off mass per unit of the end cell's value and time.
     pub area: f32,
     pub force_scale: f32,
+    /// Rows of head offsets and the word offset of their starts in the tables.
+    pub n_rows: u32,
+    pub rows_at: u32,
+    pub _pad3: u32,
+    pub _pad4: u32,
+}
+
+/// The shader's `MotorChunk`: the chunk's anchors `first..first + count`, and whether it is the
+/// last (whose force pass scales the sum).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct MotorChunkUniforms {
+    pub first: u32,
+    pub count: u32,
+    pub last: u32,
+    pub _pad: u32,
 }
 
 impl MotorUniforms {
@@ -410,6 +547,7 @@ impl MotorUniforms {
         let heads_at = p_at + 2 * t.p.len();
         let start_at = heads_at + 2 * t.heads.len();
         let items_at = start_at + t.start.len();
+        let rows_at = items_at + t.items.len();
         Self {
             nx: c.nx as u32,
             ny: c.ny as u32,
@@ -435,6 +573,10 @@ impl MotorUniforms {
             volume: c.volume() as f32,
             area: (c.dx() * c.dy() * c.dtheta() * c.speed) as f32,
             force_scale: (c.force * c.volume()) as f32,
+            n_rows: (t.rows.len() - 1) as u32,
+            rows_at: rows_at as u32,
+            _pad3: 0,
+            _pad4: 0,
         }
     }
 }
@@ -454,23 +596,24 @@ pub fn table_words(t: &MotorTables) -> Vec<u32> {
     }
     w.extend(&t.start);
     w.extend(&t.items);
+    w.extend(&t.rows);
     w
 }
 
-/// Registers the motors' buffers in `plan`; PSI is `psi` when given (the filaments' Psi, shared
-/// in the coupled model), else a buffer of its own. The passes read dt from CLOCK
-/// (`clock::add_buffer`), which the plan must hold too.
+/// Registers the motors' buffers in `plan`, M_b and its stage per chunk of `chunks`; PSI is
+/// `psi` when given (the filaments' Psi, shared in the coupled model), else a buffer of its own.
+/// The passes read dt from CLOCK (`clock::add_buffer`), which the plan must hold too. Refused,
+/// naming the bytes, when the device has no memory for the chunks.
 pub fn add_buffers(
     ctx: &GpuContext,
     plan: &mut StepPlan,
     config: &MotorConfig,
     tables: &MotorTables,
+    chunks: &MotorChunks,
     psi: Option<wgpu::Buffer>,
 ) -> Result<()> {
     config.check()?;
     let anchors = config.anchors() as u64;
-    let block = tables.block(config) as u64;
-    let slots = 2 * tables.lines(config).next_power_of_two() as u64;
     let uniforms = MotorUniforms::new(config, tables);
     plan.add_buffer(PARAMS, buffers::uniform_from(ctx, PARAMS, &uniforms));
     plan.add_buffer(
@@ -482,51 +625,84 @@ pub fn add_buffers(
         None => buffers::storage_zeroed(ctx, PSI, anchors * config.ntheta as u64 * 4)?,
     };
     plan.add_buffer(PSI, psi);
-    plan.add_buffer(
-        BOUND,
-        buffers::storage_zeroed(ctx, BOUND, anchors * block * 4)?,
-    );
-    plan.add_buffer(
-        STAGE,
-        buffers::storage_zeroed(ctx, STAGE, anchors * (block + slots) * 4)?,
-    );
+    // The chunks hold nearly all the motors' memory: a device without room for them reports
+    // out of memory here, not as an uncaptured error later.
+    let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    let mut bytes = 0;
+    for (k, r) in chunks.ranges.iter().enumerate() {
+        let count = r.len() as u64;
+        let (block, stage) = (
+            4 * count * tables.block(config) as u64,
+            4 * count * tables.stage_block(config) as u64,
+        );
+        bytes += block + stage;
+        let bound = bound_buffer(k);
+        plan.add_buffer(&bound, buffers::storage_zeroed(ctx, &bound, block)?);
+        let stage_name = stage_buffer(k);
+        plan.add_buffer(
+            &stage_name,
+            buffers::storage_zeroed(ctx, &stage_name, stage)?,
+        );
+        let chunk = MotorChunkUniforms {
+            first: r.start as u32,
+            count: count as u32,
+            last: u32::from(r.end == config.anchors()),
+            _pad: 0,
+        };
+        let name = chunk_buffer(k);
+        plan.add_buffer(&name, buffers::uniform_from(ctx, &name, &chunk));
+    }
+    if let Some(e) = pollster::block_on(scope.pop()) {
+        return Err(ModelError::OutOfMemory {
+            what: format!("M_b and its RK2 stage ({} chunks)", chunks.len()),
+            bytes,
+            limit: format!("the allocation failed ({e})"),
+        });
+    }
     plan.add_buffer(STATE, buffers::storage_zeroed(ctx, STATE, anchors * 16)?);
     plan.add_buffer(FORCE, buffers::storage_zeroed(ctx, FORCE, anchors * 8)?);
     Ok(())
 }
 
-/// Appends the motors' passes (evolve, then force) to `plan` (its buffers registered by
-/// `add_buffers`), with workgroups of `workgroup` threads.
+/// Appends the motors' passes to `plan` (its buffers registered by `add_buffers` with the same
+/// `chunks`), with workgroups of `workgroup` threads: evolve per chunk, then the force per
+/// chunk, in anchor order.
 pub fn add_passes(
     ctx: &GpuContext,
     plan: &mut StepPlan,
     config: &MotorConfig,
+    chunks: &MotorChunks,
     workgroup: u32,
 ) -> Result<()> {
     ctx.check_workgroup_size("the gliding motor passes (workgroup)", [workgroup, 1, 1])?;
-    let anchors = config.anchors() as u64;
     let max = ctx.limits().max_compute_workgroups_per_dimension;
-    let pass = |label, entry, workgroups| PassDesc {
+    let pass = |label, entry, k: usize, workgroups| PassDesc {
         label,
         entry,
         bindings: vec![
             Binding::uniform(PARAMS),
             Binding::read(TABLES),
             Binding::read(PSI),
-            Binding::read_write(BOUND),
-            Binding::read_write(STAGE),
+            Binding::read_write(&bound_buffer(k)),
+            Binding::read_write(&stage_buffer(k)),
             Binding::read_write(STATE),
             Binding::read_write(FORCE),
             Binding::read(CLOCK),
+            Binding::uniform(&chunk_buffer(k)),
         ],
         workgroups,
         constants: vec![("WG", workgroup as f64)],
     };
-    // One workgroup per anchor.
-    let evolve = dispatch_args(anchors as u32, 1, max);
-    plan.add_pass(ctx, pass("motors evolve", motors::EVOLVE, evolve))?;
-    let force = dispatch_args(anchors as u32, workgroup, max);
-    plan.add_pass(ctx, pass("motors force", motors::FORCE, force))?;
+    // One workgroup per anchor of the chunk.
+    for (k, r) in chunks.ranges.iter().enumerate() {
+        let evolve = dispatch_args(r.len() as u32, 1, max);
+        plan.add_pass(ctx, pass("motors evolve", motors::EVOLVE, k, evolve))?;
+    }
+    // One thread per cell, each chunk adding its anchors' heads.
+    let force = dispatch_args(config.anchors() as u32, workgroup, max);
+    for k in 0..chunks.len() {
+        plan.add_pass(ctx, pass("motors force", motors::FORCE, k, force))?;
+    }
     Ok(())
 }
 
@@ -536,22 +712,32 @@ pub struct BoundMotors {
     plan: StepPlan,
     config: MotorConfig,
     tables: MotorTables,
+    chunks: MotorChunks,
     last_dt: Option<f64>,
     /// The largest Psi weight of the current Psi.
     weight: f64,
 }
 
 impl BoundMotors {
-    pub fn new(ctx: &GpuContext, config: &MotorConfig, workgroup: u32) -> Result<Self> {
+    /// Motors with workgroups of `workgroup` threads, M_b split over bindings of at most
+    /// `max_binding` bytes where given (else the device's largest).
+    pub fn new(
+        ctx: &GpuContext,
+        config: &MotorConfig,
+        workgroup: u32,
+        max_binding: Option<u64>,
+    ) -> Result<Self> {
         let tables = MotorTables::new(config)?;
+        let chunks = MotorChunks::for_device(ctx, config, &tables, max_binding)?;
         let mut plan = StepPlan::new(ctx, 0, 1);
-        add_buffers(ctx, &mut plan, config, &tables, None)?;
+        add_buffers(ctx, &mut plan, config, &tables, &chunks, None)?;
         clock::add_buffer(ctx, &mut plan)?;
-        add_passes(ctx, &mut plan, config, workgroup)?;
+        add_passes(ctx, &mut plan, config, &chunks, workgroup)?;
         Ok(Self {
             plan,
             config: config.clone(),
             tables,
+            chunks,
             last_dt: None,
             weight: 0.0,
         })
@@ -563,6 +749,10 @@ impl BoundMotors {
 
     pub fn tables(&self) -> &MotorTables {
         &self.tables
+    }
+
+    pub fn chunks(&self) -> &MotorChunks {
+        &self.chunks
     }
 
     /// Sets the total motor density M(r0) (ny, nx), finite and >= 0; the walked-off tally
@@ -597,8 +787,8 @@ impl BoundMotors {
     pub fn set_bound(&mut self, ctx: &GpuContext, bound: &[f32]) -> Result<()> {
         let wide: Vec<f64> = bound.iter().map(|&v| f64::from(v)).collect();
         check_bound(&self.config, &self.tables, &wide)?;
-        ctx.queue
-            .write_buffer(self.plan.buffer(BOUND), 0, bytemuck::cast_slice(bound));
+        let block = self.tables.block(&self.config);
+        write_bound(ctx, &self.plan, &self.chunks, block, bound);
         Ok(())
     }
 
@@ -615,7 +805,7 @@ impl BoundMotors {
 
     /// M_b (r0, d, theta, s), waiting for the GPU.
     pub fn bound(&self, ctx: &GpuContext) -> Result<Vec<f32>> {
-        Ok(buffers::read_vec(ctx, self.plan.buffer(BOUND))?)
+        read_bound(ctx, &self.plan, &self.chunks)
     }
 
     /// Per anchor: total, coarse bound, free, walked off.

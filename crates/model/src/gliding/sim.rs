@@ -18,7 +18,7 @@ use super::coupling::{self, CouplingPass};
 use super::fields::{GlidingFields, GlidingGrid};
 use super::filaments::{self, FilamentUniforms};
 use super::init::initial_psi;
-use super::motors::{self, MotorTables, MotorUniforms};
+use super::motors::{self, MotorChunks, MotorTables, MotorUniforms};
 use super::params::GlidingConfig;
 use super::state;
 pub use super::state::GlidingState;
@@ -34,6 +34,9 @@ pub struct SimOptions {
     pub workgroup: u32,
     /// Most steps recorded into one submission.
     pub max_steps_per_batch: u32,
+    /// The largest buffer of the bound motors' chunks in bytes, where below the device's
+    /// largest storage binding (`None`: the device's): a test's way to split M_b on a small grid.
+    pub max_motor_binding: Option<u64>,
 }
 
 impl Default for SimOptions {
@@ -41,6 +44,7 @@ impl Default for SimOptions {
         Self {
             workgroup: 64,
             max_steps_per_batch: 16,
+            max_motor_binding: None,
         }
     }
 }
@@ -50,6 +54,7 @@ pub struct GlidingSim {
     cfg: GlidingConfig,
     grid: GlidingGrid,
     tables: MotorTables,
+    chunks: MotorChunks,
     step: u64,
 }
 
@@ -94,10 +99,11 @@ impl GlidingSim {
         let fil = cfg.filament_config();
         let mot = cfg.motor_config();
         let tables = MotorTables::new(&mot)?;
+        let chunks = MotorChunks::for_device(ctx, &mot, &tables, options.max_motor_binding)?;
         let mut plan = StepPlan::new(ctx, cfg.seed, options.max_steps_per_batch);
         filaments::add_buffers(ctx, &mut plan, &fil)?;
         let psi = plan.buffer(filaments::PSI).clone();
-        motors::add_buffers(ctx, &mut plan, &mot, &tables, Some(psi))?;
+        motors::add_buffers(ctx, &mut plan, &mot, &tables, &chunks, Some(psi))?;
         stokes::add_buffers(ctx, &mut plan, &channel)?;
         coupling::add_buffers(ctx, &mut plan, &grid, &cfg.filaments)?;
         clock::add_buffer(ctx, &mut plan)?;
@@ -108,7 +114,7 @@ impl GlidingSim {
         coupling::add_pass(ctx, &mut plan, &grid, CouplingPass::Velocities, wg)?;
         clock::add_pass(ctx, &mut plan, &cfg.dt_rule())?;
         filaments::add_passes(ctx, &mut plan, &fil, wg)?;
-        motors::add_passes(ctx, &mut plan, &mot, wg)?;
+        motors::add_passes(ctx, &mut plan, &mot, &chunks, wg)?;
 
         ctx.queue.write_buffer(
             plan.buffer(filaments::PARAMS),
@@ -125,6 +131,7 @@ impl GlidingSim {
             cfg: cfg.clone(),
             grid,
             tables,
+            chunks,
             step: 0,
         })
     }
@@ -135,7 +142,8 @@ impl GlidingSim {
             |name: &str, bytes: &[u8]| ctx.queue.write_buffer(self.plan.buffer(name), 0, bytes);
         write(filaments::PSI, bytemuck::cast_slice(&s.psi));
         write(filaments::RATE, bytemuck::cast_slice(&s.rate));
-        write(motors::BOUND, bytemuck::cast_slice(&s.bound));
+        let block = self.tables.block(&self.cfg.motor_config());
+        motors::write_bound(ctx, &self.plan, &self.chunks, block, &s.bound);
         write(motors::STATE, bytemuck::cast_slice(&s.motors));
         write(motors::FORCE, bytemuck::cast_slice(&s.motor_force));
         write(stokes::VELOCITY, bytemuck::cast_slice(&s.fluid));
@@ -156,6 +164,11 @@ impl GlidingSim {
     /// The motors' tables (offsets, capture mask, head gather).
     pub fn tables(&self) -> &MotorTables {
         &self.tables
+    }
+
+    /// How M_b is split over storage bindings.
+    pub fn motor_chunks(&self) -> &MotorChunks {
+        &self.chunks
     }
 
     pub fn step(&self) -> u64 {
@@ -223,7 +236,7 @@ impl GlidingSim {
             step: self.step,
             psi: f.psi,
             rate: buffers::read_vec(ctx, self.plan.buffer(filaments::RATE))?,
-            bound: buffers::read_vec(ctx, self.plan.buffer(motors::BOUND))?,
+            bound: motors::read_bound(ctx, &self.plan, &self.chunks)?,
             motors: f.motors,
             motor_force: f.motor_force,
             fluid: f.fluid,
