@@ -14,8 +14,9 @@
 //!
 //! Layout (as the seed's): M_b is (r0, d, theta, s), s innermost; r0 = j nx + i. The anchors are
 //! split into contiguous chunks (`MotorChunks`) whose M_b and RK2 stage each fit one storage
-//! binding; each chunk has buffers of its own (one chunk, one pair, at the sizes most devices
-//! hold) and its passes run once per chunk, in anchor order.
+//! binding; each chunk has buffers of its own (so no binding offset to align) and the passes
+//! run once per chunk, in anchor order. Most sizes are one chunk: one pair of buffers and one
+//! dispatch per pass, as without the split.
 //!
 //! Passes, in a `StepPlan`: `evolve`, one workgroup per r0 (the seed's local dt*): the Psi
 //! weight W(r0) = sum 1_D Psi dV, n = ceil(dt (2 speed/ds + k_off + k_on W)) sub-steps of dt/n, each

@@ -91,7 +91,13 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         };
         let mut cells = vec![
             size.label(),
-            format!("{}x{} ({} offsets)", r.stencil[0], r.stencil[1], r.offsets),
+            match r.motor_chunks {
+                1 => format!("{}x{} ({} offsets)", r.stencil[0], r.stencil[1], r.offsets),
+                n => format!(
+                    "{}x{} ({} offsets, M_b in {n} bindings)",
+                    r.stencil[0], r.stencil[1], r.offsets
+                ),
+            },
             r.motor_cells.to_string(),
             format!("{}", r.dt),
             format!("{:.3}", r.step_ms),
