@@ -122,9 +122,13 @@ impl SizeConfig {
         }
     }
 
-    /// "3x3".
+    /// "3x3 (9 offsets)": the box and the offsets in it whose filament reaches the disc.
     pub fn stencil_label(&self) -> String {
-        format!("{}x{}", self.stencil[0], self.stencil[1])
+        let offsets = MotorTables::new(&self.cfg.motor_config()).map_or(0, |t| t.offsets.len());
+        format!(
+            "{}x{} ({offsets} offsets)",
+            self.stencil[0], self.stencil[1]
+        )
     }
 }
 
