@@ -483,6 +483,37 @@ fn motor_force_gather_matches_the_reference_and_vanishes_without_motors() {
     assert!(s0.force().iter().flatten().all(|&v| v == 0.0));
 }
 
+/// The gather on a non-square grid whose heads reach 2 cells, so that the cells near the
+/// periodic edges walk anchors that wrap (rows and heads rotated to ascending anchors): every
+/// cell against the CPU's gather.
+#[test]
+fn motor_force_gather_near_the_periodic_edges() {
+    let c = MotorConfig {
+        nx: 12,
+        ny: 7,
+        lx: 12.0,
+        ly: 7.0,
+        capture_radius: 1.7,
+        ..random_case().0
+    };
+    c.check().unwrap();
+    let t = MotorTables::new(&c).unwrap();
+    let reach = |k: usize| t.heads.iter().map(|e| e[k].abs()).max().unwrap();
+    assert_eq!((reach(0), reach(1)), (2, 2), "heads reach 2 cells");
+    let total = rounded(random(c.anchors(), 6, 0.5, 2.0));
+    let psi = rounded(random(c.anchors() * c.ntheta, 7, 0.0, 1.0));
+    let bound = random_bound(&c, 8, 0.05);
+    let g = gpu(&c, &total, &psi, Some(&bound), 0.1, 2, 64);
+    let want: Vec<f64> = motors_cpu::motor_force(&c, &t, &g.bound, &psi)
+        .into_iter()
+        .flatten()
+        .collect();
+    let got: Vec<f64> = g.force.iter().flatten().copied().collect();
+    let e = max_diff(&want, &got) / max_abs(&want);
+    eprintln!("12 x 7, heads reaching 2: GPU vs CPU gather {e:.2e}");
+    assert!(e < 1e-5, "{e:e}");
+}
+
 fn message<T>(r: petri_model::error::Result<T>) -> String {
     match r {
         Ok(_) => panic!("accepted"),
