@@ -150,10 +150,10 @@ fn gliding_asset() {
     let drift = (last[col("filaments")] / first[col("filaments")] - 1.0).abs();
     assert!(drift < 1e-5, "filaments drift {drift:e}");
     assert!(last[col("bound_motors")] > 0.0);
-    // The asset's filaments take the largest step (0.02 in whole ticks) at Courant numbers
+    // The asset's filaments take the largest step (0.01 in whole ticks) at Courant numbers
     // under courant_safety x 0.25; the time is the sum of the steps.
-    assert!((last[col("dt")] / 0.02 - 1.0).abs() < 1e-7 && first[col("dt")] == 0.0);
-    assert!((last[col("time")] / 0.4 - 1.0).abs() < 1e-7);
+    assert!((last[col("dt")] / 0.01 - 1.0).abs() < 1e-7 && first[col("dt")] == 0.0);
+    assert!((last[col("time")] / 0.2 - 1.0).abs() < 1e-7);
     assert!(rows[1..].iter().all(|r| r[col("max_courant")] < 0.125));
     let motors = last[col("bound_motors")] + last[col("free_motors")];
     assert!((motors / last[col("total_motors")] - 1.0).abs() < 1e-5);
