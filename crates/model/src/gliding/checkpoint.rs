@@ -222,8 +222,8 @@ mod tests {
             fluid: (0..3 * nz * cells).map(|i| i as f32 * 1e-3).collect(),
             velocity: (0..3 * nt * cells).map(|i| -(i as f32)).collect(),
             clock: Clock {
-                dt: 0.015,
-                dt_prev: 0.02,
+                dt: (0.75 * cfg.dt) as f32,
+                dt_prev: cfg.dt as f32,
                 rate: 2.5,
                 ticks_lo: 7,
                 ticks_hi: 3,
@@ -285,7 +285,7 @@ mod tests {
         assert!(e.contains("bound value 0 is -1"), "{e}");
         let e = edit(&|s| *s.rate.last_mut().unwrap() = 0.5);
         assert!(e.contains("AB2's flag"), "{e}");
-        let e = edit(&|s| s.clock.dt = 0.03);
+        let e = edit(&|s| s.clock.dt = 3.0 * cfg.dt as f32);
         assert!(e.contains("the clock's dt is 0.03"), "{e}");
         let e = edit(&|s| s.clock.rate = f32::NAN);
         assert!(e.contains("the clock's rate is NaN"), "{e}");
