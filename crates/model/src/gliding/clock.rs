@@ -1,6 +1,6 @@
 //! The outer step's adaptive dt on the GPU (`shaders/gliding/clock.wgsl`, the seed's algorithm
 //! 1, line 3: dt restricted by the advective fluxes of eq. 1). Every step, after the velocity
-//! pass has taken the step's largest Courant rate (`coupling.rs` STATS), one thread sets
+//! pass has taken the step's largest Courant rate ([`STATS`], written by `coupling.rs`), one thread sets
 //!
 //!   dt_n = min(dt_max, safety CFL / rate)      (dt_max when the rate is 0)
 //!
@@ -14,8 +14,6 @@
 //! floor of [`MIN_TICKS`]) is recorded there with its step, for the observation to stop the
 //! run ([`Clock::check`]). The CPU reference applies the same rule in f64 ([`DtRule::next_dt`]).
 
-use super::coupling;
-use super::filaments::CFL;
 use crate::error::{short, ModelError, Result};
 use petri_engine::shaders::gliding::clock;
 use petri_engine::{buffers, GpuContext};
@@ -24,6 +22,18 @@ use petri_scheduler::{Binding, PassDesc, StepPlan};
 /// The floor of dt in ticks, 2^-12 to 2^-11 of dt_max: a Courant rate that needs less stops the
 /// run (the velocities have blown up). dt keeps 12 significant bits at the floor.
 pub const MIN_TICKS: u32 = 4096;
+
+/// The advective Courant number the outer dt keeps to: dt (max|Ux|/dx + max|Uy|/dy +
+/// max|Omega|/dtheta) <= CFL. 1/4: AB2 with the unlimited second-order upwind operator is
+/// linearly stable up to a Courant number of 0.25 (its amplification roots computed over all
+/// wavenumbers; 0.5 for first-order upwind), and a forward Euler step of the minmod-limited
+/// scheme keeps Psi >= 0 up to 1/2. At 0.5 the limited AB2 scheme stays bounded but amplifies
+/// round-off (the f32 and f64 runs parted by 5e-3 in 38 steps).
+pub const CFL: f64 = 0.25;
+
+/// One u32: the bits of the step's largest Courant rate (f32), an atomic max of the velocity
+/// pass (`coupling.rs`), read and cleared by the clock pass.
+pub const STATS: &str = "coupling_stats";
 
 /// The clock buffer: one [`Clock`].
 pub const CLOCK: &str = "gliding_clock";
@@ -199,7 +209,7 @@ pub fn add_pass(ctx: &GpuContext, plan: &mut StepPlan, rule: &DtRule) -> Result<
             entry: clock::ADVANCE_CLOCK,
             bindings: vec![
                 Binding::uniform(PARAMS),
-                Binding::read_write(coupling::STATS),
+                Binding::read_write(STATS),
                 Binding::read_write(CLOCK),
             ],
             workgroups: [1, 1, 1],

@@ -14,8 +14,8 @@ use petri_scheduler::{dispatch_args, Binding, PassDesc, StepPlan};
 
 pub const PARAMS: &str = "coupling_params";
 pub const MOMENTS: &str = "coupling_moments";
-/// One u32: the bits of the largest Courant rate (f32) since the host last cleared it.
-pub const STATS: &str = "coupling_stats";
+/// One u32: the bits of the largest Courant rate (f32) since the clock last cleared it.
+pub use super::clock::STATS;
 
 /// The shader's `CouplingParams`.
 #[repr(C)]

@@ -27,20 +27,12 @@
 //! workgroup size.
 
 use super::channel::MAX_AXIS;
-use super::clock::{self, Clock, CLOCK};
+use super::clock::{self, Clock, CFL, CLOCK};
 use crate::error::{invalid, Result};
 use petri_engine::shaders::gliding::filaments;
 use petri_engine::{buffers, GpuContext};
 use petri_scheduler::primitives::{Fft, FftAxes, FftDirection, FftShape};
 use petri_scheduler::{dispatch_args, Binding, Every, PassDesc, StepPlan};
-
-/// The advective Courant number the outer dt keeps to: dt (max|Ux|/dx + max|Uy|/dy +
-/// max|Omega|/dtheta) <= CFL. 1/4: AB2 with the unlimited second-order upwind operator is
-/// linearly stable up to a Courant number of 0.25 (its amplification roots computed over all
-/// wavenumbers; 0.5 for first-order upwind), and a forward Euler step of the minmod-limited
-/// scheme keeps Psi >= 0 up to 1/2. At 0.5 the limited AB2 scheme stays bounded but amplifies
-/// round-off (the f32 and f64 runs parted by 5e-3 in 38 steps).
-pub const CFL: f64 = 0.25;
 
 /// Grid and diffusivities of the filament density.
 #[derive(Clone, Debug, PartialEq)]
