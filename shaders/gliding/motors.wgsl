@@ -88,9 +88,11 @@ fn offset_of(o: u32) -> vec2<i32> {
     return vec2<i32>(bitcast<i32>(tables[2u * o]), bitcast<i32>(tables[2u * o + 1u]));
 }
 
+// a mod n for a >= -n (offsets span under a period). On non-negative values only: naga's GLSL
+// of a signed % on a negative value takes the unsigned remainder of its bits on llvmpipe,
+// right only where n is a power of two.
 fn wrap(a: i32, n: u32) -> u32 {
-    let m = i32(n);
-    return u32(((a % m) + m) % m);
+    return u32(select(a, a + i32(n), a < 0)) % n;
 }
 
 // Psi at filament centre r0 + d (periodic), angle t.
