@@ -64,7 +64,7 @@ fn to_py(e: ModelError) -> PyErr {
         ModelError::Checkpoint { .. } => CheckpointError::new_err(message),
         ModelError::Overflow { .. } => CapacityError::new_err(message),
         ModelError::Io { .. } => PyOSError::new_err(message),
-        ModelError::Engine(_) => DeviceError::new_err(message),
+        ModelError::Engine(_) | ModelError::OutOfMemory { .. } => DeviceError::new_err(message),
         ModelError::Stalled { .. } | ModelError::Output(_) => PetriError::new_err(message),
     }
 }
