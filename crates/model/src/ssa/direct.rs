@@ -11,6 +11,7 @@
 //! read a factor table kept beside the counts (`DirectTables`). A trajectory runs from one
 //! sample time to the next (`DirectTrajectory`), so an ensemble can pause between output times.
 
+use super::event_code::{EventCode, EventSpec, Fired};
 use super::stop::{check_counts, check_resolvable, fire_one, next_event_after, Stop};
 use super::stream::Stream;
 use crate::error::Result;
@@ -77,6 +78,8 @@ pub struct DirectTables {
     changes: Vec<Change>,
     /// A dependent reaction with its propensity's terms, read together (no second lookup).
     dependents: Vec<Dependent>,
+    /// The events compiled for this network, where the processor allows (`event_code`).
+    code: Option<std::sync::Arc<EventCode>>,
 }
 
 /// c, and the indices of the two factors (`DirectTables`).
@@ -122,6 +125,13 @@ struct Event {
 impl DirectTables {
     /// `net` is expected to be valid (reactions of order at most 2).
     pub fn new(net: &Network) -> Self {
+        let mut tables = Self::interpreted(net);
+        tables.code = tables.compile().map(std::sync::Arc::new);
+        tables
+    }
+
+    /// The tables without compiled events: every event runs the table loop.
+    pub fn interpreted(net: &Network) -> Self {
         let n = net.species.len();
         let index = |i: usize| u32::try_from(i).expect("a network of fewer than 2^31 species");
         let one = index(2 * n);
@@ -180,7 +190,38 @@ impl DirectTables {
             events,
             changes,
             dependents,
+            code: None,
         }
+    }
+
+    /// The events as machine code (`event_code`).
+    fn compile(&self) -> Option<EventCode> {
+        let specs: Vec<EventSpec> = self
+            .events
+            .iter()
+            .map(|e| EventSpec {
+                changes: self.changes[e.changes[0] as usize..e.changes[1] as usize]
+                    .iter()
+                    .map(|c| (c.s, c.pair, c.d_f64))
+                    .collect(),
+                dependents: self.dependents[e.dependents[0] as usize..e.dependents[1] as usize]
+                    .iter()
+                    .map(|d| (d.reaction, d.propensity.rate, d.propensity.factors))
+                    .collect(),
+            })
+            .collect();
+        let first: Vec<Option<u32>> = self
+            .events
+            .iter()
+            .map(|e| (e.first != u32::MAX).then_some(e.first))
+            .collect();
+        let n = self.initial.len();
+        EventCode::compile(&specs, &first, 2 * n + 1, (2 * n) as u32, LIMIT_BITS)
+    }
+
+    /// Whether the events run as compiled code.
+    pub fn is_compiled(&self) -> bool {
+        self.code.is_some()
     }
 }
 
@@ -293,7 +334,10 @@ impl DirectTrajectory {
         // The stream is drawn from a local copy (kept in registers), put back however the
         // run ends; the counts are read back from the factor table.
         let mut stream = self.stream.clone();
-        let result = self.events_to(tables, t, &mut stream);
+        let result = match &tables.code {
+            Some(code) => self.events_to(tables, code.as_ref(), t, &mut stream),
+            None => self.events_to(tables, tables, t, &mut stream),
+        };
         self.stream = stream;
         for (count, &x) in self.counts.iter_mut().zip(&self.factors) {
             *count = x as u64;
@@ -301,10 +345,11 @@ impl DirectTrajectory {
         result
     }
 
-    /// `advance_to`'s event loop.
+    /// `advance_to`'s event loop, each event picked and fired by `events`.
     fn events_to(
         &mut self,
         tables: &DirectTables,
+        events: &impl Events,
         t: f64,
         stream: &mut Stream,
     ) -> std::result::Result<(), Stop> {
@@ -321,9 +366,9 @@ impl DirectTrajectory {
             *t_next = f64::INFINITY; // no reactions
             return Ok(());
         };
+        let mut total = sums[last];
         while *t_next <= t {
             let now = *t_next;
-            let total = sums[last];
             if total == 0.0 {
                 // Only a restored state can have an event drawn with nothing to fire.
                 *t_next = f64::INFINITY;
@@ -344,33 +389,81 @@ impl DirectTrajectory {
                     None => return Err(Stop::InfinitePropensity { a0: total, t: now }),
                 },
             };
-            // Mass action gives propensity 0 when a reactant has too few molecules, so counts
-            // only meet the upper limit (a negative count would be a bug, caught alike).
-            let event = tables.events[fired];
-            let [c0, c1] = event.changes;
-            for change in &tables.changes[c0 as usize..c1 as usize] {
-                let s = change.s as usize;
-                let x = factors[s] + change.d_f64;
-                if x.to_bits() >= LIMIT_BITS {
+            match events.fire(fired, factors, propensities, sums) {
+                Fired::Total(a0) => total = a0,
+                Fired::Limit(k) => {
+                    let [c0, _] = tables.events[fired].changes;
+                    let change = tables.changes[c0 as usize + k];
                     // The counts so far, and the stop `fire_one` gives for this change.
                     for (count, &x) in counts.iter_mut().zip(factors.iter()) {
                         *count = x as u64;
                     }
-                    return fire_one(counts, s, change.d, now).map(|_| ());
+                    return fire_one(counts, change.s as usize, change.d, now).map(|_| ());
                 }
-                factors[s] = x;
-                factors[change.pair as usize] = pair_factor(x);
             }
-            let [d0, d1] = event.dependents;
-            for dependent in &tables.dependents[d0 as usize..d1 as usize] {
-                propensities[dependent.reaction as usize] = dependent.propensity.of(factors);
-            }
-            if event.first != u32::MAX {
-                sum_from(propensities, sums, event.first as usize);
-            }
-            *t_next = next_event_after(now, sums[last], || stream.exponential())?;
+            *t_next = next_event_after(now, total, || stream.exponential())?;
         }
         Ok(())
+    }
+}
+
+/// Fires reaction `fired` (an index in the sum order) on a trajectory's factor table,
+/// propensities and running sums: makes its changes, recomputes its dependents' propensities
+/// and the running sums from the first of them on. The tables' loop below, or the network's
+/// compiled code (`event_code`): the same operations in the same order.
+trait Events {
+    fn fire(
+        &self,
+        fired: usize,
+        factors: &mut [f64],
+        propensities: &mut [f64],
+        sums: &mut [f64],
+    ) -> Fired;
+}
+
+impl Events for DirectTables {
+    #[inline]
+    fn fire(
+        &self,
+        fired: usize,
+        factors: &mut [f64],
+        propensities: &mut [f64],
+        sums: &mut [f64],
+    ) -> Fired {
+        // Mass action gives propensity 0 when a reactant has too few molecules, so counts
+        // only meet the upper limit (a negative count would be a bug, caught alike).
+        let event = self.events[fired];
+        let [c0, c1] = event.changes;
+        for (k, change) in self.changes[c0 as usize..c1 as usize].iter().enumerate() {
+            let s = change.s as usize;
+            let x = factors[s] + change.d_f64;
+            if x.to_bits() >= LIMIT_BITS {
+                return Fired::Limit(k);
+            }
+            factors[s] = x;
+            factors[change.pair as usize] = pair_factor(x);
+        }
+        let [d0, d1] = event.dependents;
+        for dependent in &self.dependents[d0 as usize..d1 as usize] {
+            propensities[dependent.reaction as usize] = dependent.propensity.of(factors);
+        }
+        if event.first != u32::MAX {
+            sum_from(propensities, sums, event.first as usize);
+        }
+        Fired::Total(sums[sums.len() - 1])
+    }
+}
+
+impl Events for EventCode {
+    #[inline]
+    fn fire(
+        &self,
+        fired: usize,
+        factors: &mut [f64],
+        propensities: &mut [f64],
+        sums: &mut [f64],
+    ) -> Fired {
+        EventCode::fire(self, fired, factors, propensities, sums)
     }
 }
 
@@ -511,10 +604,7 @@ mod tests {
 
     #[test]
     fn the_dependency_tables_give_the_plain_methods_trajectories_bit_for_bit() {
-        let vilar = crate::reactions::json::read_network(
-            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/vilar.json"),
-        )
-        .unwrap();
+        let vilar = vilar();
         let times: Vec<f64> = (0..=40).map(|k| k as f64).collect();
         for seed in [1, 2, 3] {
             assert_eq!(
@@ -529,6 +619,104 @@ mod tests {
             simulate_direct(&dimers, 7, 10.0, &times).unwrap(),
             reference_direct(&dimers, 7, &times)
         );
+    }
+
+    fn vilar() -> Network {
+        crate::reactions::json::read_network(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/vilar.json"),
+        )
+        .unwrap()
+    }
+
+    /// Both ways of firing events over `net`: the compiled code (which this processor has) and
+    /// the table loop.
+    fn compiled_and_table_tables(net: &Network) -> (DirectTables, DirectTables) {
+        let compiled = DirectTables::new(net);
+        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+        assert!(
+            compiled.is_compiled(),
+            "Cranelift compiles for this processor"
+        );
+        let tables = DirectTables::interpreted(net);
+        assert!(!tables.is_compiled());
+        (compiled, tables)
+    }
+
+    /// Vilar's oscillator, the dimerisation with its reverse (2X read as a pair factor, changes
+    /// of 2) and seeded square networks (unimolecular and catalysed): the compiled events give
+    /// the table loop's trajectories, next event times and stream positions bit for bit.
+    #[test]
+    fn compiled_events_give_the_table_loops_trajectories_bit_for_bit() {
+        let mut dimers = dimerisation();
+        dimers.reactions.push(Reaction {
+            id: "split".into(),
+            reactants: vec![(2, 1)],
+            products: vec![(1, 2)],
+            rate: 0.3,
+        });
+        let mut nets = vec![(vilar(), 40.0), (dimers, 20.0)];
+        for (n, seed) in [(2, 1), (7, 2), (40, 3)] {
+            nets.push((
+                super::super::synthetic::square_network(n, seed).unwrap(),
+                2.0,
+            ));
+        }
+        for (net, t_end) in &nets {
+            net.validate().unwrap();
+            let (compiled, tables) = compiled_and_table_tables(net);
+            for seed in [1, 2] {
+                let mut a = DirectTrajectory::new(&compiled, Stream::new(seed));
+                let mut b = DirectTrajectory::new(&tables, Stream::new(seed));
+                for k in 1..=10 {
+                    let t = t_end * k as f64 / 10.0;
+                    a.advance_to(&compiled, t).unwrap();
+                    b.advance_to(&tables, t).unwrap();
+                    let what = format!("{}, seed {seed}, t = {t}", net.id);
+                    assert_eq!(a.counts, b.counts, "{what}");
+                    assert_eq!(a.t_next.to_bits(), b.t_next.to_bits(), "{what}");
+                    assert_eq!(a.stream.draws(), b.stream.draws(), "{what}");
+                }
+                assert!(a.stream.draws() > 200, "{}: events fired", net.id);
+            }
+        }
+    }
+
+    /// A network too large to compile runs the table loop (`event_code`).
+    #[test]
+    fn a_network_past_the_compile_bound_runs_the_table_loop() {
+        let net = super::super::synthetic::square_network(2000, 1).unwrap();
+        let tables = DirectTables::new(&net);
+        assert!(!tables.is_compiled());
+        let counts = simulate_direct(&net, 1, 0.01, &[0.01]).unwrap();
+        let total = |c: &[u64]| c.iter().sum::<u64>();
+        assert_eq!(total(&counts[0]), total(&net.initial_counts()), "conserved");
+    }
+
+    /// 0 -> 2A from just under the count limit: both ways stop at the same event with the
+    /// same error, the counts before it kept.
+    #[test]
+    fn compiled_events_stop_at_the_count_limit_like_the_table_loop() {
+        let net = Network {
+            id: "t".into(),
+            species: vec![species("A", COUNT_LIMIT - 7, false)],
+            reactions: vec![Reaction {
+                id: "make".into(),
+                reactants: vec![],
+                products: vec![(0, 2)],
+                rate: 5.0,
+            }],
+            compartment_volume: None,
+        };
+        let (compiled, tables) = compiled_and_table_tables(&net);
+        let stop = |tables: &DirectTables| {
+            let mut trajectory = DirectTrajectory::new(tables, Stream::new(3));
+            let stop = trajectory.advance_to(tables, 100.0).unwrap_err();
+            (format!("{}", stop.error(&net, None)), trajectory.counts)
+        };
+        let (message, counts) = stop(&compiled);
+        assert_eq!((message.clone(), counts.clone()), stop(&tables));
+        assert_eq!(counts, vec![COUNT_LIMIT - 1], "{message}");
+        assert!(message.contains("A"), "{message}");
     }
 
     #[test]

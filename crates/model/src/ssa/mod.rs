@@ -10,6 +10,7 @@ pub mod device;
 pub mod direct;
 pub mod dsmts;
 pub mod ensemble;
+mod event_code;
 pub mod gpu_compiled;
 pub mod gpu_ensemble;
 pub mod gpu_leap;
