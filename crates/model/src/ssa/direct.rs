@@ -681,9 +681,12 @@ mod tests {
         }
     }
 
-    /// A network too large to compile runs the table loop (`event_code`).
+    /// A network too large to compile runs the table loop (`event_code`), and a smaller one of
+    /// the same kind compiles.
     #[test]
     fn a_network_past_the_compile_bound_runs_the_table_loop() {
+        let smaller = super::super::synthetic::square_network(100, 1).unwrap();
+        compiled_and_table_tables(&smaller);
         let net = super::super::synthetic::square_network(2000, 1).unwrap();
         let tables = DirectTables::new(&net);
         assert!(!tables.is_compiled());

@@ -76,10 +76,10 @@ impl Drop for EventCode {
 }
 
 /// Networks whose events add up to more operations than this (changes, dependents and running
-/// sums re-added, over all reactions) run the table loop: the code and the time to compile it
-/// grow with that count (Vilar's oscillator: a few hundred), and a network that large spends
-/// its time elsewhere.
-const MAX_COMPILED_OPERATIONS: usize = 100_000;
+/// sums re-added, over all reactions) run the table loop: the time to compile grows with that
+/// count (Vilar's oscillator: a few hundred, milliseconds; 10^5: over half a second), and
+/// a run of a network that large spends most of its time re-adding sums either way.
+const MAX_COMPILED_OPERATIONS: usize = 20_000;
 
 impl EventCode {
     /// Compiles the events of a network with `factors` factor slots (`one` the slot holding 1)
@@ -102,7 +102,14 @@ impl EventCode {
                 e.changes.len() + e.dependents.len() + sums
             })
             .sum();
-        if reactions == 0 || operations > MAX_COMPILED_OPERATIONS {
+        // Slots are addressed by 32-bit byte offsets from the tables' starts.
+        let addressable =
+            |slots: usize| slots.checked_mul(8).is_some_and(|b| b <= i32::MAX as usize);
+        if reactions == 0
+            || operations > MAX_COMPILED_OPERATIONS
+            || !addressable(factors)
+            || !addressable(reactions)
+        {
             return None;
         }
         let mut flags = settings::builder();
