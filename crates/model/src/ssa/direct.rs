@@ -8,8 +8,11 @@
 //! prefix sums, recomputed only from the first changed reaction on (late in the order, so a
 //! short chain of additions), so a0 is the last of them (the same left-to-right sum as summing
 //! afresh, bit for bit) and the reaction is found by scanning them (`first_past`). Propensities
-//! read a factor table kept beside the counts (`DirectTables`). A trajectory runs from one
-//! sample time to the next (`DirectTrajectory`), so an ensemble can pause between output times.
+//! read a factor table kept beside the counts (`DirectTables`). Where Cranelift can, each
+//! reaction's event (changes, dependents, sums) runs as machine code compiled for the network
+//! (`event_code`): the same operations in the same order, so the same bits. A trajectory runs
+//! from one sample time to the next (`DirectTrajectory`), so an ensemble can pause between
+//! output times.
 
 use super::event_code::{EventCode, EventSpec, Fired};
 use super::stop::{check_counts, check_resolvable, fire_one, next_event_after, Stop};
