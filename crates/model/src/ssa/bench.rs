@@ -30,15 +30,29 @@ pub struct EnsembleRow {
     pub speedup_vs_one_core: f64,
 }
 
-/// The CPU reference of `method`, one trajectory, single-threaded.
-fn cpu_trajectory(net: &Network, method: Method, seed: u64, t_end: f64, times: &[f64]) {
-    let samples = match method {
-        Method::Direct => direct::simulate_direct(net, seed, t_end, times),
-        Method::Odm => odm::simulate_odm(net, seed, t_end, times),
-        Method::Tau => tau::simulate_tau(net, seed, t_end, times),
-    };
+/// The CPU reference of `method`, one trajectory, single-threaded; the direct method on
+/// `tables`, built once per bench as an ensemble builds them (with its compiled events).
+fn cpu_trajectory(
+    net: &Network,
+    method: Method,
+    tables: Option<&direct::DirectTables>,
+    seed: u64,
+    t_end: f64,
+    times: &[f64],
+) {
     // Timing only: a trajectory that stops early is timed as far as it ran.
-    let _ = std::hint::black_box(samples);
+    match method {
+        Method::Direct => {
+            let tables = tables.expect("the direct method's tables");
+            let _ = std::hint::black_box(direct::sample_direct(tables, seed, t_end, times));
+        }
+        Method::Odm => {
+            let _ = std::hint::black_box(odm::simulate_odm(net, seed, t_end, times));
+        }
+        Method::Tau => {
+            let _ = std::hint::black_box(tau::simulate_tau(net, seed, t_end, times));
+        }
+    }
 }
 
 /// Times `points` outputs over [0, t_end] for each ensemble size in `sizes` with `options`
@@ -58,10 +72,11 @@ pub fn bench_ensemble(
     let times: Vec<f64> = (0..points)
         .map(|k| t_end * k as f64 / (points.max(2) - 1) as f64)
         .collect();
+    let tables = (method == Method::Direct).then(|| direct::DirectTables::new(net));
     let t0 = Instant::now();
     let cpu_n = cpu_trajectories.max(1);
     for k in 0..cpu_n {
-        cpu_trajectory(net, method, 1000 + k, t_end, &times);
+        cpu_trajectory(net, method, tables.as_ref(), 1000 + k, t_end, &times);
     }
     let cpu_ms = t0.elapsed().as_secs_f64() * 1e3 / cpu_n as f64;
 

@@ -211,15 +211,11 @@ impl DirectTables {
                     .iter()
                     .map(|d| (d.reaction, d.propensity.rate, d.propensity.factors))
                     .collect(),
+                first: (e.first != u32::MAX).then_some(e.first),
             })
             .collect();
-        let first: Vec<Option<u32>> = self
-            .events
-            .iter()
-            .map(|e| (e.first != u32::MAX).then_some(e.first))
-            .collect();
         let n = self.initial.len();
-        EventCode::compile(&specs, &first, 2 * n + 1, (2 * n) as u32, LIMIT_BITS)
+        EventCode::compile(&specs, 2 * n + 1, (2 * n) as u32, LIMIT_BITS)
     }
 
     /// Whether the events run as compiled code.

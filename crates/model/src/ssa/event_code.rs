@@ -22,6 +22,8 @@ pub(crate) struct EventSpec {
     /// Per dependent reaction (ascending): its place in the sums, its rate constant and its two
     /// factor slots.
     pub dependents: Vec<(u32, f64, [u32; 2])>,
+    /// Where the running sums start to change (None: the reaction changes no propensity).
+    pub first: Option<u32>,
 }
 
 /// The compiled events of one network (`EventCode::fire`).
@@ -83,12 +85,11 @@ const MAX_COMPILED_OPERATIONS: usize = 20_000;
 
 impl EventCode {
     /// Compiles the events of a network with `factors` factor slots (`one` the slot holding 1)
-    /// and `events.len()` reactions; `first[j]` is where reaction j's sums start to change
-    /// (`None`: it changes no propensity). `limit_bits`: a count at or above these bits (as f64)
-    /// is over the limit. None where the processor has no Cranelift backend.
+    /// and `events.len()` reactions. `limit_bits`: a count at or above these bits (as f64) is
+    /// over the limit. None where the processor has no Cranelift backend or the network is past
+    /// the bounds.
     pub(crate) fn compile(
         events: &[EventSpec],
-        first: &[Option<u32>],
         factors: usize,
         one: u32,
         limit_bits: u64,
@@ -96,9 +97,8 @@ impl EventCode {
         let reactions = events.len();
         let operations: usize = events
             .iter()
-            .zip(first)
-            .map(|(e, first)| {
-                let sums = first.map_or(0, |f| reactions - f as usize);
+            .map(|e| {
+                let sums = e.first.map_or(0, |f| reactions - f as usize);
                 e.changes.len() + e.dependents.len() + sums
             })
             .sum();
@@ -219,7 +219,7 @@ impl EventCode {
                 b.ins().store(mem, value, a_ptr, offset(reaction));
                 propensities.insert(reaction, value);
             }
-            let total = match first[j] {
+            let total = match event.first {
                 Some(start) => {
                     let mut sum = match start {
                         0 => b.ins().f64const(0.0),
@@ -247,8 +247,8 @@ impl EventCode {
         module.clear_context(&mut ctx);
         module.finalize_definitions().ok()?;
         let code = module.get_finalized_function(id);
-        // SAFETY: `code` is the finalised function just defined with this signature (i64 and
-        // three pointers in, i64 out) in the platform's default calling convention, which is
+        // SAFETY: `code` is the finalised function just defined with this signature (an i64 and
+        // four pointers in, f64 out) in the platform's default calling convention, which is
         // `extern "C"`'s; it lives as long as `module`, which self owns.
         let run = unsafe { std::mem::transmute::<*const u8, EventFn>(code) };
         Some(Self {
@@ -290,9 +290,10 @@ impl EventCode {
             sums.as_mut_ptr(),
             &mut stop,
         );
-        match total == LIMIT {
-            true => Fired::Limit(stop as usize),
-            false => Fired::Total(total),
+        if total == LIMIT {
+            Fired::Limit(stop as usize)
+        } else {
+            Fired::Total(total)
         }
     }
 }
