@@ -26,7 +26,7 @@ struct AngioParams {
     trials_per_age: f32,  // 1/psi (0 when psi = 0: a branching trial every step)
     tumour: u32,          // 0: face at x = Lx; 1: sphere of radius 0.1 at (Lx, Ly/2, Lz/2)
     h: f32,
-    _pad: u32,
+    walk_events: f32,     // L: mean number of events per tip per step of the tips' walk
 }
 
 // Occupancy value of a site no sprout has visited.
@@ -40,6 +40,13 @@ const C_BRANCHES: u32 = 3u;
 const C_REACHED: u32 = 4u;
 const C_SEGMENT_OVERFLOW: u32 = 5u;
 const C_TIP_OVERFLOW: u32 = 6u;
+
+// Where tip t's start site and number of moves of this step lie in the tip passes' `branch`
+// buffer (layout in tips_move.wgsl): after the 2T wishes and ranks, G group totals and G + 1
+// offsets and count, T = max_tips, G = T/64 groups.
+fn walk_at(p: AngioParams, t: u32) -> u32 {
+    return 2u * p.max_tips + 2u * ((p.max_tips + 63u) / 64u) + 1u + 2u * t;
+}
 
 struct Tip {
     site: u32,
@@ -129,9 +136,10 @@ fn coefficients(p: AngioParams, s: Stencil) -> vec4<f32> {
     return vec4<f32>(p0, ch * dcx + p.rho * dfx, ch * dcy + p.rho * dfy, ch * dcz + p.rho * dfz);
 }
 
-// The tips' move weights at a site: coefficients clipped at 0, no moves through the walls
-// (lo/hi: whether the -axis/+axis neighbour is inside the grid). Order: stay, -x, +x, -y, +y,
-// -z, +z. Probabilities are the weights over their sum (weight_sum).
+// The move weights at a site: coefficients clipped at 0, no moves through the walls (lo/hi:
+// whether the -axis/+axis neighbour is inside the grid). Order: stay, -x, +x, -y, +y, -z, +z.
+// The density's update takes the weights over their sum (weight_sum) as the probabilities of
+// A&C's per-step walk; the tips move at rates w/k (walk.wgsl).
 struct Weights {
     w0: f32, wxm: f32, wxp: f32, wym: f32, wyp: f32, wzm: f32, wzp: f32,
 }

@@ -1,21 +1,25 @@
 //!include common/step.wgsl
 //!include common/rng.wgsl
 //!include angiogenesis/common.wgsl
-// Tip cells, part 1: each alive tip takes one biased random step.
-// Move probabilities at the tip's site are the coefficients of the explicit scheme (common.wgsl):
-// stay P0, -axis r - a T, +axis r + a T. Negative ones are clipped to 0, moves out of the grid
-// are 0, and the rest are renormalised by their sum (the same walk fields.wgsl takes n
-// through). A tip that steps onto another sprout's site (one not of its family: itself, its
-// parent, its children) stops there (anastomosis: a loop closes); one that enters the tumour
-// stops (in_tumour). Each move appends a vessel segment. Each time its sprout age passes a
+//!include angiogenesis/walk.wgsl
+// Tip cells, part 1: each alive tip walks through the step (walk.wgsl: a Poisson number of
+// events, each a move along d with probability w_d / L, w_d A&C's move coefficients clipped at 0
+// with none through the walls). A tip that steps onto another sprout's site (one not of its
+// family: itself, its parent, its children) stops there (anastomosis: a loop closes); one that
+// enters the tumour stops (in_tumour). Each move appends a vessel segment; the tip's start site
+// and number of moves go to `branch` (walk_at), from which tips_spawn.wgsl walks the path again
+// to mark its sites. Occupancy is read as it was before the step. Each time its sprout age passes a
 // multiple of psi (branch_age), a tip has one branching trial (so results do not depend on the
 // step): it branches with A&C's chance Pb(c) if the local endothelial density is high enough
 // (dense_enough) and a neighbour is free, into a free neighbour chosen
 // uniformly: it only records the wish here, with its rank among the wishes of its workgroup
 // (a workgroup prefix sum) and the workgroup's total; tips_scan.wgsl and tips_spawn.wgsl then
 // allocate the new tips in parent order. Layout of `branch` (T = max_tips, G = T/64 groups):
-// [0, T) wish (site + 1, or 0), [T, 2T) rank, [2T, 2T + G) group totals, then group offsets.
-// Random numbers: Philox(seed, step, tip index, stream 1). CPU reference: cpu.rs (tip_move).
+// [0, T) wish (site + 1, or 0), [T, 2T) rank, [2T, 2T + G) group totals, [2T + G, 2T + 2G]
+// group offsets and the count before the step, then per tip slot its step's start site and
+// number of moves (walk_at).
+// Random numbers: the walk's (walk.wgsl), and Philox(seed, step, tip index, stream 1) .y, .z
+// for branching. CPU reference: cpu.rs (tip_move).
 
 const WG: u32 = 64u;
 
@@ -30,6 +34,7 @@ var<workgroup> wg_count: u32;
 var<workgroup> wish_scan: array<u32, WG>;
 @group(1) @binding(6) var<storage, read_write> segments: array<vec4<u32>>;
 @group(1) @binding(7) var<storage, read_write> counters: array<atomic<u32>>;
+@group(1) @binding(8) var<storage, read> walk_table: array<u32>;
 
 // A&C's branching probability Pb(c) of one trial (params.rs: BRANCH_LEVELS).
 fn branch_probability(c: f32) -> f32 {
@@ -73,20 +78,6 @@ fn dense_enough(site: u32) -> bool {
     return c_in[site] * f32(occupied) > p.branch_density;
 }
 
-// Neighbour of site i in direction d (1..6: -x,+x,-y,+y,-z,+z), or FREE when outside the grid.
-fn neighbour(i: u32, d: u32) -> u32 {
-    let q = site_coords(p, i);
-    switch d {
-        case 1u: { if q.x == 0u { return FREE; } return i - 1u; }
-        case 2u: { if q.x + 1u == p.nx { return FREE; } return i + 1u; }
-        case 3u: { if q.y == 0u { return FREE; } return i - p.nx; }
-        case 4u: { if q.y + 1u == p.ny { return FREE; } return i + p.nx; }
-        case 5u: { if q.z == 0u { return FREE; } return i - p.nx * p.ny; }
-        case 6u: { if q.z + 1u == p.nz { return FREE; } return i + p.nx * p.ny; }
-        default: { return i; }
-    }
-}
-
 @compute @workgroup_size(WG)
 fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
@@ -124,40 +115,31 @@ fn main(
     }
 }
 
+// Records tip t's start site and number of moves this step for tips_spawn.wgsl.
+fn record_walk(t: u32, start: u32, moves: u32) {
+    let at = walk_at(p, t);
+    branch[at] = start;
+    branch[at + 1u] = moves;
+}
+
 // Moves tip t (if alive) and returns its branch wish: the new sprout's site + 1, or 0.
 fn move_tip(t: u32) -> u32 {
     var tip = tips[t];
     if tip.alive == 0u {
+        record_walk(t, tip.site, 0u);
         return 0u;
     }
     var wish = 0u;
-    let s = tip.site;
-    // c and f stencils (neighbours outside the grid replaced by the site: no-flux) and the
-    // clipped weights, none through the walls; the draw renormalises over their sum.
-    let q = site_coords(p, s);
-    let nb = neighbours(p, q.x, q.y, q.z);
-    let st = Stencil(
-        c_in[s], c_in[nb.xm], c_in[nb.xp], c_in[nb.ym], c_in[nb.yp], c_in[nb.zm], c_in[nb.zp],
-        f_in[s], f_in[nb.xm], f_in[nb.xp], f_in[nb.ym], f_in[nb.yp], f_in[nb.zm], f_in[nb.zp],
-    );
-    let w = clip_moves(p, coefficients(p, st), nb.lo, nb.hi);
-    let total = weight_sum(w);
-    let prob = array<f32, 7>(w.w0, w.wxm, w.wxp, w.wym, w.wyp, w.wzm, w.wzp);
+    let start = tip.site;
     let rnd = rng_u32x4(step_seed(), step_info.step, t, 1u);
-    let u = rng_unit(rnd.x) * total;
-    var choice = 0u;
-    var acc = 0.0;
-    for (var d = 0u; d < 7u; d++) {
-        acc = acc + prob[d];
-        if u < acc && prob[d] > 0.0 {
-            choice = d;
+    var w = walker_start(start, rnd.x);
+    var moves = 0u;
+    loop {
+        let s1 = walker_next(&w, t);
+        if s1 == FREE {
             break;
         }
-    }
-    let age_before = tip.age;
-    tip.age = tip.age + p.k;
-    if choice != 0u {
-        let s1 = neighbour(s, choice);
+        moves += 1u;
         let owner = occ[s1];
         if p.anastomosis != 0u && owner != FREE && !kin(t, tip.parent, owner) {
             tip.alive = 0u;
@@ -165,7 +147,7 @@ fn move_tip(t: u32) -> u32 {
         }
         let slot = atomicAdd(&counters[C_SEGMENTS], 1u);
         if slot < p.max_segments {
-            segments[slot] = vec4<u32>(s, s1, t, step_info.step);
+            segments[slot] = vec4<u32>(tip.site, s1, t, step_info.step);
         } else {
             atomicAdd(&counters[C_SEGMENT_OVERFLOW], 1u);
         }
@@ -174,7 +156,13 @@ fn move_tip(t: u32) -> u32 {
             atomicAdd(&counters[C_REACHED], 1u);
         }
         tip.site = s1;
+        if tip.alive == 0u {
+            break;
+        }
     }
+    record_walk(t, start, moves);
+    let age_before = tip.age;
+    tip.age = tip.age + p.k;
     if p.branching != 0u && tip.alive != 0u && branch_trial(age_before, tip.age) {
         if rng_unit(rnd.y) < branch_probability(c_in[tip.site]) && dense_enough(tip.site) {
             var free_dirs = 0u;

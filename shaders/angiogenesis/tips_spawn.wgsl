@@ -1,6 +1,9 @@
 //!include common/step.wgsl
 //!include angiogenesis/common.wgsl
-// Tip cells, part 3 (one thread per tip slot): marks every tip's site as occupied and turns
+//!include angiogenesis/walk.wgsl
+// Tip cells, part 3 (one thread per tip slot): marks every site each tip visited this step as
+// occupied (walking its path again from the start site and number of moves tips_move.wgsl
+// recorded in `branch`: the same draws over the same fields give the same sites) and turns
 // branch wishes into new tips at slot = count before this step + workgroup offset + rank, so new
 // sprouts are numbered in their parents' order whatever the thread timing. Occupancy keeps the
 // smallest sprout index at a site (atomicMin), again independent of timing; every marked site
@@ -14,6 +17,9 @@ const WG: u32 = 64u;
 @group(1) @binding(2) var<storage, read> branch: array<u32>;
 @group(1) @binding(3) var<storage, read_write> occ: array<atomic<u32>>;
 @group(1) @binding(4) var<storage, read_write> occupied: array<atomic<u32>>;
+@group(1) @binding(5) var<storage, read> c_in: array<f32>;
+@group(1) @binding(6) var<storage, read> f_in: array<f32>;
+@group(1) @binding(7) var<storage, read> walk_table: array<u32>;
 
 // Marks site i as occupied by sprout `id`.
 fn occupy(i: u32, id: u32) {
@@ -29,6 +35,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
     if i >= count {
         return;
+    }
+    let at = walk_at(p, i);
+    let moves = branch[at + 1u];
+    if moves > 0u {
+        var w = walker_start(branch[at], rng_u32x4(step_seed(), step_info.step, i, 1u).x);
+        for (var m = 0u; m < moves; m++) {
+            occupy(walker_next(&w, i), i);
+        }
     }
     occupy(tips[i].site, i);
     let wish = branch[i];

@@ -97,8 +97,15 @@ fn resumed_run_is_bitwise_identical() {
     cfg.tips.branch_density = 1.5;
     let u0 = AngioUniforms::new(&cfg, 0.0);
     let mut s = AngioState::initial(&cfg, &u0);
-    // A tip where c is high, so branching happens within the test.
-    s.add_tip(u0.index(14, 10, 10) as u32);
+    // Tips where c is high (Pb = 1), so branching follows a tip's first move (~0.2 per tip in
+    // 30 steps here).
+    for x in [13, 14, 15] {
+        for y in [6, 10, 14] {
+            for z in [6, 10, 14] {
+                s.add_tip(u0.index(x, y, z) as u32);
+            }
+        }
+    }
     let k = cfg.time_step(s.max_taxis_speed_sq(&cfg, &u0)).unwrap();
     let options = SimOptions::default();
 

@@ -5,6 +5,7 @@ use petri_engine::GpuContext;
 use petri_model::angiogenesis::params::InitialTips;
 use petri_model::angiogenesis::sim::{fields_workgroup_bytes, occupied_bits};
 use petri_model::angiogenesis::state::{Counter, FREE};
+use petri_model::angiogenesis::walk::WalkTable;
 use petri_model::angiogenesis::{
     cpu, run_observed, AngioConfig, AngioSim, AngioState, AngioUniforms, SimOptions,
 };
@@ -74,17 +75,34 @@ fn compare_with_cpu(tip_ys: &[u32], max_tips: u32, steps: u64) {
 /// relative; tips, occupancy, vessels and counters identical; the field update's occupancy bits
 /// equal to those of the CPU's occupancy. Returns the GPU state.
 fn gpu_against_cpu(cfg: &AngioConfig, s: &AngioState, steps: u64, opt: &SimOptions) -> AngioState {
-    let ctx = test_context();
     let u0 = AngioUniforms::new(cfg, 0.0);
     let k = cfg.time_step(s.max_taxis_speed_sq(cfg, &u0)).unwrap();
+    let gpu = gpu_against_cpu_at(cfg, s, k, steps, opt);
+    assert!(
+        gpu.counter(Counter::Branches) > 0,
+        "test should exercise branching"
+    );
+    gpu
+}
+
+/// As `gpu_against_cpu`, at time step k.
+fn gpu_against_cpu_at(
+    cfg: &AngioConfig,
+    s: &AngioState,
+    k: f64,
+    steps: u64,
+    opt: &SimOptions,
+) -> AngioState {
+    let ctx = test_context();
     let u = AngioUniforms::new(cfg, k);
     let mut sim = AngioSim::from_state(&ctx, cfg, k, s, opt).unwrap();
     sim.advance(&ctx, steps);
     let gpu = sim.read_state(&ctx).unwrap();
     let gpu_bits = sim.read_occupied_bits(&ctx).unwrap();
     let mut cpu_state = s.clone();
+    let walk = WalkTable::new(u.walk_events).unwrap();
     for _ in 0..steps {
-        cpu::step(&u, cfg.seed, true, &mut cpu_state);
+        cpu::step(&u, &walk, cfg.seed, true, &mut cpu_state);
     }
     assert_close("n", &gpu.n, &cpu_state.n, 1e-5);
     assert_close("f", &gpu.f, &cpu_state.f, 1e-5);
@@ -96,10 +114,6 @@ fn gpu_against_cpu(cfg: &AngioConfig, s: &AngioState, steps: u64, opt: &SimOptio
     cpu_segments.sort_by_key(|s| (s[3], s[2], s[0], s[1]));
     assert_eq!(gpu.segments, cpu_segments);
     assert_eq!(gpu.counters, cpu_state.counters);
-    assert!(
-        gpu.counter(Counter::Branches) > 0,
-        "test should exercise branching"
-    );
     // The bits were built from the initial occupancy and the tips have marked more sites since.
     let visited = |occ: &[u32]| occ.iter().filter(|&&o| o != FREE).count();
     assert!(
@@ -107,6 +121,39 @@ fn gpu_against_cpu(cfg: &AngioConfig, s: &AngioState, steps: u64, opt: &SimOptio
         "tips should occupy new sites"
     );
     gpu
+}
+
+/// Rough fields (c, f, n uniform random per site) at the diffusion bound's step, where a tip
+/// makes many moves per step: the GPU walks the same paths and marks the same sites as the CPU
+/// reference (the spawn pass walks each path again to mark it).
+#[test]
+fn many_moves_per_step_match_cpu_reference() {
+    let mut cfg = config(16);
+    cfg.tips.branch_age = 0.0;
+    cfg.tips.max_tips = 512;
+    let u0 = AngioUniforms::new(&cfg, 0.0);
+    let mut s = AngioState::uniform(&u0, 0.0, 0.0, 0.0);
+    for i in 0..u0.ncells {
+        let r = petri_engine::rng::u32x4(7, 0, i, 0);
+        s.c[i as usize] = petri_engine::rng::unit(r[0]);
+        s.f[i as usize] = 0.75 * petri_engine::rng::unit(r[1]);
+        s.n[i as usize] = petri_engine::rng::unit(r[2]);
+    }
+    for i in 0..64u32 {
+        s.add_tip(petri_engine::rng::u32x4(7, 1, i, 0)[0] % u0.ncells);
+    }
+    let h = cfg.h();
+    let k = 0.9 * h * h / (6.0 * cfg.d);
+    let gpu = gpu_against_cpu_at(&cfg, &s, k, 4, &SimOptions::default());
+    let mut per_step = std::collections::HashMap::new();
+    for seg in &gpu.segments {
+        *per_step.entry((seg[3], seg[2])).or_insert(0u32) += 1;
+    }
+    let most = per_step.values().copied().max().unwrap_or(0);
+    assert!(
+        most >= 5,
+        "test should exercise many moves per step (most {most})"
+    );
 }
 
 /// A grid whose cell count is not a multiple of 32 (13 x 11 x 37 = 5291 sites: the last

@@ -1,7 +1,8 @@
 //! The tip rules against what they must do (MODELS.md section 1, A&C 1998 section 4.1): one
 //! branching trial with chance Pb(c) per psi of sprout age whatever the step, none where
-//! c < 0.25, the density condition c N > n_b, counts that stay put when dt is halved, and the
-//! first passage to the tumour at the time the chemotactic drift integral predicts. These run the
+//! c < 0.25, the density condition c N > n_b, counts that stay put when dt is halved, a walk
+//! that takes its rates whatever the step, and the first passage to the tumour at the time the
+//! chemotactic drift integral predicts. These run the
 //! CPU reference; angiogenesis_gpu.rs checks that the GPU takes the same steps, and the clock is
 //! run on the GPU here too.
 
@@ -9,7 +10,7 @@ use petri_engine::testing::test_context;
 use petri_model::angiogenesis::params::{InitialTips, Tumour};
 use petri_model::angiogenesis::state::Counter;
 use petri_model::angiogenesis::{cpu, AngioConfig, AngioSim, AngioState, AngioUniforms};
-use petri_model::angiogenesis::{params::chi, SimOptions};
+use petri_model::angiogenesis::{params::chi, walk::WalkTable, SimOptions};
 use rayon::prelude::*;
 
 mod common;
@@ -42,8 +43,9 @@ fn clock(c: f32, k: f64) -> (AngioConfig, AngioUniforms, AngioState) {
 const ORIGINAL: u32 = 4096;
 
 fn cpu_steps(u: &AngioUniforms, seed: u64, s: &mut AngioState, steps: u64) {
+    let walk = WalkTable::new(u.walk_events).unwrap();
     for _ in 0..steps {
-        cpu::step(u, seed, true, s);
+        cpu::step(u, &walk, seed, true, s);
     }
 }
 
@@ -239,8 +241,7 @@ fn halving_dt_leaves_the_counts_unchanged() {
 
 /// With haptotaxis off (rho = 0) and static fields, 1024 tips start on the axis at x = 0 of a 2D
 /// strip ([601, 241, 1], h = 1/600: the walk's weights are never clipped, and the walls at 4
-/// spreads of the tips' lateral wander, where moves through the wall are refused and the rest
-/// renormalised, are not met) and walk up the TAF of the sphere tumour. c depends on the distance
+/// spreads of the tips' lateral wander are not met) and walk up the TAF of the sphere tumour. c depends on the distance
 /// r to the tumour's centre only, so they arrive at r = 0.1 at the time of the radial drift
 /// integral T = int_0.1^1 dr / (chi(c) |c'(r)|): the mean arrival within 2% of T, the first
 /// before T and within 6 standard deviations of the arrival times.
@@ -266,6 +267,7 @@ fn first_arrival_at_the_tumour_follows_the_drift_integral() {
     }
     let k = cfg.time_step(s.max_taxis_speed_sq(&cfg, &u0)).unwrap();
     let u = AngioUniforms::new(&cfg, k);
+    let walk = WalkTable::new(u.walk_events).unwrap();
 
     // Drift integral along the axis, r = 1 - x, c = ((nu - r)/(nu - 0.1))^2 (Simpson, f64).
     // Off the axis the drift points at the centre; lateral wander adds D/r ~ 1e-3 of it.
@@ -300,10 +302,7 @@ fn first_arrival_at_the_tumour_follows_the_drift_integral() {
     let limit = steps_to(2.0 * predicted, k);
     while s.step < limit && arrival.iter().any(|a| a.is_nan()) {
         // The tips' part of cpu::step: the fields are static here (no taxis-free n feeds back).
-        let wishes: Vec<Option<u32>> = (0..s.tips.len() as u32)
-            .map(|t| cpu::tip_move(&u, cfg.seed, &mut s, t))
-            .collect();
-        cpu::tip_commit(&u, &mut s, &wishes);
+        cpu::tips_step(&u, &walk, cfg.seed, &mut s);
         s.step += 1;
         for (a, t) in arrival.iter_mut().zip(&s.tips) {
             if a.is_nan() && t.alive == 0 {
@@ -326,4 +325,79 @@ fn first_arrival_at_the_tumour_follows_the_drift_integral() {
         first < predicted && first > predicted - 6.0 * sd,
         "first arrival {first}"
     );
+}
+
+/// Where A&C's one-draw-per-step walk saturates (a move weight above 1: at most one move a
+/// step), the walk still takes its rates whatever the step. 1024 tips on a 2D grid (h = 1/200)
+/// in a static TAF ramp c = x/2 (dc = h between neighbours; alpha = rho = 0): along +x the rate
+/// is R+ = (D + chi0 h/4)/h^2 = 33 per unit time, along -x 0 (clipped), along each y D/h^2 = 14.
+/// At k = 1/16 (R+ k = 2.06) and k/4, over t = 1: the x displacement (in sites) has the mean and
+/// variance R+ t of a Poisson count, the y displacement mean 0 and variance 2 (D/h^2) t, each
+/// within 4 standard errors.
+#[test]
+fn the_walk_takes_its_rates_whatever_the_step() {
+    let mut cfg = AngioConfig {
+        grid: [201, 101, 1],
+        alpha: 0.0,
+        rho: 0.0,
+        ..AngioConfig::default()
+    };
+    (cfg.beta, cfg.gamma, cfg.eta) = (0.0, 0.0, 0.0);
+    cfg.tips.branching = false;
+    cfg.tips.anastomosis = false;
+    let h = cfg.h();
+    let rate_x = (cfg.d + cfg.chi0 * h / 4.0) / (h * h);
+    let rate_y = cfg.d / (h * h);
+    let (x0, y0, tips, t) = (20u32, 50u32, 1024, 1.0);
+    // A&C's per-step walk would move at most once a step: 16 sites in x at k = 1/16.
+    assert!(rate_x / 16.0 > 2.0);
+    for k in [1.0 / 16.0, 1.0 / 64.0] {
+        let u = AngioUniforms::new(&cfg, k);
+        let walk = WalkTable::new(u.walk_events).unwrap();
+        let mut s = AngioState::uniform(&u, 0.0, 0.5, 0.0);
+        for x in 0..u.nx {
+            for y in 0..u.ny {
+                s.c[u.index(x, y, 0)] = (0.5 * x as f64 * h) as f32;
+            }
+        }
+        for _ in 0..tips {
+            s.add_tip(u.index(x0, y0, 0) as u32);
+        }
+        for _ in 0..steps_to(t, k) {
+            cpu::tips_step(&u, &walk, 42, &mut s);
+            s.step += 1;
+        }
+        let (dx, dy): (Vec<f64>, Vec<f64>) = s
+            .tips
+            .iter()
+            .map(|tip| {
+                let [x, y, _] = u.coords(tip.site);
+                (x as f64 - x0 as f64, y as f64 - y0 as f64)
+            })
+            .unzip();
+        let n = tips as f64;
+        let moments = |v: &[f64]| {
+            let mean = v.iter().sum::<f64>() / n;
+            let var = v.iter().map(|a| (a - mean).powi(2)).sum::<f64>() / (n - 1.0);
+            (mean, var)
+        };
+        let ((mx, vx), (my, vy)) = (moments(&dx), moments(&dy));
+        let (ex, ey) = (rate_x * t, 2.0 * rate_y * t);
+        eprintln!("k {k}: x mean {mx:.2} var {vx:.2} (both {ex:.2}), y mean {my:.2} var {vy:.2} ({ey:.2})");
+        // Variance of a sample variance: ~2 var^2/(n-1) (near-normal counts).
+        let var_se = |v: f64| v * (2.0 / (n - 1.0)).sqrt();
+        assert!(
+            (mx - ex).abs() < 4.0 * (ex / n).sqrt(),
+            "k {k}: x mean {mx}, expected {ex}"
+        );
+        assert!(
+            (vx - ex).abs() < 4.0 * var_se(ex),
+            "k {k}: x variance {vx}, expected {ex}"
+        );
+        assert!(my.abs() < 4.0 * (ey / n).sqrt(), "k {k}: y mean {my}");
+        assert!(
+            (vy - ey).abs() < 4.0 * var_se(ey),
+            "k {k}: y variance {vy}, expected {ey}"
+        );
+    }
 }

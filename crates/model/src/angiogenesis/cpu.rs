@@ -9,6 +9,7 @@
 use super::params::{branch_probability, chi};
 use super::state::{AngioState, Counter, Segment, Tip, FREE};
 use super::uniforms::AngioUniforms;
+use super::walk::WalkTable;
 use petri_engine::rng;
 use rayon::prelude::*;
 
@@ -241,30 +242,98 @@ pub fn fields_step_parallel(
         });
 }
 
-/// One tip's move and branch wish (tips_move.wgsl). Returns the branch site wish, if any.
-pub fn tip_move(u: &AngioUniforms, seed: u64, s: &mut AngioState, t: u32) -> Option<u32> {
-    let mut tip = s.tips[t as usize];
-    if tip.alive == 0 {
-        return None;
+/// A tip's walk through one step (walk.wgsl, Walker): where it is, the step's event count and
+/// the next event, and the running sums of its move weights there (-x, +x, -y, +y, -z, +z).
+struct Walker {
+    site: u32,
+    events: u32,
+    next: u32,
+    draws: [u32; 4],
+    sums: [f32; 6],
+}
+
+impl Walker {
+    /// Tip t's walker at `site` at the start of the step (walker_start).
+    fn start(
+        u: &AngioUniforms,
+        walk: &WalkTable,
+        s: &AngioState,
+        site: u32,
+        count_draw: u32,
+    ) -> Self {
+        let mut w = Walker {
+            site,
+            events: walk.count(count_draw),
+            next: 0,
+            draws: [0; 4],
+            sums: [0.0; 6],
+        };
+        w.weights(u, s);
+        w
     }
-    let site = tip.site;
-    let prob = site_weights(u, site, &s.f, &s.c);
-    let total = weight_sum(prob);
-    let rnd = rng::u32x4(seed, s.step as u32, t, 1);
-    let x = rng::unit(rnd[0]) * total;
-    let mut choice = 0;
-    let mut acc = 0.0f32;
-    for (d, &q) in prob.iter().enumerate() {
-        acc += q;
-        if x < acc && q > 0.0 {
-            choice = d as u32;
-            break;
+
+    /// The running sums of the clipped move weights at the walker's site (walker_weights).
+    fn weights(&mut self, u: &AngioUniforms, s: &AngioState) {
+        let m = site_weights(u, self.site, &s.f, &s.c);
+        let mut acc = 0.0f32;
+        for d in 0..6 {
+            acc += m[d + 1];
+            self.sums[d] = acc;
         }
+        // L bounds the total move weight at any site (AngioConfig::walk_events).
+        debug_assert!(
+            acc <= u.walk_events * (1.0 + 1e-5),
+            "move weights {acc} above L = {} at site {}",
+            u.walk_events,
+            self.site
+        );
     }
-    let age_before = tip.age;
-    tip.age += u.k;
-    if choice != 0 {
-        let s1 = neighbour(u, site, choice).expect("moves out of the grid have probability 0");
+
+    /// Runs tip t's events until the next move and returns the site moved to, or None when the
+    /// step's events are spent (walker_next).
+    fn next(&mut self, u: &AngioUniforms, seed: u64, s: &AngioState, t: u32) -> Option<u32> {
+        while self.next < self.events {
+            let j = self.next;
+            self.next += 1;
+            if j.is_multiple_of(4) {
+                self.draws = rng::threefry_u32x4(seed, s.step as u32, t, 2 + j / 4);
+            }
+            let x = rng::unit(self.draws[(j % 4) as usize]) * u.walk_events;
+            if let Some(d) = self.sums.iter().position(|&a| x < a) {
+                self.site = neighbour(u, self.site, d as u32 + 1)
+                    .expect("moves out of the grid have weight 0");
+                self.weights(u, s);
+                return Some(self.site);
+            }
+        }
+        None
+    }
+}
+
+/// What one tip did in a step: the sites it moved through, in order, and its branch wish.
+#[derive(Clone, Debug, Default)]
+pub struct TipStep {
+    pub path: Vec<u32>,
+    pub wish: Option<u32>,
+}
+
+/// One tip's walk and branch wish (tips_move.wgsl).
+pub fn tip_move(
+    u: &AngioUniforms,
+    walk: &WalkTable,
+    seed: u64,
+    s: &mut AngioState,
+    t: u32,
+) -> TipStep {
+    let mut tip = s.tips[t as usize];
+    let mut out = TipStep::default();
+    if tip.alive == 0 {
+        return out;
+    }
+    let rnd = rng::u32x4(seed, s.step as u32, t, 1);
+    let mut w = Walker::start(u, walk, s, tip.site, rnd[0]);
+    while let Some(s1) = w.next(u, seed, s, t) {
+        out.path.push(s1);
         let owner = s.occ[s1 as usize];
         if u.anastomosis != 0 && owner != FREE && !kin(&s.tips, t, tip.parent, owner) {
             tip.alive = 0;
@@ -273,7 +342,7 @@ pub fn tip_move(u: &AngioUniforms, seed: u64, s: &mut AngioState, t: u32) -> Opt
         let slot = s.counters[Counter::Segments as usize];
         s.counters[Counter::Segments as usize] += 1;
         if slot < u.max_segments {
-            s.segments.push([site, s1, t, s.step as u32] as Segment);
+            s.segments.push([tip.site, s1, t, s.step as u32] as Segment);
         } else {
             s.counters[Counter::SegmentOverflow as usize] += 1;
         }
@@ -282,8 +351,12 @@ pub fn tip_move(u: &AngioUniforms, seed: u64, s: &mut AngioState, t: u32) -> Opt
             s.counters[Counter::Reached as usize] += 1;
         }
         tip.site = s1;
+        if tip.alive == 0 {
+            break;
+        }
     }
-    let mut wish = None;
+    let age_before = tip.age;
+    tip.age += u.k;
     if u.branching != 0
         && tip.alive != 0
         && u.branch_trial(age_before, tip.age)
@@ -296,11 +369,11 @@ pub fn tip_move(u: &AngioUniforms, seed: u64, s: &mut AngioState, t: u32) -> Opt
             .collect();
         if !free.is_empty() {
             let pick = ((rng::unit(rnd[2]) * free.len() as f32) as usize).min(free.len() - 1);
-            wish = Some(free[pick]);
+            out.wish = Some(free[pick]);
         }
     }
     s.tips[t as usize] = tip;
-    wish
+    out
 }
 
 /// Whether the sprout `owner` is tip t itself, t's parent, or a child of t: a tip does not
@@ -329,17 +402,19 @@ fn dense_enough(u: &AngioUniforms, s: &AngioState, site: u32) -> bool {
     s.c[site as usize] * occupied as f32 > u.branch_density
 }
 
-/// Marks occupancy and turns wishes into new tips in parent order (tips_scan.wgsl and
-/// tips_spawn.wgsl).
-pub fn tip_commit(u: &AngioUniforms, s: &mut AngioState, wishes: &[Option<u32>]) {
+/// Marks the sites each tip moved through and its site as occupied, and turns wishes into new
+/// tips in parent order (tips_scan.wgsl and tips_spawn.wgsl).
+pub fn tip_commit(u: &AngioUniforms, s: &mut AngioState, moved: &[TipStep]) {
     let count = s.tips.len();
-    for (i, tip) in s.tips.iter().enumerate() {
-        let o = &mut s.occ[tip.site as usize];
-        *o = (*o).min(i as u32);
+    for (i, (tip, step)) in s.tips.iter().zip(moved).enumerate() {
+        for &site in step.path.iter().chain([&tip.site]) {
+            let o = &mut s.occ[site as usize];
+            *o = (*o).min(i as u32);
+        }
     }
     let mut next_slot = count as u32;
-    for (i, wish) in wishes.iter().enumerate() {
-        if let Some(site) = *wish {
+    for (i, step) in moved.iter().enumerate() {
+        if let Some(site) = step.wish {
             if next_slot < u.max_tips {
                 s.tips.push(Tip {
                     site,
@@ -362,15 +437,26 @@ pub fn tip_commit(u: &AngioUniforms, s: &mut AngioState, wishes: &[Option<u32>])
 }
 
 /// One whole step: tips move, tips commit, fields update (the GPU plan's pass order).
-pub fn step(u: &AngioUniforms, seed: u64, tips_enabled: bool, s: &mut AngioState) {
+pub fn step(
+    u: &AngioUniforms,
+    walk: &WalkTable,
+    seed: u64,
+    tips_enabled: bool,
+    s: &mut AngioState,
+) {
     if tips_enabled {
-        let wishes: Vec<Option<u32>> = (0..s.tips.len() as u32)
-            .map(|t| tip_move(u, seed, s, t))
-            .collect();
-        tip_commit(u, s, &wishes);
+        tips_step(u, walk, seed, s);
     }
     fields_step(u, s);
     s.step += 1;
+}
+
+/// The tips' part of a step: every tip walks, then the step's moves and wishes are committed.
+pub fn tips_step(u: &AngioUniforms, walk: &WalkTable, seed: u64, s: &mut AngioState) {
+    let moved: Vec<TipStep> = (0..s.tips.len() as u32)
+        .map(|t| tip_move(u, walk, seed, s, t))
+        .collect();
+    tip_commit(u, s, &moved);
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ pub mod run;
 pub mod sim;
 pub mod state;
 pub mod uniforms;
+pub mod walk;
 
 pub use params::AngioConfig;
 pub use sim::{run_observed, AngioSim, Observables, SimOptions};

@@ -1,6 +1,7 @@
 //! Angiogenesis parameters: the JSON config (defaults from Anderson & Chaplain 1998 as used by
 //! Darbyshire 2015), validation with field-named errors, and the derived grid quantities.
 
+use super::walk::MAX_WALK_EVENTS;
 use crate::error::{invalid, ModelError, Result};
 use serde::{Deserialize, Serialize};
 use std::ops::{Add, Div, Mul};
@@ -271,8 +272,74 @@ impl AngioConfig {
         }
     }
 
+    /// A bound on |T| = |chi(c) dc + rho df| (undivided central differences) at any site at any
+    /// time: c starts in [0, 1] and only decays, and f stays in [0, f_max] with f_max the larger
+    /// of its initial peak and beta/gamma, the value its feedback approaches. Infinite where f
+    /// grows without bound (beta > 0, gamma = 0) and haptotaxis reads it.
+    pub fn taxis_bound(&self) -> f64 {
+        let f_max = if self.rho == 0.0 || self.beta == 0.0 {
+            FIBRONECTIN_PEAK
+        } else if self.gamma > 0.0 {
+            FIBRONECTIN_PEAK.max(self.beta / self.gamma)
+        } else {
+            f64::INFINITY
+        };
+        let f_term = if self.rho == 0.0 {
+            0.0
+        } else {
+            self.rho * f_max
+        };
+        self.chi0 + f_term
+    }
+
+    /// L, the mean number of events per tip per step of the tips' walk (walk.rs): k times a rate
+    /// at least the total move rate at any site. Along an axis the two rates are
+    /// (D -+ T/4)/h^2 clipped at 0, which sum to at most max(2D, D + |T|/4)/h^2.
+    pub fn walk_events(&self, k: f64) -> f64 {
+        let h = self.h();
+        let axis = (2.0 * self.d).max(self.d + 0.25 * self.taxis_bound());
+        self.dims() as f64 * k / (h * h) * axis
+    }
+
     /// The time step to use: the user's (error if it breaks the bound) or the automatic one.
     pub fn time_step(&self, max_speed_sq: f64) -> Result<f64> {
+        let k = self.field_time_step(max_speed_sq)?;
+        if self.tips.enabled {
+            self.check_walk(k)?;
+        }
+        Ok(k)
+    }
+
+    /// Whether the tips' walk can run at step k: its rate bound is finite and it needs at most
+    /// MAX_WALK_EVENTS events per step.
+    fn check_walk(&self, k: f64) -> Result<()> {
+        if !self.taxis_bound().is_finite() {
+            return Err(invalid(
+                "gamma",
+                self.gamma,
+                "a number > 0 when beta > 0 and rho > 0 with tips on: with gamma = 0 the \
+                 fibronectin grows without bound, and so does the tips' fastest move rate",
+            ));
+        }
+        let events = self.walk_events(k);
+        if events > MAX_WALK_EVENTS {
+            return Err(invalid(
+                "dt",
+                k,
+                format!(
+                    "at most {:.6e} on this grid: the tips' walk takes {events:.0} events per tip \
+                     per step at this dt, at most {MAX_WALK_EVENTS} (docs/models/angiogenesis.md, \
+                     tip cells)",
+                    k * MAX_WALK_EVENTS / events
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The fields' time step: the user's (error if it breaks the stability bound) or the
+    /// automatic one.
+    fn field_time_step(&self, max_speed_sq: f64) -> Result<f64> {
         let bound = self.stability_bound(max_speed_sq);
         match self.dt {
             Some(k) if k > bound => Err(invalid(
@@ -303,6 +370,9 @@ impl AngioConfig {
         }
     }
 }
+
+/// Peak of the initial fibronectin profile f = 0.75 exp(-x^2/0.45) (A&C 1998).
+pub const FIBRONECTIN_PEAK: f64 = 0.75;
 
 /// Chemotactic sensitivity chi(c) = chi0 / (1 + alpha c) (`chi` of
 /// shaders/angiogenesis/common.wgsl): in f32 as the shaders compute it (the CPU reference), in

@@ -9,6 +9,7 @@
 use super::params::AngioConfig;
 use super::state::{AngioState, Counter, Segment, Tip, COUNTERS, FREE};
 use super::uniforms::AngioUniforms;
+use super::walk::WalkTable;
 use crate::error::{ModelError, Result};
 use petri_engine::{buffers, shaders, GpuContext, Profiler};
 use petri_scheduler::{Binding, PassDesc, ReadbackRing, ReduceOp, Reduction, StepPlan};
@@ -205,15 +206,16 @@ impl AngioSim {
             },
         );
         plan.add_buffer("tips", buffers::storage_from(ctx, "tips", &tips)?);
-        // Branch wishes, their ranks, per-workgroup totals and offsets, and the count before the
-        // step (layout in shaders/angiogenesis/tips_move.wgsl).
+        // Branch wishes, their ranks, per-workgroup totals and offsets, the count before the
+        // step, and each tip's start site and number of moves of the step (layout in
+        // shaders/angiogenesis/tips_move.wgsl).
         let tip_groups = cfg.tips.max_tips.div_ceil(64) as u64;
         plan.add_buffer(
             "branch",
             buffers::storage_zeroed(
                 ctx,
                 "branch wishes",
-                (2 * cfg.tips.max_tips as u64 + 2 * tip_groups + 1) * 4,
+                (4 * cfg.tips.max_tips as u64 + 2 * tip_groups + 1) * 4,
             )?,
         );
         let mut segments = state.segments.clone();
@@ -225,6 +227,12 @@ impl AngioSim {
         plan.add_buffer(
             "counters",
             buffers::storage_from(ctx, "counters", &state.counters)?,
+        );
+        // The Poisson thresholds of the tips' walk (walk.rs).
+        let walk = WalkTable::new(u.walk_events)?;
+        plan.add_buffer(
+            "walk_table",
+            buffers::storage_from(ctx, "walk table", walk.thresholds())?,
         );
 
         if cfg.tips.enabled {
@@ -250,6 +258,7 @@ impl AngioSim {
                         Binding::read_write("branch"),
                         Binding::read_write("segments"),
                         Binding::read_write("counters"),
+                        Binding::read("walk_table"),
                     ],
                     slot_groups,
                 ),
@@ -278,6 +287,9 @@ impl AngioSim {
                         Binding::read("branch"),
                         Binding::read_write("occ"),
                         Binding::read_write("occupied"),
+                        Binding::current("c"),
+                        Binding::current("f"),
+                        Binding::read("walk_table"),
                     ],
                     slot_groups,
                 ),

@@ -1,7 +1,7 @@
 //! The model state on the CPU side: fields, occupancy, tips, vessel segments, counters; and the
 //! initial conditions of MODELS.md section 1. The GPU holds the same arrays (sim.rs).
 
-use super::params::{chi, AngioConfig, InitialTips, Tumour};
+use super::params::{chi, AngioConfig, InitialTips, Tumour, FIBRONECTIN_PEAK};
 use super::uniforms::AngioUniforms;
 
 /// Occupancy value of a site no sprout has visited (FREE in the shaders).
@@ -106,7 +106,7 @@ impl AngioState {
                             }
                         }
                     } as f32;
-                    s.f[i] = (0.75 * (-px * px / 0.45).exp()) as f32;
+                    s.f[i] = (FIBRONECTIN_PEAK * (-px * px / 0.45).exp()) as f32;
                     // The 2D model has clusters along y only.
                     let across_z = if u.nz == 1 {
                         1.0

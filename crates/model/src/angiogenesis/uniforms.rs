@@ -33,7 +33,8 @@ pub struct AngioUniforms {
     pub tumour: u32,
     /// Grid spacing.
     pub h: f32,
-    pub _pad: u32,
+    /// L, the mean number of events per tip per step of the tips' walk (walk.rs).
+    pub walk_events: f32,
 }
 
 impl AngioUniforms {
@@ -71,7 +72,7 @@ impl AngioUniforms {
                 Tumour::Sphere => 1,
             },
             h: h as f32,
-            _pad: 0,
+            walk_events: cfg.walk_events(k) as f32,
         }
     }
 
