@@ -132,13 +132,7 @@ fn many_moves_per_step_match_cpu_reference() {
     cfg.tips.branch_age = 0.0;
     cfg.tips.max_tips = 512;
     let u0 = AngioUniforms::new(&cfg, 0.0);
-    let mut s = AngioState::uniform(&u0, 0.0, 0.0, 0.0);
-    for i in 0..u0.ncells {
-        let r = petri_engine::rng::u32x4(7, 0, i, 0);
-        s.c[i as usize] = petri_engine::rng::unit(r[0]);
-        s.f[i as usize] = 0.75 * petri_engine::rng::unit(r[1]);
-        s.n[i as usize] = petri_engine::rng::unit(r[2]);
-    }
+    let mut s = AngioState::rough(&u0, 7);
     for i in 0..64u32 {
         s.add_tip(petri_engine::rng::u32x4(7, 1, i, 0)[0] % u0.ncells);
     }

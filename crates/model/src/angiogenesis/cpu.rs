@@ -476,13 +476,7 @@ mod tests {
         };
         let h = cfg.h();
         let u = AngioUniforms::new(&cfg, 0.9 * h * h / (6.0 * cfg.d));
-        let mut s = AngioState::uniform(&u, 0.0, 0.0, 0.0);
-        for i in 0..u.ncells {
-            let r = petri_engine::rng::u32x4(3, 0, i, 0);
-            s.c[i as usize] = petri_engine::rng::unit(r[0]);
-            s.f[i as usize] = 0.75 * petri_engine::rng::unit(r[1]);
-            s.n[i as usize] = petri_engine::rng::unit(r[2]);
-        }
+        let mut s = AngioState::rough(&u, 3);
         let w = weight_sums(&u, &s.f, &s.c);
         assert!(w.iter().all(|&x| x > 0.0), "{w:?}");
         let total: f64 = s.n.iter().map(|&v| v as f64).sum();

@@ -3,6 +3,7 @@
 
 use super::params::{chi, AngioConfig, InitialTips, Tumour, FIBRONECTIN_PEAK};
 use super::uniforms::AngioUniforms;
+use petri_engine::rng;
 
 /// Occupancy value of a site no sprout has visited (FREE in the shaders).
 pub const FREE: u32 = u32::MAX;
@@ -61,6 +62,20 @@ impl AngioState {
             counters: [0; COUNTERS],
             step: 0,
         }
+    }
+
+    /// Rough fields for tests: c, f / 0.75 and n independent uniform draws in [0, 1) per site
+    /// (Philox keyed by `seed`, step 0, site), no tips.
+    pub fn rough(u: &AngioUniforms, seed: u64) -> Self {
+        let mut s = Self::uniform(u, 0.0, 0.0, 0.0);
+        for i in 0..u.ncells {
+            let r = rng::u32x4(seed, 0, i, 0);
+            let iu = i as usize;
+            s.c[iu] = rng::unit(r[0]);
+            s.f[iu] = FIBRONECTIN_PEAK as f32 * rng::unit(r[1]);
+            s.n[iu] = rng::unit(r[2]);
+        }
+        s
     }
 
     /// Adds a live tip at `site` (its own sprout, no parent) and marks the site.
