@@ -11,7 +11,8 @@
 // to mark its sites. Occupancy is read as it was before the step. Each time its sprout age passes a
 // multiple of psi (branch_age), a tip has one branching trial (so results do not depend on the
 // step): it branches with A&C's chance Pb(c) if the local endothelial density is high enough
-// (dense_enough) and a neighbour is free, into a free neighbour chosen
+// (dense_enough, its own trail of this step counted) and a neighbour is free, into a free
+// neighbour chosen
 // uniformly: it only records the wish here, with its rank among the wishes of its workgroup
 // (a workgroup prefix sum) and the workgroup's total; tips_scan.wgsl and tips_spawn.wgsl then
 // allocate the new tips in parent order. Layout of `branch` (T = max_tips, G = T/64 groups):
@@ -58,16 +59,41 @@ fn kin(t: u32, parent: u32, owner: u32) -> bool {
     return owner == t || owner == parent || tips[owner].parent == t;
 }
 
+// Bit of site j in the 3x3x3 block around `centre` ((dx+1) + 3(dy+1) + 9(dz+1)), or 0 outside it.
+fn block_bit(centre: u32, j: u32) -> u32 {
+    let d = vec3<i32>(site_coords(p, j)) - vec3<i32>(site_coords(p, centre));
+    if any(abs(d) > vec3<i32>(1)) {
+        return 0u;
+    }
+    return 1u << u32((d.x + 1) + 3 * (d.y + 1) + 9 * (d.z + 1));
+}
+
+// The sites of the block around `centre` that tip t's walk passed through this step and
+// occupancy does not hold yet (its trail of this step, marked only after it), as block bits:
+// the walk again from its start (the same draws over the same fields).
+fn fresh_trail(t: u32, start: u32, moves: u32, count_draw: u32, centre: u32) -> u32 {
+    var trail = 0u;
+    var w = walker_start(start, count_draw);
+    for (var m = 0u; m < moves; m++) {
+        let s1 = walker_next(&w, t);
+        if occ[s1] == FREE {
+            trail |= block_bit(centre, s1);
+        }
+    }
+    return trail;
+}
+
 // A&C's density condition: c times the occupied sites of the 3x3x3 block around the site (3x3
-// in 2D; inside the grid; the site included) exceeds n_b. Always true for n_b = 0.
-fn dense_enough(site: u32) -> bool {
+// in 2D; inside the grid; the site included), the tip's trail of this step among them,
+// exceeds n_b. Always true for n_b = 0.
+fn dense_enough(site: u32, trail: u32) -> bool {
     if p.branch_density <= 0.0 {
         return true;
     }
     let q = site_coords(p, site);
     let lo = vec3<u32>(max(q, vec3<u32>(1u)) - vec3<u32>(1u));
     let hi = min(q + vec3<u32>(1u), vec3<u32>(p.nx, p.ny, p.nz) - vec3<u32>(1u));
-    var occupied = 0u;
+    var occupied = countOneBits(trail);
     for (var z = lo.z; z <= hi.z; z++) {
         for (var y = lo.y; y <= hi.y; y++) {
             for (var x = lo.x; x <= hi.x; x++) {
@@ -76,6 +102,12 @@ fn dense_enough(site: u32) -> bool {
         }
     }
     return c_in[site] * f32(occupied) > p.branch_density;
+}
+
+// Whether neighbour j (FREE: outside the grid) of the tip's site can take a new sprout: inside
+// the grid, unoccupied, and not on the tip's trail of this step.
+fn free_for_sprout(j: u32, site: u32, trail: u32) -> bool {
+    return j != FREE && occ[j] == FREE && (trail & block_bit(site, j)) == 0u;
 }
 
 @compute @workgroup_size(WG)
@@ -164,11 +196,11 @@ fn move_tip(t: u32) -> u32 {
     let age_before = tip.age;
     tip.age = tip.age + p.k;
     if p.branching != 0u && tip.alive != 0u && branch_trial(age_before, tip.age) {
-        if rng_unit(rnd.y) < branch_probability(c_in[tip.site]) && dense_enough(tip.site) {
+        let trail = fresh_trail(t, start, moves, rnd.x, tip.site);
+        if rng_unit(rnd.y) < branch_probability(c_in[tip.site]) && dense_enough(tip.site, trail) {
             var free_dirs = 0u;
             for (var d = 1u; d < 7u; d++) {
-                let j = neighbour(tip.site, d);
-                if j != FREE && occ[j] == FREE {
+                if free_for_sprout(neighbour(tip.site, d), tip.site, trail) {
                     free_dirs += 1u;
                 }
             }
@@ -176,7 +208,7 @@ fn move_tip(t: u32) -> u32 {
                 var pick = min(u32(rng_unit(rnd.z) * f32(free_dirs)), free_dirs - 1u);
                 for (var d = 1u; d < 7u; d++) {
                     let j = neighbour(tip.site, d);
-                    if j != FREE && occ[j] == FREE {
+                    if free_for_sprout(j, tip.site, trail) {
                         if pick == 0u {
                             wish = j + 1u;
                             break;

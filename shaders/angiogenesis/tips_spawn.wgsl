@@ -7,8 +7,9 @@
 // branch wishes into new tips at slot = count before this step + workgroup offset + rank, so new
 // sprouts are numbered in their parents' order whatever the thread timing. Occupancy keeps the
 // smallest sprout index at a site (atomicMin), again independent of timing; every marked site
-// also gets its bit in `occupied` (atomicOr), which the field update reads. The parent's age
-// restarts at 0. CPU reference: cpu.rs (tip_commit). Layout of `branch`: see tips_move.wgsl.
+// also gets its bit in `occupied` (atomicOr), which the field update reads. The parent's and the
+// new sprout's ages restart at the time since the trial's moment (branch_restart). CPU
+// reference: cpu.rs (tip_commit). Layout of `branch`: see tips_move.wgsl.
 
 const WG: u32 = 64u;
 
@@ -25,6 +26,17 @@ const WG: u32 = 64u;
 fn occupy(i: u32, id: u32) {
     atomicMin(&occ[i], id);
     atomicOr(&occupied[i >> 5u], 1u << (i & 31u));
+}
+
+// A branching parent's age, and its new sprout's, after a trial during this step: the time since
+// the multiple of psi its age passed (age - floor(age / psi) psi, below k), not 0, so the next
+// trial comes psi after the branching moment and no step's rest is lost per generation. 0 when
+// psi = 0. CPU twin: uniforms.rs (branch_restart).
+fn branch_restart(age: f32) -> f32 {
+    if p.branch_age <= 0.0 {
+        return 0.0;
+    }
+    return max(age - floor(age * p.trials_per_age) * p.branch_age, 0.0);
 }
 
 @compute @workgroup_size(WG)
@@ -51,8 +63,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let slot = count + branch[offsets + i / 64u] + branch[p.max_tips + i];
     if slot < p.max_tips {
-        tips[slot] = Tip(wish - 1u, 0.0, 1u, i);
-        tips[i].age = 0.0;
+        let age = branch_restart(tips[i].age);
+        tips[slot] = Tip(wish - 1u, age, 1u, i);
+        tips[i].age = age;
         occupy(wish - 1u, slot);
     }
 }

@@ -8,7 +8,7 @@
 
 use petri_engine::testing::test_context;
 use petri_model::angiogenesis::params::{InitialTips, Tumour};
-use petri_model::angiogenesis::state::Counter;
+use petri_model::angiogenesis::state::{Counter, FREE};
 use petri_model::angiogenesis::{cpu, AngioConfig, AngioSim, AngioState, AngioUniforms};
 use petri_model::angiogenesis::{params::chi, walk::WalkTable, SimOptions};
 use rayon::prelude::*;
@@ -400,4 +400,90 @@ fn the_walk_takes_its_rates_whatever_the_step() {
             "k {k}: y variance {vy}, expected {ey}"
         );
     }
+}
+
+/// A branching tip's next trial comes psi after the branching moment, not psi after the end of
+/// the step it fell in: one tip with Pb = 1 (c = 0.9), practically still, in a 17^3 grid, at
+/// k = psi/43.72 has its m-th child in step ceil(m psi/k) (44, 88, 132, 175, ...). Restarting
+/// the age at 0 instead would lose the rest of a step each generation (176 for the fourth).
+#[test]
+fn branching_moments_do_not_drift_with_the_step() {
+    let mut cfg = AngioConfig {
+        grid: [17, 17, 17],
+        d: 1e-9,
+        ..AngioConfig::default()
+    };
+    (cfg.chi0, cfg.rho, cfg.beta, cfg.gamma, cfg.eta) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    cfg.tips.anastomosis = false;
+    cfg.tips.branch_density = 0.0;
+    let psi = cfg.tips.branch_age;
+    let k = psi / 43.72;
+    let u = AngioUniforms::new(&cfg, k);
+    let mut s = AngioState::uniform(&u, 0.0, 0.5, 0.9);
+    s.add_tip(u.index(8, 8, 8) as u32);
+    let mut births = Vec::new();
+    let mut children = 0;
+    for _ in 0..steps_to(6.0 * psi, k) {
+        cpu_steps(&u, 1, &mut s, 1);
+        let now = s.tips.iter().filter(|t| t.parent == 0).count();
+        if now > children {
+            births.push(s.step);
+            children = now;
+        }
+    }
+    let expected: Vec<u64> = (1..=births.len() as u64)
+        .map(|m| (m as f64 * psi / k).ceil() as u64)
+        .collect();
+    assert!(births.len() >= 4, "births {births:?}");
+    assert_eq!(births, expected);
+}
+
+/// The density condition counts the sites a tip walked through in this step (its trail, marked
+/// in occupancy only after the step), and a new sprout never starts on that trail. One tip in a
+/// static ramp c = 0.7 .. 1 (Pb = 1) moving about 3 sites a step, a trial every step (psi = 0),
+/// n_b = 1.2 (c N > n_b needs N >= 2): it branches in the first step in which it moves, where
+/// occupancy at the step's start alone gives N <= 1 around its new site.
+#[test]
+fn the_density_condition_counts_the_trail_of_the_step() {
+    let mut cfg = AngioConfig {
+        grid: [201, 41, 1],
+        alpha: 0.0,
+        rho: 0.0,
+        ..AngioConfig::default()
+    };
+    (cfg.beta, cfg.gamma, cfg.eta) = (0.0, 0.0, 0.0);
+    cfg.tips.anastomosis = false;
+    cfg.tips.branch_age = 0.0;
+    cfg.tips.branch_density = 1.2;
+    let k = 1.0 / 8.0;
+    let u = AngioUniforms::new(&cfg, k);
+    let walk = WalkTable::new(u.walk_events).unwrap();
+    let mut s = AngioState::uniform(&u, 0.0, 0.5, 0.0);
+    for x in 0..u.nx {
+        for y in 0..u.ny {
+            s.c[u.index(x, y, 0)] = 0.7 + 0.3 * x as f32 / (u.nx - 1) as f32;
+        }
+    }
+    s.add_tip(u.index(20, 20, 0) as u32);
+    let occ_before = s.occ.clone();
+    let moved = cpu::tip_move(&u, &walk, 1, &mut s, 0);
+    assert!(
+        moved.path.len() >= 2,
+        "the tip should move (path {:?})",
+        moved.path
+    );
+    let site = s.tips[0].site;
+    let [x, y, _] = u.coords(site);
+    let before = (x - 1..=x + 1)
+        .flat_map(|xx| (y - 1..=y + 1).map(move |yy| (xx, yy)))
+        .filter(|&(xx, yy)| occ_before[u.index(xx, yy, 0)] != FREE)
+        .count();
+    assert!(
+        before <= 1,
+        "{before} sites occupied around the tip before the step"
+    );
+    let wish = moved
+        .wish
+        .expect("the tip should branch on its trail's density");
+    assert!(!moved.path.contains(&wish) && occ_before[wish as usize] == FREE);
 }

@@ -357,19 +357,24 @@ pub fn tip_move(
     }
     let age_before = tip.age;
     tip.age += u.k;
-    if u.branching != 0
-        && tip.alive != 0
-        && u.branch_trial(age_before, tip.age)
-        && rng::unit(rnd[1]) < branch_probability(s.c[tip.site as usize])
-        && dense_enough(u, s, tip.site)
-    {
-        let free: Vec<u32> = (1..7)
-            .filter_map(|d| neighbour(u, tip.site, d))
-            .filter(|&j| s.occ[j as usize] == FREE)
-            .collect();
-        if !free.is_empty() {
-            let pick = ((rng::unit(rnd[2]) * free.len() as f32) as usize).min(free.len() - 1);
-            out.wish = Some(free[pick]);
+    if u.branching != 0 && tip.alive != 0 && u.branch_trial(age_before, tip.age) {
+        // The tip's trail of this step around its site: occupied, though marked only after it.
+        let trail = out
+            .path
+            .iter()
+            .filter(|&&j| s.occ[j as usize] == FREE)
+            .fold(0u32, |bits, &j| bits | block_bit(u, tip.site, j));
+        if rng::unit(rnd[1]) < branch_probability(s.c[tip.site as usize])
+            && dense_enough(u, s, tip.site, trail)
+        {
+            let free: Vec<u32> = (1..7)
+                .filter_map(|d| neighbour(u, tip.site, d))
+                .filter(|&j| s.occ[j as usize] == FREE && trail & block_bit(u, tip.site, j) == 0)
+                .collect();
+            if !free.is_empty() {
+                let pick = ((rng::unit(rnd[2]) * free.len() as f32) as usize).min(free.len() - 1);
+                out.wish = Some(free[pick]);
+            }
         }
     }
     s.tips[t as usize] = tip;
@@ -382,16 +387,28 @@ fn kin(tips: &[Tip], t: u32, parent: u32, owner: u32) -> bool {
     owner == t || owner == parent || tips[owner as usize].parent == t
 }
 
+/// Bit of site j in the 3x3x3 block around `centre` ((dx+1) + 3(dy+1) + 9(dz+1)), or 0 outside
+/// it (tips_move.wgsl, block_bit).
+fn block_bit(u: &AngioUniforms, centre: u32, j: u32) -> u32 {
+    let (a, b) = (u.coords(centre), u.coords(j));
+    let d = [0, 1, 2].map(|i| b[i] as i64 - a[i] as i64);
+    if d.iter().any(|v| v.abs() > 1) {
+        return 0;
+    }
+    1 << ((d[0] + 1) + 3 * (d[1] + 1) + 9 * (d[2] + 1))
+}
+
 /// A&C's density condition at a tip's site: c times the occupied sites of the 3x3x3 block
-/// around it (3x3 in 2D, inside the grid, the site included) exceeds n_b; always true for
+/// around it (3x3 in 2D, inside the grid, the site included), the tip's `trail` of this step
+/// (block bits of sites occupancy does not hold yet) among them, exceeds n_b; always true for
 /// n_b = 0 (tips_move.wgsl, dense_enough).
-fn dense_enough(u: &AngioUniforms, s: &AngioState, site: u32) -> bool {
+fn dense_enough(u: &AngioUniforms, s: &AngioState, site: u32, trail: u32) -> bool {
     if u.branch_density <= 0.0 {
         return true;
     }
     let [x, y, z] = u.coords(site);
     let range = |v: u32, n: u32| v.saturating_sub(1)..=(v + 1).min(n - 1);
-    let mut occupied = 0u32;
+    let mut occupied = trail.count_ones();
     for zz in range(z, u.nz) {
         for yy in range(y, u.ny) {
             for xx in range(x, u.nx) {
@@ -416,13 +433,14 @@ pub fn tip_commit(u: &AngioUniforms, s: &mut AngioState, moved: &[TipStep]) {
     for (i, step) in moved.iter().enumerate() {
         if let Some(site) = step.wish {
             if next_slot < u.max_tips {
+                let age = u.branch_restart(s.tips[i].age);
                 s.tips.push(Tip {
                     site,
-                    age: 0.0,
+                    age,
                     alive: 1,
                     parent: i as u32,
                 });
-                s.tips[i].age = 0.0;
+                s.tips[i].age = age;
                 let o = &mut s.occ[site as usize];
                 *o = (*o).min(next_slot);
             } else {

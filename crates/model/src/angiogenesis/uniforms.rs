@@ -107,4 +107,14 @@ impl AngioUniforms {
         self.branch_age <= 0.0
             || (after * self.trials_per_age).floor() > (before * self.trials_per_age).floor()
     }
+
+    /// A branching parent's age, and its new sprout's, after a trial during the step that took
+    /// it to `age`: the time since the multiple of psi it passed, so the next trial comes psi
+    /// after the branching moment (0 when psi = 0). `branch_restart` of tips_spawn.wgsl.
+    pub fn branch_restart(&self, age: f32) -> f32 {
+        if self.branch_age <= 0.0 {
+            return 0.0;
+        }
+        (age - (age * self.trials_per_age).floor() * self.branch_age).max(0.0)
+    }
 }
