@@ -327,6 +327,20 @@ fn first_arrival_at_the_tumour_follows_the_drift_integral() {
     );
 }
 
+/// A 2D grid 201 x `ny` (h = 1/200) for tips in a static TAF ramp the caller lays: chi constant
+/// (alpha = 0), no haptotaxis, no feedback, no anastomosis.
+fn ramp_config(ny: u32) -> AngioConfig {
+    let mut cfg = AngioConfig {
+        grid: [201, ny, 1],
+        alpha: 0.0,
+        rho: 0.0,
+        ..AngioConfig::default()
+    };
+    (cfg.beta, cfg.gamma, cfg.eta) = (0.0, 0.0, 0.0);
+    cfg.tips.anastomosis = false;
+    cfg
+}
+
 /// Where A&C's one-draw-per-step walk saturates (a move weight above 1: at most one move a
 /// step), the walk still takes its rates whatever the step. 1024 tips on a 2D grid (h = 1/200)
 /// in a static TAF ramp c = x/2 (dc = h between neighbours; alpha = rho = 0): along +x the rate
@@ -336,15 +350,8 @@ fn first_arrival_at_the_tumour_follows_the_drift_integral() {
 /// within 4 standard errors.
 #[test]
 fn the_walk_takes_its_rates_whatever_the_step() {
-    let mut cfg = AngioConfig {
-        grid: [201, 101, 1],
-        alpha: 0.0,
-        rho: 0.0,
-        ..AngioConfig::default()
-    };
-    (cfg.beta, cfg.gamma, cfg.eta) = (0.0, 0.0, 0.0);
+    let mut cfg = ramp_config(101);
     cfg.tips.branching = false;
-    cfg.tips.anastomosis = false;
     let h = cfg.h();
     let rate_x = (cfg.d + cfg.chi0 * h / 4.0) / (h * h);
     let rate_y = cfg.d / (h * h);
@@ -445,14 +452,7 @@ fn branching_moments_do_not_drift_with_the_step() {
 /// occupancy at the step's start alone gives N <= 1 around its new site.
 #[test]
 fn the_density_condition_counts_the_trail_of_the_step() {
-    let mut cfg = AngioConfig {
-        grid: [201, 41, 1],
-        alpha: 0.0,
-        rho: 0.0,
-        ..AngioConfig::default()
-    };
-    (cfg.beta, cfg.gamma, cfg.eta) = (0.0, 0.0, 0.0);
-    cfg.tips.anastomosis = false;
+    let mut cfg = ramp_config(41);
     cfg.tips.branch_age = 0.0;
     cfg.tips.branch_density = 1.2;
     let k = 1.0 / 8.0;
