@@ -9,7 +9,7 @@
 use super::params::{branch_probability, chi};
 use super::state::{AngioState, Counter, Segment, Tip, FREE};
 use super::uniforms::AngioUniforms;
-use super::walk::WalkTable;
+use super::walk::{stays_before_move, WalkTable};
 use petri_engine::rng;
 use rayon::prelude::*;
 
@@ -243,11 +243,13 @@ pub fn fields_step_parallel(
 }
 
 /// A tip's walk through one step (walk.wgsl, Walker): where it is, the step's event count and
-/// the next event, and the running sums of its move weights there (-x, +x, -y, +y, -z, +z).
+/// the events passed, the uniforms drawn (and the current four), and the running sums of its
+/// move weights there (-x, +x, -y, +y, -z, +z).
 struct Walker {
     site: u32,
     events: u32,
     next: u32,
+    drawn: u32,
     draws: [u32; 4],
     sums: [f32; 6],
 }
@@ -265,6 +267,7 @@ impl Walker {
             site,
             events: walk.count(count_draw),
             next: 0,
+            drawn: 0,
             draws: [0; 4],
             sums: [0.0; 6],
         };
@@ -289,24 +292,44 @@ impl Walker {
         );
     }
 
-    /// Runs tip t's events until the next move and returns the site moved to, or None when the
+    /// The walk's next uniform 32-bit draw (walker_draw).
+    fn draw(&mut self, seed: u64, step: u64, t: u32) -> u32 {
+        let j = self.drawn;
+        self.drawn += 1;
+        if j.is_multiple_of(4) {
+            self.draws = rng::threefry_u32x4(seed, step as u32, t, 2 + j / 4);
+        }
+        self.draws[(j % 4) as usize]
+    }
+
+    /// Runs tip t's walk to its next move and returns the site moved to, or None when the
     /// step's events are spent (walker_next).
     fn next(&mut self, u: &AngioUniforms, seed: u64, s: &AngioState, t: u32) -> Option<u32> {
-        while self.next < self.events {
-            let j = self.next;
-            self.next += 1;
-            if j.is_multiple_of(4) {
-                self.draws = rng::threefry_u32x4(seed, s.step as u32, t, 2 + j / 4);
-            }
-            let x = rng::unit(self.draws[(j % 4) as usize]) * u.walk_events;
-            if let Some(d) = self.sums.iter().position(|&a| x < a) {
-                self.site = neighbour(u, self.site, d as u32 + 1)
-                    .expect("moves out of the grid have weight 0");
-                self.weights(u, s);
-                return Some(self.site);
-            }
+        let left = self.events - self.next;
+        if left == 0 {
+            return None;
         }
-        None
+        let total = self.sums[5];
+        let v = 1.0 - rng::unit(self.draw(seed, s.step, t));
+        let stays = stays_before_move((total / u.walk_events).min(1.0), v);
+        if stays >= left {
+            self.next = self.events;
+            return None;
+        }
+        self.next += stays + 1;
+        let x = rng::unit(self.draw(seed, s.step, t)) * total;
+        // The first direction whose running sum exceeds x; where x rounds up to the total, the
+        // last direction with a positive weight.
+        let d = self.sums.iter().position(|&a| x < a).unwrap_or_else(|| {
+            (1..6)
+                .rev()
+                .find(|&d| self.sums[d] > self.sums[d - 1])
+                .unwrap_or(0)
+        });
+        self.site =
+            neighbour(u, self.site, d as u32 + 1).expect("moves out of the grid have weight 0");
+        self.weights(u, s);
+        Some(self.site)
     }
 }
 

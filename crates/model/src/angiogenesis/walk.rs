@@ -7,6 +7,8 @@
 //! With the fields held over the step, the walk takes a Poisson(L) number of events, L = Lambda k
 //! (`AngioConfig::walk_events`) for a rate Lambda at least the total R at any site; at each event
 //! it moves along d with probability w_d / L, else stays. A move changes the weights it reads.
+//! The stays between moves are geometric, so they are drawn at once (`stays_before_move`): a
+//! step costs two draws per move and one more, not one per event.
 //! L's Poisson distribution is a table of 32-bit thresholds worked out here in f64 and read by
 //! the CPU reference and the shaders alike, so both draw the same count from the same bits.
 
@@ -98,9 +100,53 @@ impl WalkTable {
     }
 }
 
+/// The stays before the next move when each event moves with probability `e0`: the largest m
+/// with 1 - (1 - e0)^m < u, for u uniform in (0, 1], so P(m >= j) = (1 - e0)^j; at most 2047,
+/// more than any step's events (L <= MAX_WALK_EVENTS). Binary descent over
+/// e_i = 1 - (1 - e0)^(2^i), kept as complements so that a small e0 keeps its digits, with the
+/// f32 operations of `stays_before_move` in walk.wgsl.
+pub fn stays_before_move(e0: f32, u: f32) -> u32 {
+    let mut e = [0f32; 11];
+    e[0] = e0;
+    for i in 1..11 {
+        e[i] = e[i - 1] * (2.0 - e[i - 1]);
+    }
+    let (mut a, mut m) = (0f32, 0u32);
+    for i in (0..11).rev() {
+        let c = a + e[i] * (1.0 - a);
+        if c < u {
+            a = c;
+            m += 1 << i;
+        }
+    }
+    m
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// For u on a fine even grid of (0, 1], the fraction of stays >= j is (1 - e0)^j to 1e-5
+    /// (plus the grid's 1/n), for move chances from 1e-4 to 1; e0 = 0 never moves.
+    #[test]
+    fn stays_are_geometric() {
+        let n = 1 << 20;
+        for e0 in [1e-4f32, 0.003, 0.1, 0.5, 0.97, 1.0] {
+            let stays: Vec<u32> = (1..=n)
+                .map(|i| stays_before_move(e0, i as f32 / n as f32))
+                .collect();
+            for j in [1u32, 2, 5, 20, 100, 1000] {
+                let at_least = stays.iter().filter(|&&m| m >= j).count() as f64 / n as f64;
+                let exact = (1.0 - e0 as f64).powi(j as i32);
+                assert!(
+                    (at_least - exact).abs() <= 1e-5 * exact.max(1e-3) * j as f64 + 2.0 / n as f64,
+                    "e0 {e0}, j {j}: {at_least} against {exact}"
+                );
+            }
+        }
+        assert_eq!(stays_before_move(0.0, 1e-7), 2047);
+        assert_eq!(stays_before_move(1.0, 1e-7), 0);
+    }
 
     /// The count's distribution over all 2^32 draws (exactly: each threshold interval's width)
     /// has the Poisson mean and variance L, to 1e-6 relative, for small and large L.
