@@ -432,6 +432,26 @@ mod tests {
         assert!(e.contains("model"), "{e}");
     }
 
+    /// The tips' walk needs a bound on its rates: a dt within the stability bound but with more
+    /// than MAX_WALK_EVENTS events per step is refused naming dt (with the largest dt allowed),
+    /// and f without bound (beta > 0, gamma = 0, rho > 0) naming gamma; neither matters without
+    /// tips.
+    #[test]
+    fn the_walk_bound_refuses_dt_and_gamma_by_name() {
+        // h = 1/32: stability allows dt <= h^2/(6D) = 0.465 here; chi0 = 100 makes L ~ 7,700.
+        let c = parse(r#"{"grid": [33, 33, 33], "dt": 0.1, "chi0": 100}"#).unwrap();
+        assert!(c.walk_events(0.1) > MAX_WALK_EVENTS);
+        let e = c.time_step(0.0).unwrap_err().to_string();
+        assert!(e.contains("dt") && e.contains("events per tip"), "{e}");
+        let c = parse(r#"{"grid": [33, 33, 33], "dt": 0.01, "chi0": 100}"#).unwrap();
+        assert_eq!(c.time_step(0.0).unwrap(), 0.01);
+        let c = parse(r#"{"grid": [33, 33, 33], "gamma": 0}"#).unwrap();
+        let e = c.time_step(0.0).unwrap_err().to_string();
+        assert!(e.contains("gamma") && e.contains("without bound"), "{e}");
+        let c = parse(r#"{"grid": [33, 33, 33], "gamma": 0, "tips": {"enabled": false}}"#).unwrap();
+        assert!(c.time_step(0.0).is_ok());
+    }
+
     #[test]
     fn time_step_respects_stability_bound() {
         let c = parse(r#"{"grid": [33, 33, 33], "dt": 1.0}"#).unwrap();
