@@ -279,6 +279,22 @@ fn occupied_site_kinetics() {
     assert_eq!(out.c[far], c0 as f32);
 }
 
+/// The walk's rate bound concerns tips only: with tips off, f may grow without bound (beta > 0,
+/// gamma = 0) and the continuous model still builds and runs.
+#[test]
+fn without_tips_the_walk_bound_does_not_apply() {
+    let ctx = test_context();
+    let mut cfg = config(12);
+    cfg.gamma = 0.0;
+    cfg.tips.enabled = false;
+    let u0 = AngioUniforms::new(&cfg, 0.0);
+    let s = AngioState::initial(&cfg, &u0);
+    let k = cfg.time_step(s.max_taxis_speed_sq(&cfg, &u0)).unwrap();
+    assert!(!cfg.walk_events(k).is_finite());
+    let after = run_gpu(&ctx, &cfg, k, &s, 3, &SimOptions::default());
+    assert_eq!(after.step, 3);
+}
+
 /// Pure diffusion with no-flux walls conserves the total of n (to f32 rounding), and the GPU
 /// reduction observable agrees with the CPU sum.
 #[test]

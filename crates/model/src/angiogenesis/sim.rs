@@ -228,14 +228,14 @@ impl AngioSim {
             "counters",
             buffers::storage_from(ctx, "counters", &state.counters)?,
         );
-        // The Poisson thresholds of the tips' walk (walk.rs).
-        let walk = WalkTable::new(u.walk_events)?;
-        plan.add_buffer(
-            "walk_table",
-            buffers::storage_from(ctx, "walk table", walk.thresholds())?,
-        );
 
         if cfg.tips.enabled {
+            // The Poisson thresholds of the tips' walk (walk.rs).
+            let walk = WalkTable::new(u.walk_events)?;
+            plan.add_buffer(
+                "walk_table",
+                buffers::storage_from(ctx, "walk table", walk.thresholds())?,
+            );
             let tip_pass = |label, entry, bindings, workgroups| PassDesc {
                 label,
                 entry,
