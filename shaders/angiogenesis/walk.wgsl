@@ -113,7 +113,7 @@ fn stays_before_move(e0: f32, u: f32) -> u32 {
 
 // Runs tip t's walk to its next move and returns the site moved to, or FREE when the step's
 // events are spent. The move goes along the first d whose running sum exceeds x = v W (v a
-// uniform in [0, 1)), or the last d with a positive weight where x rounds up to W.
+// uniform in [0, 1 - 2^-24]: x < W, as the product rounds below W).
 fn walker_next(w: ptr<function, Walker>, t: u32) -> u32 {
     let left = (*w).events - (*w).next;
     if left == 0u {
@@ -128,7 +128,7 @@ fn walker_next(w: ptr<function, Walker>, t: u32) -> u32 {
     }
     (*w).next += stays + 1u;
     let x = rng_unit(walker_draw(w, t)) * total;
-    var d = 0u;
+    var d = 6u;
     if x < (*w).a1 {
         d = 1u;
     } else if x < (*w).a2 {
@@ -139,20 +139,6 @@ fn walker_next(w: ptr<function, Walker>, t: u32) -> u32 {
         d = 4u;
     } else if x < (*w).a5 {
         d = 5u;
-    } else if x < total {
-        d = 6u;
-    } else if total > (*w).a5 {
-        d = 6u;
-    } else if (*w).a5 > (*w).a4 {
-        d = 5u;
-    } else if (*w).a4 > (*w).a3 {
-        d = 4u;
-    } else if (*w).a3 > (*w).a2 {
-        d = 3u;
-    } else if (*w).a2 > (*w).a1 {
-        d = 2u;
-    } else {
-        d = 1u;
     }
     (*w).site = neighbour((*w).site, d);
     walker_weights(w);

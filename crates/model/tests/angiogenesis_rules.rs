@@ -426,12 +426,13 @@ fn branching_moments_do_not_drift_with_the_step() {
     let psi = cfg.tips.branch_age;
     let k = psi / 43.72;
     let u = AngioUniforms::new(&cfg, k);
+    let walk = WalkTable::new(u.walk_events).unwrap();
     let mut s = AngioState::uniform(&u, 0.0, 0.5, 0.9);
     s.add_tip(u.index(8, 8, 8) as u32);
     let mut births = Vec::new();
     let mut children = 0;
     for _ in 0..steps_to(6.0 * psi, k) {
-        cpu_steps(&u, 1, &mut s, 1);
+        cpu::step(&u, &walk, 1, true, &mut s);
         let now = s.tips.iter().filter(|t| t.parent == 0).count();
         if now > children {
             births.push(s.step);

@@ -318,14 +318,13 @@ impl Walker {
         }
         self.next += stays + 1;
         let x = rng::unit(self.draw(seed, s.step, t)) * total;
-        // The first direction whose running sum exceeds x; where x rounds up to the total, the
-        // last direction with a positive weight.
-        let d = self.sums.iter().position(|&a| x < a).unwrap_or_else(|| {
-            (1..6)
-                .rev()
-                .find(|&d| self.sums[d] > self.sums[d - 1])
-                .unwrap_or(0)
-        });
+        // The first direction whose running sum exceeds x (x < the total: unit() <= 1 - 2^-24,
+        // and the product rounds below the total).
+        let d = self
+            .sums
+            .iter()
+            .position(|&a| x < a)
+            .expect("x below the total");
         self.site =
             neighbour(u, self.site, d as u32 + 1).expect("moves out of the grid have weight 0");
         self.weights(u, s);
