@@ -1,5 +1,6 @@
-//! What the Vulkan driver made of the RDME step's passes: registers and the other statistics of
-//! VK_KHR_pipeline_executable_properties, which wgpu does not ask for. Each pass goes through
+//! What the Vulkan driver made of the RDME step's passes and the angiogenesis field update:
+//! registers and the other statistics of VK_KHR_pipeline_executable_properties, which wgpu does
+//! not ask for. Each pass goes through
 //! naga to SPIR-V as wgpu would send it (same pipeline constants; bounds checks on indices; the
 //! loop counters unless the shader declares `//!bounded-loops`) and into a pipeline created
 //! with statistics capture. Registers decide how many workgroups an SM holds at once, and so how
@@ -84,6 +85,21 @@ fn passes() -> Vec<Pass> {
                 ("N_REACTIONS", 5.0),
                 ("OVERFLOW_CAPACITY", 4096.0),
                 ("ZEROTH_ORDER", 0.0),
+            ],
+        });
+    }
+    // The angiogenesis field update at the workgroups SimOptions::default() and the
+    // determinism test use (crates/model/src/angiogenesis/sim.rs), with the chunks of
+    // 400x400x140 (35 planes).
+    for wg in [[32.0, 8.0, 1.0], [64.0, 4.0, 1.0]] {
+        out.push(Pass {
+            label: format!("angiogenesis fields {wg:?}"),
+            entry: shaders::angiogenesis::fields::MAIN,
+            constants: vec![
+                ("WX", wg[0]),
+                ("WY", wg[1]),
+                ("WZ", wg[2]),
+                ("ZCHUNK", 35.0),
             ],
         });
     }

@@ -7,7 +7,7 @@ use naga::back::{glsl, hlsl, msl, spv, PipelineConstants};
 use petri_engine::shaders;
 
 /// Override values the engine sets: the defaults declared in the shader (empty set) and the
-/// workgroup sizes used by the angiogenesis SimOptions::default() (32,4,1), the determinism test
+/// workgroup sizes used by the angiogenesis SimOptions::default() (32,8,1), the determinism test
 /// (64,4,1 and 8,8,4) and the test kernels (WG 64 and 256).
 fn constant_sets(module: &naga::Module) -> Vec<Vec<(&'static str, f64)>> {
     let names: Vec<&str> = module
@@ -17,7 +17,7 @@ fn constant_sets(module: &naga::Module) -> Vec<Vec<(&'static str, f64)>> {
         .collect();
     let mut sets = vec![vec![]];
     if names.contains(&"WX") {
-        sets.push(vec![("WX", 32.0), ("WY", 4.0), ("WZ", 1.0)]);
+        sets.push(vec![("WX", 32.0), ("WY", 8.0), ("WZ", 1.0)]);
         sets.push(vec![("WX", 64.0), ("WY", 4.0), ("WZ", 1.0)]);
         sets.push(vec![("WX", 8.0), ("WY", 8.0), ("WZ", 4.0)]);
     }

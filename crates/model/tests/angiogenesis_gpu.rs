@@ -3,7 +3,7 @@
 use petri_engine::testing::test_context;
 use petri_engine::GpuContext;
 use petri_model::angiogenesis::params::InitialTips;
-use petri_model::angiogenesis::sim::{fields_workgroup_bytes, occupied_bits};
+use petri_model::angiogenesis::sim::{check_fields_workgroup, occupied_bits};
 use petri_model::angiogenesis::state::{Counter, FREE};
 use petri_model::angiogenesis::walk::WalkTable;
 use petri_model::angiogenesis::{
@@ -153,7 +153,8 @@ fn many_moves_per_step_match_cpu_reference() {
 /// A grid whose cell count is not a multiple of 32 (13 x 11 x 37 = 5291 sites: the last
 /// occupancy word is partly used), cut by the walls inside the tiles and into z chunks of
 /// several lengths: the GPU matches the CPU reference (as above) for three workgroup sizes, one
-/// thread per workgroup among them, and gives the same state bit for bit with each.
+/// site per slice among them (3x3: one inner thread), and gives the same state bit for bit with
+/// each.
 #[test]
 fn odd_grid_matches_cpu_reference_for_any_workgroup() {
     let mut cfg = config(8);
@@ -169,7 +170,7 @@ fn odd_grid_matches_cpu_reference_for_any_workgroup() {
     for y in 4..7 {
         s.add_tip(u0.index(9, y, 24) as u32);
     }
-    let states: Vec<AngioState> = [[32, 4, 1], [4, 3, 2], [1, 1, 1]]
+    let states: Vec<AngioState> = [[32, 8, 1], [4, 3, 2], [3, 3, 1]]
         .into_iter()
         .map(|workgroup| {
             let opt = SimOptions {
@@ -424,32 +425,41 @@ fn oversized_grid_names_the_limit() {
     assert!(err.contains("max_storage_buffer_binding_size"), "{err}");
 }
 
-/// A workgroup whose field-update tile needs more workgroup memory than the adapter has is
-/// refused before any pipeline is made, naming the limit and the flag.
+/// A workgroup with no site inside its ring of threads, or whose field update needs more
+/// workgroup memory than the adapter has, is refused before any pipeline is made, naming the
+/// flag, the value and what is allowed (or the limit).
 #[test]
-fn field_workgroup_beyond_workgroup_memory_names_the_limit() {
+fn field_workgroup_without_inner_sites_or_beyond_workgroup_memory_is_refused() {
     let ctx = test_context();
-    let l = ctx.limits();
-    // The widest row of threads the adapter allows: the most workgroup memory per thread.
-    let wx = l
-        .max_compute_workgroup_size_x
-        .min(l.max_compute_invocations_per_workgroup);
-    let workgroup = [wx, 1, 1];
-    assert!(
-        fields_workgroup_bytes(workgroup) > l.max_compute_workgroup_storage_size as u64,
-        "this adapter can run the field update at any workgroup size it allows"
-    );
     let cfg = config(8);
-    let opt = SimOptions {
-        workgroup,
-        ..SimOptions::default()
-    };
-    let err = match AngioSim::new(&ctx, &cfg, &opt) {
-        Ok(_) => panic!("workgroup {workgroup:?} should need too much workgroup memory"),
-        Err(e) => e.to_string(),
-    };
+    for workgroup in [[2, 8, 1], [32, 2, 1]] {
+        let opt = SimOptions {
+            workgroup,
+            ..SimOptions::default()
+        };
+        let err = match AngioSim::new(&ctx, &cfg, &opt) {
+            Ok(_) => panic!("workgroup {workgroup:?} has no site inside its ring"),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            err.contains("--workgroup")
+                && err.contains(&format!("{workgroup:?}"))
+                && err.contains("at least 3"),
+            "{err}"
+        );
+    }
+    // The adapters the tests run on hold every workgroup they allow (32 bytes a thread), so the
+    // limit is given here.
+    let mut limits = ctx.limits();
+    limits.max_compute_workgroup_storage_size = 4096;
+    assert!(check_fields_workgroup("test", &limits, [16, 8, 1]).is_ok());
+    let err = check_fields_workgroup("test", &limits, [16, 16, 1])
+        .unwrap_err()
+        .to_string();
     assert!(
-        err.contains("max_compute_workgroup_storage_size") && err.contains("--workgroup"),
+        err.contains("max_compute_workgroup_storage_size")
+            && err.contains("--workgroup")
+            && err.contains("8192"),
         "{err}"
     );
 }

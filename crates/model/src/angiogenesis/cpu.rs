@@ -115,8 +115,8 @@ pub fn weight_sums(u: &AngioUniforms, f: &[f32], c: &[f32]) -> Vec<f32> {
         .collect()
 }
 
-/// What neighbour j sends into i: n(j) times its move weight toward i over W(j) (fields.wgsl,
-/// send). The weight here is worked out with the same f32 operations as `clip_moves` of j's
+/// What neighbour j sends into i: n(j) over W(j), times its move weight toward i (fields.wgsl,
+/// column_site). The weight here is worked out with the same f32 operations as `clip_moves` of j's
 /// coefficients gives it (i is inside the grid), without the rest of j's coefficients.
 fn inflow(
     u: &AngioUniforms,
@@ -136,7 +136,7 @@ fn inflow(
     let r = u.k * u.d * u.inv_h2;
     let a = 0.25 * u.k * u.inv_h2;
     let q = if toward_plus { r + a * t } else { r - a * t };
-    n[j] * (q.max(0.0) / w[j])
+    (n[j] / w[j]) * q.max(0.0)
 }
 
 /// New (n, f, c) at site i, given the weight sums `w` of the current step.
@@ -152,7 +152,7 @@ pub fn update_site(
     let iu = i as usize;
     let (n0, f0, c0) = (n[iu], f[iu], c[iu]);
     let p0 = coefficients(u, c0, f0, stencil(u, c, i), stencil(u, f, i))[0].max(0.0);
-    let mut n1 = n0 * if w[iu] < 0.0 { 1.0 } else { p0 / w[iu] };
+    let mut n1 = if w[iu] < 0.0 { n0 } else { (n0 / w[iu]) * p0 };
     let [x, y, z] = u.coords(i);
     let (sy, sz) = (u.nx, u.nx * u.ny);
     let fields = (n, f, c, w);

@@ -18,8 +18,9 @@ use serde::Serialize;
 /// How the plan is laid out on the GPU; results do not depend on it.
 #[derive(Clone, Debug)]
 pub struct SimOptions {
-    /// Workgroup size of the field update (x, y, z). Each z-slice of WX x WY threads also works
-    /// out the ring of 2 (WX + WY) sites around its tile, so square-ish tiles of 256 waste less.
+    /// Workgroup size of the field update (x, y, z; x and y at least 3). Each z-slice of WX x WY
+    /// threads updates the (WX - 2) x (WY - 2) sites inside; its outer ring of threads works out
+    /// the sites around them, so larger tiles waste less.
     pub workgroup: [u32; 3],
     /// Most steps recorded into one submission.
     pub max_steps_per_batch: u32,
@@ -28,7 +29,7 @@ pub struct SimOptions {
 impl Default for SimOptions {
     fn default() -> Self {
         Self {
-            workgroup: [32, 4, 1],
+            workgroup: [32, 8, 1],
             max_steps_per_batch: 256,
         }
     }
@@ -166,7 +167,7 @@ impl AngioSim {
         cfg.validate()?;
         check_limits(ctx, cfg)?;
         ctx.check_workgroup_size("the field update (--workgroup)", options.workgroup)?;
-        check_fields_workgroup(ctx, options.workgroup)?;
+        check_fields_workgroup(&ctx.adapter.name, &ctx.limits(), options.workgroup)?;
         let u = AngioUniforms::new(cfg, k);
         let cells = u.ncells as u64;
         let field_pair = |name: &str, data: &[f32]| -> Result<[wgpu::Buffer; 2]> {
@@ -296,11 +297,11 @@ impl AngioSim {
             )?;
         }
         let [wx, wy, wz] = options.workgroup;
-        // A chunk no taller than the grid: a 2D grid walks one plane, not sixteen.
-        let zchunk = FIELDS_ZCHUNK.min(u.nz);
+        let tiles = u.nx.div_ceil(wx - 2) * u.ny.div_ceil(wy - 2);
+        let zchunk = fields_zchunk(u.nz, tiles, wz);
         let groups = [
-            u.nx.div_ceil(wx),
-            u.ny.div_ceil(wy),
+            u.nx.div_ceil(wx - 2),
+            u.ny.div_ceil(wy - 2),
             u.nz.div_ceil(wz * zchunk),
         ];
         plan.add_pass(
@@ -463,28 +464,54 @@ impl AngioSim {
     }
 }
 
-/// Planes each slice of a field-update workgroup walks through in z (`ZCHUNK` in
-/// shaders/angiogenesis/fields.wgsl): the sites of the plane below and above a chunk are worked
-/// out twice, so longer is leaner; shorter gives more workgroups (400x400x140 with 32x4x1: 11700).
-pub const FIELDS_ZCHUNK: u32 = 16;
-
-/// Workgroup memory of the field update: what each site of a slice's tile and its one-site ring
-/// sends to its four neighbours in the plane (fields.wgsl, `sent`).
-pub fn fields_workgroup_bytes(workgroup: [u32; 3]) -> u64 {
-    let [wx, wy, wz] = workgroup.map(|n| n as u64);
-    4 * 4 * (wx + 2) * (wy + 2) * wz
+/// Planes each slice of a field-update workgroup walks up in z (`ZCHUNK` in
+/// shaders/angiogenesis/fields.wgsl), for a grid of `nz` planes cut into `tiles` columns of
+/// workgroups with `wz` slices each. The sites of the plane below and above a chunk are worked
+/// out twice, so taller chunks are leaner, but fewer workgroups keep fewer processors busy:
+/// chunks of at most 40 planes, no more of them than chunks of 16 would need, and otherwise as
+/// few as keep FIELDS_MIN_WORKGROUPS workgroups (at 32x8x1: 400x400x140 in 4 chunks of 35
+/// planes, 200^3 in 7 of 29, 100^3 in 7 of 15; a 2D grid walks its one plane).
+pub fn fields_zchunk(nz: u32, tiles: u32, wz: u32) -> u32 {
+    let fewest = nz.div_ceil(40);
+    let most = nz.div_ceil(16);
+    let for_workgroups = (FIELDS_MIN_WORKGROUPS * wz).div_ceil(tiles.max(1));
+    let chunks = for_workgroups.clamp(fewest, most);
+    nz.div_ceil(chunks)
 }
 
-/// Fails when the field update's workgroup memory at this workgroup size exceeds the adapter's.
-fn check_fields_workgroup(ctx: &GpuContext, workgroup: [u32; 3]) -> Result<()> {
+/// Workgroups below which the field update cuts its columns into more chunks (`fields_zchunk`).
+pub const FIELDS_MIN_WORKGROUPS: u32 = 1536;
+
+/// Workgroup memory of the field update: what each thread's site sends to its four neighbours
+/// in the plane, for two planes (fields.wgsl, `sent`).
+pub fn fields_workgroup_bytes(workgroup: [u32; 3]) -> u64 {
+    let [wx, wy, wz] = workgroup.map(|n| n as u64);
+    2 * 4 * 4 * wx * wy * wz
+}
+
+/// Fails when the field update cannot run at this workgroup size: fewer than 3 threads in x or
+/// y leave no site inside the ring, or its workgroup memory exceeds `limits`'.
+pub fn check_fields_workgroup(
+    adapter: &str,
+    limits: &wgpu::Limits,
+    workgroup: [u32; 3],
+) -> Result<()> {
+    if workgroup[0] < 3 || workgroup[1] < 3 {
+        return Err(crate::error::invalid(
+            "--workgroup",
+            format!("{workgroup:?}"),
+            "at least 3 threads in x and in y for the field update \
+             (its outer ring of threads only sends; e.g. 32,8,1)",
+        ));
+    }
     let asked = fields_workgroup_bytes(workgroup);
-    let limit = ctx.limits().max_compute_workgroup_storage_size as u64;
+    let limit = limits.max_compute_workgroup_storage_size as u64;
     if asked > limit {
         return Err(petri_engine::EngineError::LimitExceeded {
-            adapter: ctx.adapter.name.clone(),
+            adapter: adapter.to_string(),
             what: format!(
                 "workgroup memory for the field update at --workgroup {workgroup:?} \
-                 (16 (WX + 2)(WY + 2) WZ bytes, max_compute_workgroup_storage_size; \
+                 (32 WX WY WZ bytes, max_compute_workgroup_storage_size; \
                  a smaller workgroup needs less)"
             ),
             asked,
@@ -552,4 +579,35 @@ pub fn run_observed(
     }
     let obs = sim.finish(ctx)?;
     check(obs, &mut last_ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The chunks cover the grid's planes, none empty, none taller than 40 planes, no more than
+    /// 16-plane chunks would be, and no more than keep the workgroups asked for.
+    #[test]
+    fn field_chunks_cover_the_grid() {
+        for nz in [1, 2, 15, 16, 17, 37, 40, 41, 100, 140, 200, 512, 2048] {
+            for tiles in [1, 2, 68, 238, 938, 5000, 100_000] {
+                for wz in [1, 2, 4] {
+                    let h = fields_zchunk(nz, tiles, wz);
+                    let chunks = nz.div_ceil(h);
+                    let case = format!("nz {nz}, tiles {tiles}, wz {wz}: {chunks} chunks of {h}");
+                    assert!((1..=40).contains(&h), "{case}");
+                    assert!((chunks - 1) * h < nz, "{case}: an empty chunk");
+                    assert!(chunks <= nz.div_ceil(16), "{case}");
+                    // More chunks than 40-plane ones only while one fewer would leave fewer
+                    // slices than the workgroups asked for.
+                    if chunks > nz.div_ceil(40) {
+                        assert!(tiles * (chunks - 1) < FIELDS_MIN_WORKGROUPS * wz, "{case}");
+                    }
+                }
+            }
+        }
+        assert_eq!(fields_zchunk(140, 14 * 67, 1), 35);
+        assert_eq!(fields_zchunk(100, 4 * 17, 1), 15);
+        assert_eq!(fields_zchunk(1, 4 * 17, 1), 1);
+    }
 }
