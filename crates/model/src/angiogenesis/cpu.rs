@@ -116,8 +116,8 @@ pub fn weight_sums(u: &AngioUniforms, f: &[f32], c: &[f32]) -> Vec<f32> {
 }
 
 /// What neighbour j sends into i: n(j) over W(j), times its move weight toward i (fields.wgsl,
-/// column_site). The weight here is worked out with the same f32 operations as `clip_moves` of j's
-/// coefficients gives it (i is inside the grid), without the rest of j's coefficients.
+/// column_sends). The weight here is worked out with the same f32 operations as `clip_moves` of
+/// j's coefficients gives it (i is inside the grid), without the rest of j's coefficients.
 fn inflow(
     u: &AngioUniforms,
     (n, f, c, w): (&[f32], &[f32], &[f32], &[f32]),
