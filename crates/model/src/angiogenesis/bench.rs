@@ -247,7 +247,7 @@ fn cpu_field_ms(cfg: &AngioConfig, k: f64, state: &AngioState, steps: u32) -> f6
 }
 
 /// Workgroup of the reference stencil unless `--workgroup` names one: its fastest shape on an
-/// H100 (1.87 TB/s at 400x400x140, against 1.20 TB/s at the field pass's 32x4x1).
+/// H100 (1.87 TB/s at 400x400x140, against 1.20 TB/s at 32x4x1).
 pub const REFERENCE_WORKGROUP: [u32; 3] = [64, 4, 1];
 
 /// Timing of the plain 7-point diffusion kernel (shaders/bench/diffusion7.wgsl), the same work

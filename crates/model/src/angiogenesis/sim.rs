@@ -297,13 +297,10 @@ impl AngioSim {
             )?;
         }
         let [wx, wy, wz] = options.workgroup;
-        let tiles = u.nx.div_ceil(wx - 2) * u.ny.div_ceil(wy - 2);
-        let zchunk = fields_zchunk(u.nz, tiles, wz);
-        let groups = [
-            u.nx.div_ceil(wx - 2),
-            u.ny.div_ceil(wy - 2),
-            u.nz.div_ceil(wz * zchunk),
-        ];
+        // Each slice's tile is its threads less the ring of threads around it.
+        let (tiles_x, tiles_y) = (u.nx.div_ceil(wx - 2), u.ny.div_ceil(wy - 2));
+        let zchunk = fields_zchunk(u.nz, tiles_x * tiles_y, wz);
+        let groups = [tiles_x, tiles_y, u.nz.div_ceil(wz * zchunk)];
         plan.add_pass(
             ctx,
             PassDesc {
