@@ -366,6 +366,13 @@ impl DirectTrajectory {
             return Ok(());
         };
         let mut total = sums[last];
+        // An event's draws (its uniform, then the Exp(1) of the next event's time) come from
+        // the stream in that order, but the next event's uniform and this event's Exp(1) are
+        // drawn before this event fires: the draws then stay off the path from one event's
+        // pick to the next (the processor works them out while the event is being fired).
+        // `stream` is moved on only past the draws an event has used.
+        let mut after_u = stream.clone();
+        let mut u = after_u.uniform();
         while *t_next <= t {
             let now = *t_next;
             if total == 0.0 {
@@ -380,17 +387,25 @@ impl DirectTrajectory {
             // The first reaction whose running sum passes u * total (it has a propensity > 0,
             // the sums being ascending); rounding at the top falls back to the last reaction
             // that can fire.
-            let target = stream.uniform() * total;
+            let target = u * total;
             let fired = match first_past(sums, target) {
                 j if j <= last => j,
                 _ => match propensities.iter().rposition(|&a| a > 0.0) {
                     Some(j) => j,
-                    None => return Err(Stop::InfinitePropensity { a0: total, t: now }),
+                    None => {
+                        *stream = after_u;
+                        return Err(Stop::InfinitePropensity { a0: total, t: now });
+                    }
                 },
             };
+            let mut ahead = after_u.clone();
+            let exp1 = ahead.exponential();
+            let after_exp1 = ahead.clone();
+            let u_next = ahead.uniform();
             match events.fire(fired, factors, propensities, sums) {
                 Fired::Total(a0) => total = a0,
                 Fired::Limit(k) => {
+                    *stream = after_u;
                     let [c0, _] = tables.events[fired].changes;
                     let change = tables.changes[c0 as usize + k];
                     // The counts so far, and the stop `fire_one` gives for this change.
@@ -400,7 +415,18 @@ impl DirectTrajectory {
                     return fire_one(counts, change.s as usize, change.d, now).map(|_| ());
                 }
             }
-            *t_next = next_event_after(now, total, || stream.exponential())?;
+            // The stream as the event leaves it: past Exp(1) where the next time needs it.
+            let mut used_exp1 = false;
+            let next = next_event_after(now, total, || {
+                used_exp1 = true;
+                exp1
+            });
+            *stream = match used_exp1 {
+                true => after_exp1,
+                false => after_u,
+            };
+            *t_next = next?;
+            (after_u, u) = (ahead, u_next);
         }
         Ok(())
     }
