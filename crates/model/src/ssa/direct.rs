@@ -14,7 +14,7 @@
 //! from one sample time to the next (`DirectTrajectory`), so an ensemble can pause between
 //! output times.
 
-use super::event_code::{EventCode, EventSpec, Fired};
+use super::event_code::{EventCode, EventEntry, EventSpec, Fired};
 use super::stop::{check_counts, check_resolvable, fire_one, next_event_after, Stop};
 use super::stream::Stream;
 use crate::error::Result;
@@ -334,7 +334,7 @@ impl DirectTrajectory {
         // run ends; the counts are read back from the factor table.
         let mut stream = self.stream.clone();
         let result = match &tables.code {
-            Some(code) => self.events_to(tables, code.as_ref(), t, &mut stream),
+            Some(code) => self.events_to(tables, &code.entry(), t, &mut stream),
             None => self.events_to(tables, tables, t, &mut stream),
         };
         self.stream = stream;
@@ -479,7 +479,7 @@ impl Events for DirectTables {
     }
 }
 
-impl Events for EventCode {
+impl Events for EventEntry<'_> {
     #[inline]
     fn fire(
         &self,
@@ -488,7 +488,7 @@ impl Events for EventCode {
         propensities: &mut [f64],
         sums: &mut [f64],
     ) -> Fired {
-        EventCode::fire(self, fired, factors, propensities, sums)
+        EventEntry::fire(*self, fired, factors, propensities, sums)
     }
 }
 

@@ -26,10 +26,10 @@ pub(crate) struct EventSpec {
     pub first: Option<u32>,
 }
 
-/// The compiled events of one network (`EventCode::fire`).
+/// The compiled events of one network (fired through `EventCode::entry`).
 pub(crate) struct EventCode {
     run: EventFn,
-    /// Lengths the code indexes within (checked before every call).
+    /// Lengths the code indexes within (`EventEntry::fire` checks them).
     factors: usize,
     reactions: usize,
     /// Owns the code's memory; freed on drop.
@@ -44,7 +44,7 @@ type EventFn = extern "C" fn(u64, *mut f64, *mut f64, *mut f64, *mut u64) -> f64
 /// totals are never negative.
 const LIMIT: f64 = -1.0;
 
-/// What firing a reaction did (`EventCode::fire`).
+/// What firing a reaction did (`EventEntry::fire`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Fired {
     /// The new total propensity (the last running sum).
@@ -259,6 +259,28 @@ impl EventCode {
         })
     }
 
+    /// The code's entry and the lengths it indexes within, copied out so that a trajectory's
+    /// event loop holds them in registers (and checks the lengths once, not at every event).
+    pub(crate) fn entry(&self) -> EventEntry<'_> {
+        EventEntry {
+            run: self.run,
+            factors: self.factors,
+            reactions: self.reactions,
+            _code: std::marker::PhantomData,
+        }
+    }
+}
+
+/// The entry of a network's compiled events (`EventCode::entry`), valid while the code lives.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EventEntry<'a> {
+    run: EventFn,
+    factors: usize,
+    reactions: usize,
+    _code: std::marker::PhantomData<&'a EventCode>,
+}
+
+impl EventEntry<'_> {
     /// Fires reaction `fired` (an index in the sum order) on a trajectory's factor table,
     /// propensities and running sums: makes its changes, recomputes its dependents' propensities
     /// and the running sums from the first of them on.
@@ -268,12 +290,13 @@ impl EventCode {
     /// (a caller's mistake).
     #[inline]
     pub(crate) fn fire(
-        &self,
+        self,
         fired: usize,
         factors: &mut [f64],
         propensities: &mut [f64],
         sums: &mut [f64],
     ) -> Fired {
+        // The lengths are a loop's invariants, so the compiler checks them before the loop.
         assert!(
             fired < self.reactions
                 && factors.len() >= self.factors
