@@ -13,9 +13,12 @@ pub fn asset() -> GlidingConfig {
     GlidingConfig::from_json(&text, "assets/gliding.json").unwrap()
 }
 
-/// The asset on a tiny grid: 8 x 8 cells of 0.5, 6 angles, 4 arc cells, 8 levels.
+/// The asset on a tiny grid: 8 x 8 cells of 0.5, 6 angles, 4 arc cells, 8 levels, started
+/// from a ring with the turning rate -0.3 (every term and initial kind the model has).
 pub fn tiny() -> GlidingConfig {
     let mut c = asset();
+    c.initial.kind = "rings".into();
+    c.filaments.turn_rate = -0.3;
     c.grid.nx = 8;
     c.grid.ny = 8;
     c.grid.lx = 4.0;
