@@ -4,11 +4,12 @@
 // The bound motors' passes (crates/model/src/gliding/motors.rs): `evolve`, one workgroup per
 // anchor r0 (seed eqs. 4-6 over one outer step in local sub-steps dt*), and `force`, one thread
 // per cell (the gather of seed eq. 10). Both run once per chunk of anchors (`chunk`), whose M_b
-// and stage are the bound buffers. M_b is (r0, d, theta, s), s innermost. Each thread of
-// `evolve` owns whole (d, theta) lines (l = local index, + WG, ..), in both RK2 stages, so
-// threads only meet in the coarse integrals: per-line sums in s order, then a pairwise tree over
-// a power of two of slots whose additions do not depend on the thread that does them. The bits
-// therefore do not depend on the workgroup size. No atomics. CPU reference: motors_cpu.rs.
+// and stage are the bound buffers. M_b is (r0, d, theta, s), s innermost. `evolve` updates the
+// elements of an anchor with adjacent threads on adjacent s (coalesced), each element from its
+// line's neighbours; the coarse integrals go through a workgroup tile of whole lines, each summed
+// by one thread in s order, then a pairwise tree over a power of two of line slots whose
+// additions do not depend on the thread that does them. The bits therefore do not depend on the
+// workgroup size. No atomics. CPU reference: motors_cpu.rs.
 
 override WG: u32 = 64u;
 
@@ -73,8 +74,17 @@ struct MotorChunk {
 // The outer step's dt (clock.dt).
 @group(1) @binding(7) var<storage, read> clock: Clock;
 @group(1) @binding(8) var<uniform> chunk: MotorChunk;
+// Per head offset e and cell x (e-major): the sums the chunks before the last leave (a run
+// with M_b in one binding never touches it).
+@group(1) @binding(9) var<storage, read_write> force_parts: array<vec2<f32>>;
 
 var<workgroup> reduced: vec2<f32>;
+// A tile of whole lines (row stride ns + 1, so that the line sums read distinct banks): the
+// element passes write their values here (adjacent threads, adjacent s: coalesced), then one
+// thread per line sums its row in s order. The slot after a row's ns values holds that line's
+// outflow in stage 2. Motors.rs requires ns + 1 <= TILE.
+const TILE: u32 = 2048u;
+var<workgroup> tile: array<f32, TILE>;
 
 fn superbee(a: f32, b: f32) -> f32 {
     if a * b <= 0.0 {
@@ -154,24 +164,105 @@ fn face(prev: f32, y: f32, next: f32, last: bool) -> f32 {
     return y + 0.5 * superbee(y - prev, next - y);
 }
 
-// Partials of the coarse integral of anchor r0's lines of M_b (the chunk's anchor a).
-fn coarse_partials(r0: u32, a: u32, lid: u32) {
-    for (var l = lid; l < u.lines; l += WG) {
-        let at = a * u.block + l * u.ns;
+// The walking flux difference f(k) - f(k - 1) at cell k of the line at `at`, from the values
+// v(k - 2) .. v(k + 1) (zero before the minus end, no inflow).
+fn walk_difference(m2: f32, m1: f32, y: f32, p1: f32, k: u32) -> f32 {
+    let last = k + 1u == u.ns;
+    let f = face(m1, y, select(p1, y, last), last);
+    let back = select(0.0, face(m2, m1, y, false), k > 0u);
+    return f - back;
+}
+
+// Lines per tile and the tiles of an anchor.
+fn tile_lines() -> u32 {
+    return TILE / (u.ns + 1u);
+}
+
+// The row sums of the tile's first n lines (lines first.. of anchor r0), each in s order, times
+// Psi dV, as partials (with the outflow slot times Psi dx dy dtheta speed if `outflow`).
+fn put_tile_sums(r0: u32, a: u32, lid: u32, first: u32, n: u32, outflow: bool) {
+    workgroupBarrier();
+    let rs = u.ns + 1u;
+    for (var t = lid; t < n; t += WG) {
         var m = 0.0;
         for (var k = 0u; k < u.ns; k++) {
-            m += bound[at + k];
+            m += tile[t * rs + k];
         }
-        put(a, l, vec2<f32>(m * (line_psi(r0, l) * u.volume), 0.0));
+        let ps = line_psi(r0, first + t);
+        let out = select(0.0, tile[t * rs + u.ns] * (ps * u.area), outflow);
+        put(a, first + t, vec2<f32>(m * (ps * u.volume), out));
     }
+    workgroupBarrier();
 }
 
 fn rescale(a: u32, lid: u32, f: f32) {
-    for (var l = lid; l < u.lines; l += WG) {
-        let at = a * u.block + l * u.ns;
-        for (var k = 0u; k < u.ns; k++) {
-            bound[at + k] *= f;
+    let base = a * u.block;
+    for (var e = lid; e < u.lines * u.ns; e += WG) {
+        bound[base + e] *= f;
+    }
+}
+
+// What a tile pass sums per line: the mask (the Psi weight W = sum 1_D Psi dV), M_b (the
+// coarse integral), or an RK2 stage's result.
+const WEIGHT: u32 = 0u;
+const COARSE: u32 = 1u;
+const STAGE_ONE: u32 = 2u;
+const STAGE_TWO: u32 = 3u;
+
+// M_b, or the RK2 stage where `staged`.
+fn source(i: u32, staged: bool) -> f32 {
+    if staged {
+        return stage[i];
+    }
+    return bound[i];
+}
+
+// Element i of M_b (mask index mi, arc cell k) in a pass of `kind`: the value summed and, for
+// stage 2, the outflow h (y + y1) / 2 (used at the plus end). Stage 1: y1 = y + h f(y) into the
+// stage. Stage 2: y = (y + y1 + h f(y1)) / 2 into M_b.
+fn element(kind: u32, i: u32, mi: u32, k: u32, h: f32, mf: f32) -> vec2<f32> {
+    if kind == WEIGHT {
+        return vec2<f32>(mask(mi), 0.0);
+    }
+    if kind == COARSE {
+        return vec2<f32>(bound[i], 0.0);
+    }
+    let second = kind == STAGE_TWO;
+    let y = source(i, second);
+    let m1 = select(0.0, source(i - min(k, 1u), second), k > 0u);
+    let m2 = select(0.0, source(i - min(k, 2u), second), k > 1u);
+    let p1 = source(i + select(0u, 1u, k + 1u < u.ns), second);
+    let d = walk_difference(m2, m1, y, p1, k);
+    let r = mask(mi) * (-d * u.walk - u.k_off * y + u.k_on * mf);
+    if second {
+        let old = bound[i];
+        let y2 = 0.5 * (old + (y + h * r));
+        bound[i] = y2;
+        return vec2<f32>(y2, 0.5 * h * (old + y));
+    }
+    let y1 = y + h * r;
+    stage[i] = y1;
+    return vec2<f32>(y1, 0.0);
+}
+
+// A pass of `kind` over the anchor's elements (adjacent threads on adjacent s), a tile of lines
+// at a time, then the partials of the lines' sums.
+fn tile_pass(r0: u32, a: u32, lid: u32, kind: u32, h: f32, mf: f32) {
+    let tl = tile_lines();
+    let rs = u.ns + 1u;
+    let base = a * u.block;
+    for (var first = 0u; first < u.lines; first += tl) {
+        let n = min(tl, u.lines - first);
+        for (var e = lid; e < n * u.ns; e += WG) {
+            let k = e % u.ns;
+            let v = element(kind, base + first * u.ns + e, first * u.ns + e, k, h, mf);
+            let t = e / u.ns;
+            tile[t * rs + k] = v.x;
+            if k + 1u == u.ns {
+                tile[t * rs + u.ns] = v.y;
+            }
         }
+        put_tile_sums(r0, a, lid, first, n, kind == STAGE_TWO);
     }
 }
 
@@ -191,19 +282,13 @@ fn evolve(
         put(a, l, vec2<f32>(0.0));
     }
     // W = sum 1_D Psi dV, then the local sub-step.
-    for (var l = lid; l < u.lines; l += WG) {
-        var m = 0.0;
-        for (var k = 0u; k < u.ns; k++) {
-            m += mask(l * u.ns + k);
-        }
-        put(a, l, vec2<f32>(m * (line_psi(r0, l) * u.volume), 0.0));
-    }
+    tile_pass(r0, a, lid, WEIGHT, 0.0, 0.0);
     let w = reduce(a, lid).x;
     // Capped (motors.rs MAX_SUBSTEPS) so that a huge weight cannot stall the GPU.
     let n = u32(clamp(ceil(clock.dt * (u.rate_base + u.k_on * w)), 1.0, 65536.0));
     let h = clock.dt / f32(n);
     let total = state[r0].x;
-    coarse_partials(r0, a, lid);
+    tile_pass(r0, a, lid, COARSE, 0.0, 0.0);
     var c = reduce(a, lid).x;
     if c > total {
         rescale(a, lid, total / c);
@@ -211,52 +296,11 @@ fn evolve(
     }
     var walked = 0.0;
     for (var sub = 0u; sub < n; sub++) {
-        // Stage 1: y1 = y + h f(y).
-        let mf0 = total - c;
-        for (var l = lid; l < u.lines; l += WG) {
-            let at = a * u.block + l * u.ns;
-            let ma = l * u.ns;
-            var back = 0.0;
-            var prev = 0.0;
-            var m = 0.0;
-            for (var k = 0u; k < u.ns; k++) {
-                let y = bound[at + k];
-                let last = k + 1u == u.ns;
-                let next = select(bound[at + min(k + 1u, u.ns - 1u)], y, last);
-                let f = face(prev, y, next, last);
-                let r = mask(ma + k) * (-(f - back) * u.walk - u.k_off * y + u.k_on * mf0);
-                let y1 = y + h * r;
-                stage[at + k] = y1;
-                m += y1;
-                back = f;
-                prev = y;
-            }
-            put(a, l, vec2<f32>(m * (line_psi(r0, l) * u.volume), 0.0));
-        }
+        // M_b as the last stage or a rescaling (under a branch: no barrier there) left it.
+        storageBarrier();
+        tile_pass(r0, a, lid, STAGE_ONE, h, total - c);
         let mf1 = total - reduce(a, lid).x;
-        // Stage 2: y = (y + y1 + h f(y1)) / 2, and what walked off the plus end.
-        for (var l = lid; l < u.lines; l += WG) {
-            let at = a * u.block + l * u.ns;
-            let ma = l * u.ns;
-            let ps = line_psi(r0, l);
-            let out = 0.5 * h * (bound[at + u.ns - 1u] + stage[at + u.ns - 1u]);
-            var back = 0.0;
-            var prev = 0.0;
-            var m = 0.0;
-            for (var k = 0u; k < u.ns; k++) {
-                let y = stage[at + k];
-                let last = k + 1u == u.ns;
-                let next = select(stage[at + min(k + 1u, u.ns - 1u)], y, last);
-                let f = face(prev, y, next, last);
-                let r = mask(ma + k) * (-(f - back) * u.walk - u.k_off * y + u.k_on * mf1);
-                let y2 = 0.5 * (bound[at + k] + (y + h * r));
-                bound[at + k] = y2;
-                m += y2;
-                back = f;
-                prev = y;
-            }
-            put(a, l, vec2<f32>(m * (ps * u.volume), out * (ps * u.area)));
-        }
+        tile_pass(r0, a, lid, STAGE_TWO, h, mf1);
         let sums = reduce(a, lid);
         walked += sums.y;
         c = sums.x;
@@ -278,15 +322,31 @@ fn head_anchor(i: i32, j: i32, e: u32) -> u32 {
     return wrap(j - hy, u.ny) * u.nx + wrap(i - hx, u.nx);
 }
 
-fn row_start(g: u32) -> u32 {
-    return tables[u.rows_at + g];
+// The sum over head offset e's items (d, theta, s) of p Psi M_b: the heads of anchor r0 that
+// land on the cell.
+fn head_sum(r0: u32, e: u32) -> vec2<f32> {
+    let per_offset = u.ntheta * u.ns;
+    let at = (r0 - chunk.first) * u.block;
+    var sum = vec2<f32>(0.0);
+    for (var q = tables[u.start_at + e]; q < tables[u.start_at + e + 1u]; q++) {
+        let item = tables[u.items_at + q];
+        let th = (item / u.ns) % u.ntheta;
+        let v = bound[at + item] * psi_at(r0, offset_of(item / per_offset), th);
+        let p = vec2<f32>(
+            bitcast<f32>(tables[u.p_at + 2u * th]),
+            bitcast<f32>(tables[u.p_at + 2u * th + 1u]),
+        );
+        sum.x += p.x * v;
+        sum.y += p.y * v;
+    }
+    return sum;
 }
 
-// Adds the heads on cell x of the chunk's anchors to the sum the chunks before it left in
-// force_out (raw), in ascending r0, so the additions and their order do not depend on how the
-// anchors are split. Heads are in (y, x) order, so walking them backwards gives ascending
-// anchors up to the periodic wrap, which only rotates the rows (and the heads of a row: the
-// stencil spans under a period): start each walk at its lowest anchor.
+// The force on cell x: the head offsets' sums added in table order e (the same for every cell:
+// no divergence within a warp), so the additions and their order do not depend on how the
+// anchors are split. A chunk before the last leaves the sums of its anchors' offsets in
+// force_parts (e, x); the last chunk adds every offset's sum, its own or the one left there,
+// and scales the total.
 @compute @workgroup_size(WG)
 fn force(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let x = dispatch_index(gid, groups, WG);
@@ -295,49 +355,22 @@ fn force(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     }
     let i = i32(x % u.nx);
     let j = i32(x / u.nx);
-    let per_offset = u.ntheta * u.ns;
     let end_anchor = chunk.first + chunk.count;
-    var sum = vec2<f32>(0.0);
-    if chunk.first != 0u {
-        sum = force_out[x];
-    }
-    var g0 = 0u;
-    for (var g = 1u; g < u.n_rows; g++) {
-        if head_anchor(i, j, row_start(g)) < head_anchor(i, j, row_start(g0)) {
-            g0 = g;
+    var total = vec2<f32>(0.0);
+    for (var e = 0u; e < u.n_heads; e++) {
+        let r0 = head_anchor(i, j, e);
+        let mine = r0 >= chunk.first && r0 < end_anchor;
+        if chunk.last == 0u {
+            if mine {
+                force_parts[e * u.anchors + x] = head_sum(r0, e);
+            }
+        } else if mine {
+            total += head_sum(r0, e);
+        } else {
+            total += force_parts[e * u.anchors + x];
         }
     }
-    for (var a = 0u; a < u.n_rows; a++) {
-        let g = (g0 + u.n_rows - a) % u.n_rows;
-        let row = row_start(g);
-        let count = row_start(g + 1u) - row;
-        var h0 = 0u;
-        for (var h = 1u; h < count; h++) {
-            if head_anchor(i, j, row + h) < head_anchor(i, j, row + h0) {
-                h0 = h;
-            }
-        }
-        for (var b = 0u; b < count; b++) {
-            let e = row + (h0 + count - b) % count;
-            let r0 = head_anchor(i, j, e);
-            if r0 < chunk.first || r0 >= end_anchor {
-                continue;
-            }
-            let at = (r0 - chunk.first) * u.block;
-            let first = tables[u.start_at + e];
-            let end = tables[u.start_at + e + 1u];
-            for (var q = first; q < end; q++) {
-                let item = tables[u.items_at + q];
-                let th = (item / u.ns) % u.ntheta;
-                let v = bound[at + item] * psi_at(r0, offset_of(item / per_offset), th);
-                let p = vec2<f32>(
-                    bitcast<f32>(tables[u.p_at + 2u * th]),
-                    bitcast<f32>(tables[u.p_at + 2u * th + 1u]),
-                );
-                sum.x += p.x * v;
-                sum.y += p.y * v;
-            }
-        }
+    if chunk.last != 0u {
+        force_out[x] = u.force_scale * total;
     }
-    force_out[x] = select(sum, u.force_scale * sum, chunk.last != 0u);
 }

@@ -21,14 +21,16 @@
 //! Passes, in a `StepPlan`: `evolve`, one workgroup per r0 (the seed's local dt*): the Psi
 //! weight W(r0) = sum 1_D Psi dV, n = ceil(dt (2 speed/ds + k_off + k_on W)) sub-steps of dt/n, each
 //! SSP-RK2 (Heun) on the Superbee-limited walk along s plus binding and unbinding, M_f from the
-//! coarse integral at every stage, then the rescaling when bound > total. Each thread owns whole
-//! (d, theta) lines (the limiter and the RK2 stages only couple cells of one line); the coarse
-//! integrals are per-line sums in s order, then a pairwise tree over a power of two of lines
+//! coarse integral at every stage, then the rescaling when bound > total. Adjacent threads update
+//! adjacent cells of a line (coalesced), each from its line's neighbours (the limiter and the RK2
+//! stages only couple cells of one line); the coarse integrals are per-line sums in s order (one
+//! thread per line of a workgroup tile), then a pairwise tree over a power of two of lines
 //! whose additions do not depend on which thread does them, so the bits do not depend on the
 //! workgroup size. `force`, one thread per x: a gather over the anchors r0 = x - e of the motor
-//! heads that land on x (a table built on the host) in ascending r0, each chunk's pass adding its
-//! anchors to the sum the chunks before it left: the same additions in the same order however the
-//! anchors are split. No atomics.
+//! heads that land on x (a table built on the host), a sum per head offset e added to the total
+//! in table order; with M_b split, the chunks before the last leave their offsets' sums in
+//! FORCE_PARTS and the last adds them in that order: the same additions in the same order
+//! however the anchors are split. No atomics.
 
 use super::clock::{self, Clock, CLOCK};
 use crate::error::{invalid, ModelError, Result};
@@ -78,11 +80,13 @@ impl MotorConfig {
         if self.ntheta == 0 || self.ntheta > 4096 {
             return Err(invalid("motors ntheta", self.ntheta, "1..=4096"));
         }
-        if self.ns < 2 || self.ns > 4096 {
+        // A line of ns cells and its outflow slot fill a row of the evolve pass's tile of
+        // 2048 values (motors.wgsl TILE).
+        if self.ns < 2 || self.ns > 2047 {
             return Err(invalid(
                 "motors ns",
                 self.ns,
-                "2..=4096 (cells in arc length)",
+                "2..=2047 (cells in arc length)",
             ));
         }
         for (field, l) in [
@@ -492,6 +496,9 @@ pub const STAGE: &str = "motors_stage";
 pub const CHUNK: &str = "motors_chunk";
 pub const STATE: &str = "motors_state";
 pub const FORCE: &str = "motors_force";
+/// vec2<f32> per head offset and cell: the force sums of the chunks before the last (8 bytes
+/// when M_b is in one binding).
+pub const FORCE_PARTS: &str = "motors_force_parts";
 
 /// The shader's `MotorParams`.
 #[repr(C)]
@@ -662,6 +669,15 @@ pub fn add_buffers(
     }
     plan.add_buffer(STATE, buffers::storage_zeroed(ctx, STATE, anchors * 16)?);
     plan.add_buffer(FORCE, buffers::storage_zeroed(ctx, FORCE, anchors * 8)?);
+    let parts = if chunks.len() > 1 {
+        anchors * tables.heads.len() as u64 * 8
+    } else {
+        8
+    };
+    plan.add_buffer(
+        FORCE_PARTS,
+        buffers::storage_zeroed(ctx, FORCE_PARTS, parts)?,
+    );
     Ok(())
 }
 
@@ -690,6 +706,7 @@ pub fn add_passes(
             Binding::read_write(FORCE),
             Binding::read(CLOCK),
             Binding::uniform(&chunk_buffer(k)),
+            Binding::read_write(FORCE_PARTS),
         ],
         workgroups,
         constants: vec![("WG", workgroup as f64)],
