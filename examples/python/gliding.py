@@ -1,9 +1,10 @@
 """Gliding motility assay (Cook et al.): filaments glide on surface-bound motors and drag the
-fluid above them; follow the order parameters as a lattice of filament rings sharpens into a
-lattice of vortices (local polar order up, no common director), then read the director, the
-motors and the fluid at the filaments' level from the arrays.
+fluid above them; follow the order parameters as polar streams and bands form from a noisy
+isotropic start (local polar order up, the motors' flow at the filaments up to 0.6 of their
+speed), then read the director, the motors and the fluid at the filaments' level from the
+arrays.
 
-    python examples/python/gliding.py [--steps 3000] [--cells 64] [--angles 32]
+    python examples/python/gliding.py [--steps 6000] [--cells 64] [--angles 32]
 """
 
 import argparse
@@ -14,7 +15,7 @@ import numpy as np
 import petri
 
 p = argparse.ArgumentParser()
-p.add_argument("--steps", type=int, default=3000)
+p.add_argument("--steps", type=int, default=6000)
 p.add_argument("--cells", type=int, default=64, help="cells along x and y (the box stays 32 x 32)")
 p.add_argument("--angles", type=int, default=32, help="filament angles")
 args = p.parse_args()

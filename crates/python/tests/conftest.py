@@ -71,7 +71,8 @@ def birth_death():
 
 @pytest.fixture
 def gliding():
-    """The gliding assay on 16 x 16 cells over 8 x 8 filament lengths, one ring per period."""
+    """The gliding assay on 16 x 16 cells over 8 x 8 filament lengths (the asset's noisy
+    isotropic start; ring sizes for a test that starts from rings)."""
     cfg = asset("gliding.json")
     cfg.update(steps=40, observe_every=10, snapshot_every=0, frame_every=0)
     cfg["grid"].update(nx=16, ny=16, lx=8.0, ly=8.0, ntheta=8, ns=4, nz=8, z0=0.1)
