@@ -22,7 +22,9 @@
 //! Boundary species (SBML `boundaryCondition="true"` or `constant="true"`) are held fixed: they
 //! enter propensities with their count but no reaction changes them.
 
+pub mod general;
 pub mod json;
+pub mod math;
 pub mod rates;
 pub mod sbml;
 
@@ -181,6 +183,12 @@ impl Network {
     /// stoichiometries in 1..=`MAX_STOICHIOMETRY`, order <= 2, rates in [0, `MAX_RATE`], a
     /// positive volume.
     pub fn validate(&self) -> Result<()> {
+        self.validate_where(&|_| true)
+    }
+
+    /// `validate`, with the order and rate bounds checked only for the reactions `mass_action`
+    /// selects (a reaction with a general law, `general::GeneralNetwork`, has neither).
+    pub fn validate_where(&self, mass_action: &dyn Fn(usize) -> bool) -> Result<()> {
         if self.species.is_empty() {
             return Err(invalid(
                 "species",
@@ -239,6 +247,9 @@ impl Network {
                         return Err(invalid(&field, &self.species[s].id, allowed));
                     }
                 }
+            }
+            if !mass_action(j) {
+                continue;
             }
             if r.order() > MAX_ORDER {
                 return Err(invalid(

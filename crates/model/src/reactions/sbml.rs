@@ -7,6 +7,8 @@
 //! checks mass action and yields the stochastic constant c, whatever the law's arrangement
 //! (`k*P*(P-1)/2`, `(k*X/2)/0.5`, `Cell*k*X`, ...).
 
+use super::general::{Assignment, Event, GeneralNetwork, Target, Value};
+use super::math::{Expr, Op};
 use super::{Network, Reaction, Species, MAX_ORDER};
 use crate::error::{short, ModelError, Result};
 use roxmltree::{Document, Node};
@@ -18,6 +20,8 @@ const CORE_NS: [&str; 2] = [
     "http://www.sbml.org/sbml/level3/version2/core",
 ];
 const MATHML_NS: &str = "http://www.w3.org/1998/Math/MathML";
+/// Avogadro's number (`csymbol` avogadro), SI 2019.
+const AVOGADRO: f64 = 6.022_140_76e23;
 const SUBSET: &str = "supported subset: docs/models/sbml-subset.md";
 const MATH_SUBSET: &str = "a kinetic law may use only ci, cn, apply with times, divide, minus, \
                            plus, power";
@@ -36,17 +40,40 @@ const MAX_LAW_TERMS: usize = 4096;
 /// bounded on any input. Large curated models have well under a million.
 pub const MAX_XML_NODES: u32 = 10_000_000;
 
-/// Reads and converts an SBML file.
+/// Reads and converts an SBML file of the mass-action subset.
 pub fn read_sbml(path: &Path) -> Result<Network> {
-    let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io {
-        path: path.display().to_string(),
-        source,
-    })?;
-    parse_sbml(&text, &path.display().to_string())
+    parse_sbml(&read_text(path)?, &path.display().to_string())
 }
 
-/// Converts SBML text; `path_for_errors` only labels the error messages.
+/// Reads an SBML file with general kinetic laws, assignment rules, initial assignments and
+/// events (docs/models/sbml-subset.md, "General networks").
+pub fn read_sbml_general(path: &Path) -> Result<GeneralNetwork> {
+    parse_sbml_general(&read_text(path)?, &path.display().to_string())
+}
+
+fn read_text(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|source| ModelError::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// Converts SBML text of the mass-action subset; `path_for_errors` only labels the error
+/// messages.
 pub fn parse_sbml(text: &str, path_for_errors: &str) -> Result<Network> {
+    let net = parse(text, path_for_errors, false)?.network;
+    net.validate()?;
+    Ok(net)
+}
+
+/// Converts SBML text with general laws, rules and events.
+pub fn parse_sbml_general(text: &str, path_for_errors: &str) -> Result<GeneralNetwork> {
+    let net = parse(text, path_for_errors, true)?;
+    net.validate()?;
+    Ok(net)
+}
+
+fn parse(text: &str, path_for_errors: &str, general: bool) -> Result<GeneralNetwork> {
     let options = roxmltree::ParsingOptions {
         nodes_limit: MAX_XML_NODES,
         ..roxmltree::ParsingOptions::default()
@@ -58,13 +85,14 @@ pub fn parse_sbml(text: &str, path_for_errors: &str) -> Result<Network> {
     let mut reader = Reader {
         doc: &doc,
         path: path_for_errors,
+        general,
         units: HashMap::new(),
         symbols: HashMap::new(),
         species: Vec::new(),
+        values: Vec::new(),
+        functions: HashMap::new(),
     };
-    let net = reader.network()?;
-    net.validate()?;
-    Ok(net)
+    reader.network()
 }
 
 /// What an SBML id names, as far as kinetic laws are concerned.
@@ -76,10 +104,13 @@ enum Symbol {
         index: usize,
         scale: Option<f64>,
     },
-    /// A compartment (its size) or a parameter (its value); None when the model gives none.
+    /// A compartment (its size) or a parameter (its value); None when the model gives none,
+    /// or when a rule, an initial assignment or an event sets it (it is then no constant).
+    /// `index` is its place in `GeneralNetwork::values`.
     Value {
         kind: &'static str,
         value: Option<f64>,
+        index: usize,
     },
     Function,
 }
@@ -94,9 +125,14 @@ struct Unit {
 struct Reader<'a, 'input> {
     doc: &'a Document<'input>,
     path: &'a str,
+    /// Whether general laws, rules and events are read (else they are refused).
+    general: bool,
     units: HashMap<String, Vec<Unit>>,
     symbols: HashMap<String, Symbol>,
     species: Vec<Species>,
+    values: Vec<Value>,
+    /// Function definitions, expanded where they are called.
+    functions: HashMap<String, Node<'a, 'input>>,
 }
 
 /// Element children in the SBML core namespace (or, inside math, MathML), without notes and
@@ -179,7 +215,7 @@ impl<'a, 'input> Reader<'a, 'input> {
         Ok(())
     }
 
-    fn network(&mut self) -> Result<Network> {
+    fn network(&mut self) -> Result<GeneralNetwork> {
         let root = self.doc.root_element();
         if root.tag_name().name() != "sbml" {
             return Err(self.refuse(root, "not an SBML document"));
@@ -221,6 +257,12 @@ impl<'a, 'input> Reader<'a, 'input> {
                 | "listOfSpecies"
                 | "listOfParameters"
                 | "listOfReactions" => {
+                    if lists.insert(name, list).is_some() {
+                        return Err(self.refuse(list, "a second list of the same kind"));
+                    }
+                    continue;
+                }
+                "listOfInitialAssignments" | "listOfRules" | "listOfEvents" if self.general => {
                     if lists.insert(name, list).is_some() {
                         return Err(self.refuse(list, "a second list of the same kind"));
                     }
@@ -289,7 +331,20 @@ impl<'a, 'input> Reader<'a, 'input> {
                 }
             }
             let kind = "compartment";
-            self.define(node, id, Symbol::Value { kind, value: size })?;
+            let index = self.values.len();
+            self.values.push(Value {
+                id: id.to_string(),
+                initial: size.unwrap_or(f64::NAN),
+            });
+            self.define(
+                node,
+                id,
+                Symbol::Value {
+                    kind,
+                    value: size,
+                    index,
+                },
+            )?;
             compartment = Some((id, size, node));
         }
         let compartment_volume = match compartment {
@@ -305,35 +360,413 @@ impl<'a, 'input> Reader<'a, 'input> {
             let s = self.one_species(model, node, compartment.map(|c| (c.0, c.1)))?;
             self.species.push(s);
         }
+        // Ids that rules, initial assignments and events set: not constants in a law.
+        let set: BTreeSet<&str> = ["listOfInitialAssignments", "listOfRules", "listOfEvents"]
+            .into_iter()
+            .flat_map(|name| list(name))
+            .flat_map(|n| {
+                let own = n.attribute("symbol").or(n.attribute("variable"));
+                let assigned = n
+                    .descendants()
+                    .filter(|d| d.tag_name().name() == "eventAssignment")
+                    .filter_map(|d| d.attribute("variable"));
+                own.into_iter().chain(assigned)
+            })
+            .collect();
         for node in list("listOfParameters") {
             self.expect(node, "parameter")?;
             let id = self.required(node, "id")?;
             let value = self.number(node, "value")?;
-            self.define(
-                node,
-                id,
-                Symbol::Value {
-                    kind: "parameter",
-                    value,
-                },
-            )?;
+            let index = self.values.len();
+            self.values.push(Value {
+                id: id.to_string(),
+                initial: value.unwrap_or(f64::NAN),
+            });
+            let value = value.filter(|_| !set.contains(id));
+            let kind = "parameter";
+            self.define(node, id, Symbol::Value { kind, value, index })?;
         }
         for node in list("listOfFunctionDefinitions") {
             self.expect(node, "functionDefinition")?;
-            // Defining a function is harmless; a kinetic law that calls one is refused.
-            self.define(node, self.required(node, "id")?, Symbol::Function)?;
+            let id = self.required(node, "id")?;
+            self.define(node, id, Symbol::Function)?;
+            self.functions.insert(id.to_string(), node);
         }
-        let mut reactions = Vec::new();
+        let (mut reactions, mut laws) = (Vec::new(), Vec::new());
         for node in list("listOfReactions") {
             self.expect(node, "reaction")?;
-            reactions.push(self.reaction(node)?);
+            let (reaction, law) = self.reaction(node)?;
+            reactions.push(reaction);
+            laws.push(law);
         }
-        Ok(Network {
-            id: model.attribute("id").unwrap_or("model").to_string(),
-            species: std::mem::take(&mut self.species),
-            reactions,
-            compartment_volume,
+        let mut initial_assignments = Vec::new();
+        for node in list("listOfInitialAssignments") {
+            self.expect(node, "initialAssignment")?;
+            let target = self.target(node, node, self.required(node, "symbol")?)?;
+            initial_assignments.push(self.assignment(node, node, target, "initial assignment")?);
+        }
+        let mut rules = Vec::new();
+        for node in list("listOfRules") {
+            if node.tag_name().name() != "assignmentRule" {
+                let why = "only assignment rules are read: rate and algebraic rules make \
+                           continuous variables, which the stochastic simulators do not have";
+                return Err(self.refuse(node, why));
+            }
+            let target = self.target(node, node, self.required(node, "variable")?)?;
+            let rule = self.assignment(node, node, target, "rule")?;
+            if rule.expr.reads_time() {
+                let why = "a rule that reads time changes between events: the exact direct \
+                           method needs propensities constant between events";
+                return Err(self.refuse(node, why));
+            }
+            rules.push(rule);
+        }
+        let rules = self.rule_order(rules)?;
+        let mut events = Vec::new();
+        for node in list("listOfEvents") {
+            self.expect(node, "event")?;
+            events.push(self.event(node)?);
+        }
+        for (node, law) in list("listOfReactions").zip(&laws) {
+            if law.as_ref().is_some_and(Expr::reads_time) {
+                let why = "a kinetic law that reads time changes between events: the exact \
+                           direct method needs propensities constant between events";
+                return Err(self.refuse(node, why));
+            }
+        }
+        Ok(GeneralNetwork {
+            network: Network {
+                id: model.attribute("id").unwrap_or("model").to_string(),
+                species: std::mem::take(&mut self.species),
+                reactions,
+                compartment_volume,
+            },
+            laws,
+            values: std::mem::take(&mut self.values),
+            initial_assignments,
+            rules,
+            events,
         })
+    }
+
+    /// What `id` names as the target of an assignment in `element`.
+    fn target(&self, element: Node, at: Node, id: &str) -> Result<Target> {
+        let refuse = |why: String| Err(self.refuse_at(element, at, why));
+        match self.symbols.get(id) {
+            Some(&Symbol::Species { index, .. }) => Ok(Target::Species(index)),
+            Some(&Symbol::Value {
+                kind: "parameter",
+                index,
+                ..
+            }) => Ok(Target::Value(index)),
+            Some(Symbol::Value { kind, .. }) => refuse(format!(
+                "{kind} \"{id}\" is assigned: a compartment's size is fixed in the simulators \
+                 (concentrations would change under the species)"
+            )),
+            _ => refuse(format!("\"{id}\" is not a species or a parameter")),
+        }
+    }
+
+    /// An assignment of `node`'s math (a rule, an initial or event assignment) to `target`. A
+    /// species in concentration is assigned its concentration: the count is that times its
+    /// compartment's size.
+    fn assignment(
+        &self,
+        element: Node,
+        node: Node,
+        target: Target,
+        what: &str,
+    ) -> Result<Assignment> {
+        let expr = self.math_of(element, node, what, &HashMap::new())?;
+        let expr = match target {
+            Target::Species(s) => match self.species_scale(s) {
+                Some(1.0) => expr,
+                Some(k) => Expr::Apply(Op::Divide, vec![expr, Expr::Num(k)]),
+                None => {
+                    let why = "a concentration in a compartment without a size";
+                    return Err(self.refuse_at(element, node, why));
+                }
+            },
+            Target::Value(_) => expr,
+        };
+        let line = self.doc.text_pos_at(node.range().start).row;
+        Ok(Assignment {
+            target,
+            expr,
+            origin: format!("line {line}: {}", describe(element)),
+        })
+    }
+
+    fn species_scale(&self, s: usize) -> Option<f64> {
+        self.symbols.values().find_map(|sym| match sym {
+            Symbol::Species { index, scale } if *index == s => *scale,
+            _ => None,
+        })
+    }
+
+    /// Rules in an order in which each reads only rules before it; a cycle is refused.
+    fn rule_order(&self, mut rules: Vec<Assignment>) -> Result<Vec<Assignment>> {
+        let mut ordered: Vec<Assignment> = Vec::new();
+        while !rules.is_empty() {
+            let pending: Vec<Target> = rules.iter().map(|r| r.target).collect();
+            let ready = rules.iter().position(|r| {
+                let (mut species, mut values) = (BTreeSet::new(), BTreeSet::new());
+                r.expr.reads(&mut species, &mut values);
+                !pending.iter().any(|t| match *t {
+                    Target::Species(s) => species.contains(&s),
+                    Target::Value(v) => values.contains(&v),
+                })
+            });
+            match ready {
+                Some(i) => ordered.push(rules.remove(i)),
+                None => {
+                    return Err(ModelError::Parse {
+                        path: self.path.to_string(),
+                        message: format!(
+                            "{}: the assignment rules read each other in a cycle ({SUBSET})",
+                            rules[0].origin
+                        ),
+                    })
+                }
+            }
+        }
+        Ok(ordered)
+    }
+
+    fn event(&self, node: Node) -> Result<Event> {
+        let id = node.attribute("id").unwrap_or("").to_string();
+        let use_values_from_trigger_time = match node.attribute("useValuesFromTriggerTime") {
+            None => true,
+            Some(_) => self.flag(node, "useValuesFromTriggerTime")?,
+        };
+        let (mut trigger, mut delay, mut priority, mut assignments) = (None, None, None, vec![]);
+        let none = HashMap::new();
+        for child in items(node) {
+            match child.tag_name().name() {
+                "trigger" => {
+                    let expr = self.math_of(node, child, "trigger", &none)?;
+                    if !super::math::time_enters_by_comparison(&expr) {
+                        let why = "the trigger reads time other than by comparing it with a \
+                                   value that does not (time >= 25, and(time > 10, X > 5)): \
+                                   the simulators find when such a trigger turns true exactly";
+                        return Err(self.refuse_at(node, child, why));
+                    }
+                    let initial = self.flag(child, "initialValue")?;
+                    let persistent = self.flag(child, "persistent")?;
+                    trigger = Some((expr, initial, persistent));
+                }
+                "delay" => delay = Some(self.math_of(node, child, "delay", &none)?),
+                "priority" => priority = Some(self.math_of(node, child, "priority", &none)?),
+                "listOfEventAssignments" => {
+                    for a in items(child) {
+                        if a.tag_name().name() != "eventAssignment" {
+                            return Err(self.refuse(a, "expected <eventAssignment> in this list"));
+                        }
+                        let target = self.target(node, a, self.required(a, "variable")?)?;
+                        assignments.push(self.assignment(node, a, target, "event assignment")?);
+                    }
+                }
+                _ => return Err(self.refuse(child, "not part of an SBML Level 3 core event")),
+            }
+        }
+        let Some((trigger, initial_value, persistent)) = trigger else {
+            return Err(self.refuse(node, "an event without a trigger"));
+        };
+        let line = self.doc.text_pos_at(node.range().start).row;
+        Ok(Event {
+            id,
+            trigger,
+            initial_value,
+            persistent,
+            delay,
+            priority,
+            use_values_from_trigger_time,
+            assignments,
+            origin: format!("line {line}: {}", describe(node)),
+        })
+    }
+
+    /// The one expression inside `node`'s `<math>`.
+    fn math_of(
+        &self,
+        element: Node,
+        node: Node,
+        what: &str,
+        locals: &HashMap<&str, f64>,
+    ) -> Result<Expr> {
+        let math = if node.tag_name().name() == "math" {
+            Some(node)
+        } else {
+            items(node).find(|c| c.tag_name().name() == "math")
+        };
+        let Some(math) = math else {
+            return Err(self.refuse_at(element, node, format!("the {what} has no math")));
+        };
+        let mut body = items(math);
+        match (body.next(), body.next()) {
+            (Some(e), None) => self.math(element, e, what, locals, &HashMap::new(), 1),
+            _ => Err(self.refuse_at(element, math, "the math must hold one expression")),
+        }
+    }
+
+    /// A MathML element as an expression. `args` binds the arguments of a function whose body
+    /// is being expanded; `depth` counts nesting and expansion, capped at `MAX_MATH_DEPTH`.
+    fn math(
+        &self,
+        element: Node,
+        node: Node,
+        what: &str,
+        locals: &HashMap<&str, f64>,
+        args: &HashMap<String, Expr>,
+        depth: usize,
+    ) -> Result<Expr> {
+        let refuse = |why: String| self.refuse_at(element, node, format!("{what}: {why}"));
+        if depth > MAX_MATH_DEPTH {
+            return Err(refuse(format!(
+                "nested or expanded more than {MAX_MATH_DEPTH} deep (the reader's depth cap)"
+            )));
+        }
+        let sub = |n: Node| self.math(element, n, what, locals, args, depth + 1);
+        match node.tag_name().name() {
+            "cn" => self.cn(node).map(Expr::Num).map_err(refuse),
+            "ci" => {
+                let id = node.text().unwrap_or("").trim();
+                if let Some(e) = args.get(id) {
+                    return Ok(e.clone());
+                }
+                if let Some(&v) = locals.get(id) {
+                    return Ok(Expr::Num(v));
+                }
+                match self.symbols.get(id) {
+                    Some(&Symbol::Species {
+                        index,
+                        scale: Some(scale),
+                    }) => Ok(Expr::Species { index, scale }),
+                    Some(Symbol::Species { scale: None, .. }) => Err(refuse(format!(
+                        "\"{id}\" is a concentration (hasOnlySubstanceUnits=\"false\") in a \
+                         compartment without a size"
+                    ))),
+                    Some(&Symbol::Value { index, .. }) => Ok(Expr::Value(index)),
+                    Some(Symbol::Function) => Err(refuse(format!(
+                        "the function \"{id}\" used without arguments"
+                    ))),
+                    None => Err(refuse(format!("\"{id}\" is not defined"))),
+                }
+            }
+            "csymbol" => {
+                let url = node.attribute("definitionURL").unwrap_or("");
+                match url.rsplit('/').next() {
+                    Some("time") => Ok(Expr::Time),
+                    Some("avogadro") => Ok(Expr::Num(AVOGADRO)),
+                    _ => Err(refuse(format!(
+                        "the csymbol {url} (delay, rateOf) is not supported"
+                    ))),
+                }
+            }
+            "true" => Ok(Expr::Num(1.0)),
+            "false" => Ok(Expr::Num(0.0)),
+            "pi" => Ok(Expr::Num(std::f64::consts::PI)),
+            "exponentiale" => Ok(Expr::Num(std::f64::consts::E)),
+            "infinity" => Ok(Expr::Num(f64::INFINITY)),
+            "notanumber" => Ok(Expr::Num(f64::NAN)),
+            "piecewise" => {
+                let (mut pieces, mut otherwise) = (Vec::new(), None);
+                for part in items(node) {
+                    let inner: Vec<Node> = items(part).collect();
+                    match (part.tag_name().name(), inner.as_slice()) {
+                        ("piece", [value, condition]) => pieces.push((sub(*value)?, sub(*condition)?)),
+                        ("otherwise", [value]) => otherwise = Some(Box::new(sub(*value)?)),
+                        _ => return Err(refuse("a <piecewise> holds <piece> (value, condition) and at most one <otherwise> (value)".into())),
+                    }
+                }
+                Ok(Expr::Piecewise(pieces, otherwise))
+            }
+            "apply" => {
+                let mut parts = items(node);
+                let op = parts
+                    .next()
+                    .ok_or_else(|| refuse("an empty <apply>".into()))?;
+                let mut operands = Vec::new();
+                for p in parts {
+                    // `root`'s degree and `log`'s base come first, as qualifiers.
+                    match p.tag_name().name() {
+                        "degree" | "logbase" => match items(p).next() {
+                            Some(q) => operands.insert(0, sub(q)?),
+                            None => {
+                                return Err(refuse(format!("an empty <{}>", p.tag_name().name())))
+                            }
+                        },
+                        _ => operands.push(sub(p)?),
+                    }
+                }
+                match op.tag_name().name() {
+                    "ci" => self.call(element, op, what, operands, depth),
+                    name => {
+                        let Some(o) = Op::from_tag(name) else {
+                            return Err(refuse(format!(
+                                "MathML <{name}> is not an operator of the SBML core"
+                            )));
+                        };
+                        let (least, most) = o.arity();
+                        if operands.len() < least || operands.len() > most {
+                            return Err(refuse(format!(
+                                "<{name}> with {} arguments",
+                                operands.len()
+                            )));
+                        }
+                        Ok(Expr::Apply(o, operands))
+                    }
+                }
+            }
+            other => Err(refuse(format!(
+                "MathML <{other}> is not part of SBML's MathML"
+            ))),
+        }
+    }
+
+    /// A call of a function definition, its body expanded with the arguments bound.
+    fn call(
+        &self,
+        element: Node,
+        op: Node,
+        what: &str,
+        operands: Vec<Expr>,
+        depth: usize,
+    ) -> Result<Expr> {
+        let id = op.text().unwrap_or("").trim();
+        let refuse = |why: String| self.refuse_at(element, op, format!("{what}: {why}"));
+        let Some(&function) = self.functions.get(id) else {
+            return Err(refuse(format!(
+                "\"{id}\" is called but is not a functionDefinition"
+            )));
+        };
+        let lambda = items(function)
+            .find(|c| c.tag_name().name() == "math")
+            .and_then(|m| items(m).find(|c| c.tag_name().name() == "lambda"));
+        let Some(lambda) = lambda else {
+            return Err(refuse(format!(
+                "the functionDefinition \"{id}\" has no <lambda>"
+            )));
+        };
+        let parts: Vec<Node> = items(lambda).collect();
+        let Some((body, bvars)) = parts.split_last() else {
+            return Err(refuse(format!(
+                "the functionDefinition \"{id}\" has an empty <lambda>"
+            )));
+        };
+        if bvars.len() != operands.len() {
+            return Err(refuse(format!(
+                "\"{id}\" takes {} arguments, called with {}",
+                bvars.len(),
+                operands.len()
+            )));
+        }
+        let mut bound = HashMap::new();
+        for (b, value) in bvars.iter().zip(operands) {
+            let name = items(*b).next().and_then(|c| c.text()).unwrap_or("").trim();
+            bound.insert(name.to_string(), value);
+        }
+        self.math(element, *body, what, &HashMap::new(), &bound, depth + 1)
     }
 
     /// Litres per `units` (a compartment's, else the model's volumeUnits). A size with no
@@ -445,7 +878,9 @@ impl<'a, 'input> Reader<'a, 'input> {
         })
     }
 
-    fn reaction(&self, node: Node) -> Result<Reaction> {
+    /// A reaction, and its law as an expression where it is not mass action (read as general
+    /// networks only; else refused).
+    fn reaction(&self, node: Node) -> Result<(Reaction, Option<Expr>)> {
         let id = self.required(node, "id")?;
         if self.flag(node, "reversible")? {
             let why = "reversible=\"true\" with one kinetic law: write the forward and the \
@@ -477,6 +912,33 @@ impl<'a, 'input> Reader<'a, 'input> {
         let Some(law) = law else {
             return Err(self.refuse(node, "no kineticLaw"));
         };
+        match self.mass_action(node, law, reactants.clone(), products.clone(), &modifiers) {
+            Ok(reaction) => Ok((reaction, None)),
+            Err(e) if !self.general => Err(e),
+            Err(_) => {
+                let (locals, math) = self.law_parts(node, law)?;
+                let expr = self.math(node, math, "kinetic law", &locals, &HashMap::new(), 1)?;
+                let reaction = Reaction {
+                    id: id.to_string(),
+                    reactants,
+                    products,
+                    rate: 0.0,
+                };
+                Ok((reaction, Some(expr)))
+            }
+        }
+    }
+
+    /// The reaction if its law is mass action: the checks and the constant c.
+    fn mass_action(
+        &self,
+        node: Node,
+        law: Node,
+        mut reactants: Vec<(usize, u32)>,
+        products: Vec<(usize, u32)>,
+        modifiers: &[usize],
+    ) -> Result<Reaction> {
+        let id = self.required(node, "id")?;
         let poly = self.kinetic_law(node, law)?;
 
         // A boundary reactant the law does not use (DSMTS's Source in `Source -> X`, law
@@ -573,6 +1035,16 @@ impl<'a, 'input> Reader<'a, 'input> {
     }
 
     fn kinetic_law(&self, reaction: Node, law: Node) -> Result<Poly> {
+        let (locals, math) = self.law_parts(reaction, law)?;
+        self.expr(reaction, math, &locals, 1)
+    }
+
+    /// A kinetic law's local parameters and its one expression.
+    fn law_parts<'n>(
+        &self,
+        reaction: Node,
+        law: Node<'n, 'input>,
+    ) -> Result<(HashMap<&'n str, f64>, Node<'n, 'input>)> {
         let mut locals = HashMap::new();
         let mut math = None;
         for child in items(law) {
@@ -597,7 +1069,7 @@ impl<'a, 'input> Reader<'a, 'input> {
         };
         let mut body = items(math);
         match (body.next(), body.next()) {
-            (Some(e), None) => self.expr(reaction, e, &locals, 1),
+            (Some(e), None) => Ok((locals, e)),
             _ => Err(self.refuse_at(reaction, math, "the math must hold one expression")),
         }
     }
@@ -629,9 +1101,9 @@ impl<'a, 'input> Reader<'a, 'input> {
                          compartment without a size"
                     ))),
                     Some(&Symbol::Value { value: Some(v), .. }) => Ok(Poly::constant(v)),
-                    Some(Symbol::Value { kind, value: None }) => {
-                        Err(refuse(format!("{kind} \"{id}\" has no value (size)")))
-                    }
+                    Some(Symbol::Value {
+                        kind, value: None, ..
+                    }) => Err(refuse(format!("{kind} \"{id}\" has no value (size)"))),
                     Some(Symbol::Function) => Err(refuse(format!(
                         "uses the functionDefinition \"{id}\"; write the law out"
                     ))),

@@ -11,6 +11,7 @@
 use super::ensemble::{run_ensemble_cpu, Method};
 use super::stats::EnsembleStats;
 use crate::error::{ModelError, Result};
+use crate::reactions::general::GeneralNetwork;
 use crate::reactions::{dsmts_dir, sbml, Network};
 use std::path::{Path, PathBuf};
 
@@ -219,6 +220,11 @@ impl DsmtsCase {
         sbml::read_sbml(&self.sbml)
     }
 
+    /// The case's network with general laws, rules and events (every case of the suite).
+    pub fn general_network(&self) -> Result<GeneralNetwork> {
+        sbml::read_sbml_general(&self.sbml)
+    }
+
     /// The end time of the run.
     pub fn t_end(&self) -> f64 {
         *self.times.last().expect("at least two output times")
@@ -309,9 +315,23 @@ pub enum DsmtsOutcome {
     },
 }
 
-/// Runs DSMTS case `case` with `n` CPU trajectories of `method`. Errors are reading errors
-/// of the case files; a model outside the subset is an outcome, not an error.
+/// Runs DSMTS case `case` with `n` CPU trajectories of `method`. A case beyond mass action
+/// (rules, events, general laws) runs with the direct method as a general network
+/// (`ssa::general`), and is refused by the other methods. Errors are reading errors of the case
+/// files; a refused model is an outcome, not an error.
 pub fn run_dsmts_cpu(case: &str, method: Method, n: u64, seed: u64) -> Result<DsmtsOutcome> {
+    let c = dsmts_case(case)?;
+    if method == Method::Direct && c.network().is_err() {
+        let net = match c.general_network() {
+            Ok(net) => net,
+            Err(e) => return Ok(DsmtsOutcome::Refused(e.to_string())),
+        };
+        let stats = super::general::run_general_cpu(&net, n, seed, &c.times)?;
+        return Ok(DsmtsOutcome::Ran {
+            scores: c.scores(&stats).unwrap_or_default(),
+            misses: c.misses(&stats),
+        });
+    }
     run_dsmts_with(case, |net, times| {
         run_ensemble_cpu(net, method, n, seed, times)
     })
@@ -326,7 +346,16 @@ pub fn run_dsmts_with(
     let c = dsmts_case(case)?;
     let net = match c.network() {
         Ok(net) => net,
-        Err(e) => return Ok(DsmtsOutcome::Refused(e.to_string())),
+        Err(e) => {
+            let general = match c.general_network() {
+                Ok(_) => {
+                    "; it is read as a general network, which the direct method on the \
+                          CPU runs"
+                }
+                Err(_) => "",
+            };
+            return Ok(DsmtsOutcome::Refused(format!("{e}{general}")));
+        }
     };
     let stats = ensemble(&net, &c.times)?;
     Ok(DsmtsOutcome::Ran {

@@ -11,6 +11,7 @@ pub mod direct;
 pub mod dsmts;
 pub mod ensemble;
 mod event_code;
+pub mod general;
 pub mod gpu_compiled;
 pub mod gpu_ensemble;
 pub mod gpu_leap;
