@@ -148,7 +148,7 @@ fn michaelis_menten_degradation_matches_its_exact_stationary_distribution() {
 /// The state of one trajectory at `t`: species counts, then rule values.
 fn one(sbml: &str, t: f64) -> (Vec<u64>, Vec<f64>) {
     let net = parse_sbml_general(sbml, "test.xml").unwrap();
-    let tables = GeneralTables::new(&net);
+    let tables = GeneralTables::new(net);
     let mut traj = GeneralTrajectory::new(&tables, 7).unwrap();
     traj.advance_to(t).unwrap();
     traj.outputs()
@@ -214,7 +214,7 @@ fn events_fire_at_their_time_after_their_delay_in_priority_order() {
     );
     let sbml = document(&[("X", 0)], &body);
     let net = parse_sbml_general(&sbml, "test.xml").unwrap();
-    let tables = GeneralTables::new(&net);
+    let tables = GeneralTables::new(net);
     let mut traj = GeneralTrajectory::new(&tables, 1).unwrap();
     traj.advance_to(3.0).unwrap();
     assert_eq!(

@@ -82,7 +82,16 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         device: Device::parse("--device", n.device.as_deref().unwrap_or("auto"))?,
     };
     let mut opts = request.options(resumed.as_ref(), &path.display().to_string())?;
-    let net = read_network(&path)?;
+    let net = match read_network(&path) {
+        Ok(net) => net,
+        // An SBML model beyond mass action runs as a general network, else the refusal stands.
+        Err(refusal) => match petri_model::reactions::sbml::read_sbml_general(&path) {
+            Ok(general) if path.extension().is_some_and(|e| e != "json") => {
+                return run_general(&args, &general, opts);
+            }
+            _ => return Err(refusal.into()),
+        },
+    };
     crate::run::check_out(&args, Model::Ssa)?;
     let choice = request.device(resumed.as_ref(), || {
         Ok(petri_engine::request_adapters(&args.gpu.request())?)
@@ -126,6 +135,58 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         trajectories as f64 / run_s.max(1e-9),
         args.out.display(),
         outputs.join(", ")
+    );
+    Ok(())
+}
+
+/// `petri run` of an SBML model with general laws, rules or events: the direct method on the
+/// CPU (`ssa::general_run`).
+fn run_general(
+    args: &RunArgs,
+    net: &petri_model::reactions::general::GeneralNetwork,
+    mut opts: petri_model::ssa::run::RunOptions,
+) -> Result<()> {
+    let path = args.config.as_ref().expect("dispatched on the config");
+    if args.ssa.device.as_deref() == Some("gpu") {
+        bail!(
+            "--device gpu: {} has general laws, rules or events, which run on the CPU only \
+             (docs/models/sbml-subset.md); use --device cpu or auto",
+            path.display()
+        );
+    }
+    opts.plot_species = args.ssa.plot_species.clone();
+    opts.out_dir = args.out.clone();
+    opts.overwrite = args.overwrite;
+    opts.steps = args.steps;
+    opts.checkpoint_every = args.checkpoint_every;
+    opts.resume = args.resume.clone();
+    petri_model::ssa::general_run::check_options(net, &opts)?;
+    crate::run::check_out(args, Model::Ssa)?;
+    let reason = "general laws, rules or events run on the CPU (docs/models/sbml-subset.md)";
+    eprintln!("device: the CPU: {reason}");
+    opts.device_reason = reason.into();
+    eprintln!(
+        "{}: {} species, {} reactions, {} rules, {} events; {} trajectories by the direct \
+         method on the CPU to t = {}",
+        path.display(),
+        net.network.species.len(),
+        net.network.reactions.len(),
+        net.rules.len(),
+        net.events.len(),
+        opts.trajectories,
+        opts.t_end
+    );
+    let bar = progress::bar(opts.points as u64 - 1, "output times");
+    let report =
+        petri_model::ssa::general_run::run_general(net, &opts, |row| bar.set_position(row.step))?;
+    bar.finish();
+    let run_s = report.timings.run_s;
+    println!(
+        "{} trajectories in {run_s:.3} s ({:.1} per s); outputs in {}: {}",
+        opts.trajectories,
+        opts.trajectories as f64 / run_s.max(1e-9),
+        args.out.display(),
+        report.outputs.join(", ")
     );
     Ok(())
 }

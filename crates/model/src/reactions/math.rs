@@ -226,7 +226,7 @@ pub fn time_enters_by_comparison(e: &Expr) -> bool {
         Expr::Time => false,
         Expr::Num(_) | Expr::Species { .. } | Expr::Value(_) => true,
         Expr::Apply(Op::Eq | Op::Neq | Op::Gt | Op::Lt | Op::Geq | Op::Leq, args)
-            if args.len() == 2 && args.iter().any(|a| *a == Expr::Time) =>
+            if args.len() == 2 && args.contains(&Expr::Time) =>
         {
             args.iter().all(|a| *a == Expr::Time || !a.reads_time())
         }
@@ -247,7 +247,7 @@ pub fn time_enters_by_comparison(e: &Expr) -> bool {
 pub fn comparison_times(e: &Expr, s: &State, out: &mut Vec<f64>) {
     match e {
         Expr::Apply(Op::Eq | Op::Neq | Op::Gt | Op::Lt | Op::Geq | Op::Leq, args)
-            if args.len() == 2 && args.iter().any(|a| *a == Expr::Time) =>
+            if args.len() == 2 && args.contains(&Expr::Time) =>
         {
             out.extend(args.iter().filter(|a| **a != Expr::Time).map(|a| a.eval(s)));
         }

@@ -363,7 +363,7 @@ impl<'a, 'input> Reader<'a, 'input> {
         // Ids that rules, initial assignments and events set: not constants in a law.
         let set: BTreeSet<&str> = ["listOfInitialAssignments", "listOfRules", "listOfEvents"]
             .into_iter()
-            .flat_map(|name| list(name))
+            .flat_map(&list)
             .flat_map(|n| {
                 let own = n.attribute("symbol").or(n.attribute("variable"));
                 let assigned = n

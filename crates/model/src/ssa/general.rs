@@ -19,10 +19,11 @@ use crate::reactions::general::{Assignment, GeneralNetwork, Target};
 use crate::reactions::math::{comparison_times, State};
 use crate::reactions::{binomial, COUNT_LIMIT};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
-/// What depends on what, worked out once for all trajectories.
-pub struct GeneralTables<'n> {
-    net: &'n GeneralNetwork,
+/// A network and what depends on what in it, worked out once for all trajectories.
+pub struct GeneralTables {
+    net: GeneralNetwork,
     /// Per reaction: (species, change) pairs (fixed species left out).
     changes: Vec<Vec<(usize, f64)>>,
     /// Per species: the reactions whose propensity reads it (rules followed).
@@ -31,8 +32,8 @@ pub struct GeneralTables<'n> {
     value_readers: Vec<Vec<usize>>,
 }
 
-impl<'n> GeneralTables<'n> {
-    pub fn new(net: &'n GeneralNetwork) -> Self {
+impl GeneralTables {
+    pub fn new(net: GeneralNetwork) -> Arc<Self> {
         let (ns, nv) = (net.network.species.len(), net.values.len());
         let (mut species_readers, mut value_readers) = (vec![vec![]; ns], vec![vec![]; nv]);
         for r in 0..net.laws.len() {
@@ -46,12 +47,16 @@ impl<'n> GeneralTables<'n> {
             .into_iter()
             .map(|list| list.into_iter().map(|(s, d)| (s, d as f64)).collect())
             .collect();
-        Self {
+        Arc::new(Self {
             net,
             changes,
             species_readers,
             value_readers,
-        }
+        })
+    }
+
+    pub fn network(&self) -> &GeneralNetwork {
+        &self.net
     }
 }
 
@@ -65,8 +70,8 @@ struct Pending {
 }
 
 /// One trajectory of a general network.
-pub struct GeneralTrajectory<'t> {
-    tables: &'t GeneralTables<'t>,
+pub struct GeneralTrajectory {
+    tables: Arc<GeneralTables>,
     counts: Vec<f64>,
     values: Vec<f64>,
     t: f64,
@@ -78,13 +83,13 @@ pub struct GeneralTrajectory<'t> {
     pending: Vec<Pending>,
 }
 
-impl<'t> GeneralTrajectory<'t> {
+impl GeneralTrajectory {
     /// The state at time 0: initial values, initial assignments, rules, and the events that
     /// fire at the start.
-    pub fn new(tables: &'t GeneralTables<'t>, seed: u64) -> std::result::Result<Self, String> {
-        let net = tables.net;
+    pub fn new(tables: &Arc<GeneralTables>, seed: u64) -> std::result::Result<Self, String> {
+        let net = &tables.net;
         let mut traj = Self {
-            tables,
+            tables: tables.clone(),
             counts: net
                 .network
                 .species
@@ -99,7 +104,8 @@ impl<'t> GeneralTrajectory<'t> {
             triggers: net.events.iter().map(|e| e.initial_value).collect(),
             pending: Vec::new(),
         };
-        for a in &net.initial_assignments {
+        let tables = traj.tables.clone();
+        for a in &tables.net.initial_assignments {
             let v = traj.eval(&a.expr);
             traj.assign(a, v)?;
         }
@@ -179,7 +185,8 @@ impl<'t> GeneralTrajectory<'t> {
     }
 
     fn apply_rules(&mut self) -> std::result::Result<(), String> {
-        for rule in &self.tables.net.rules {
+        let tables = self.tables.clone();
+        for rule in &tables.net.rules {
             let v = self.eval(&rule.expr);
             self.assign(rule, v)?;
         }
@@ -189,7 +196,8 @@ impl<'t> GeneralTrajectory<'t> {
     /// Evaluates every trigger: those that turned true schedule their event (now, or after
     /// the delay), those that turned false cancel their non-persistent pending executions.
     fn update_triggers(&mut self) -> std::result::Result<(), String> {
-        let net = self.tables.net;
+        let tables = self.tables.clone();
+        let net = &tables.net;
         for (e, event) in net.events.iter().enumerate() {
             let now = self.eval(&event.trigger) != 0.0;
             let before = std::mem::replace(&mut self.triggers[e], now);
@@ -225,7 +233,8 @@ impl<'t> GeneralTrajectory<'t> {
     /// Runs every event due now, highest priority first (ties in random order), each followed
     /// by the rules and the triggers, until none is due.
     fn settle_events(&mut self) -> std::result::Result<(), String> {
-        let net = self.tables.net;
+        let tables = self.tables.clone();
+        let net = &tables.net;
         self.update_triggers()?;
         loop {
             let due: Vec<usize> = (0..self.pending.len())
@@ -271,7 +280,7 @@ impl<'t> GeneralTrajectory<'t> {
     /// The first time in [t, horizon] at which a trigger may turn true or a pending execution
     /// is due: the values triggers compare time with, checked at and just after each.
     fn next_timed(&self, horizon: f64) -> Option<f64> {
-        let net = self.tables.net;
+        let net = &self.tables.net;
         let mut next = self
             .pending
             .iter()
@@ -313,7 +322,8 @@ impl<'t> GeneralTrajectory<'t> {
     }
 
     fn total_propensity(&mut self) -> std::result::Result<f64, String> {
-        let net = self.tables.net;
+        let tables = self.tables.clone();
+        let net = &tables.net;
         for r in std::mem::take(&mut self.dirty) {
             let reaction = &net.network.reactions[r];
             let a = match &net.laws[r] {
@@ -392,7 +402,7 @@ impl<'t> GeneralTrajectory<'t> {
     }
 
     fn fire(&mut self, r: usize) -> std::result::Result<(), String> {
-        let tables = self.tables;
+        let tables = self.tables.clone();
         for &(s, d) in &tables.changes[r] {
             let x = self.counts[s] + d;
             if x < 0.0 || x >= COUNT_LIMIT as f64 {
@@ -427,7 +437,7 @@ pub fn run_general_cpu(
     if n == 0 {
         return Err(invalid("trajectories", 0, "at least 1"));
     }
-    let tables = GeneralTables::new(net);
+    let tables = GeneralTables::new(net.clone());
     let species: Vec<String> = net.network.species.iter().map(|s| s.id.clone()).collect();
     let n_values = net.rule_values().count();
     const CHUNK: u64 = 256;

@@ -12,6 +12,7 @@ pub mod dsmts;
 pub mod ensemble;
 mod event_code;
 pub mod general;
+pub mod general_run;
 pub mod gpu_compiled;
 pub mod gpu_ensemble;
 pub mod gpu_leap;

@@ -270,6 +270,18 @@ impl Rows {
         }
     }
 
+    /// Hands the last row to `sink` when asked to observe at the end of an advance.
+    pub(super) fn observe_into(
+        &self,
+        observe: bool,
+        sink: &mut dyn FnMut(MeanSdRow) -> Result<()>,
+    ) -> Result<()> {
+        match observe {
+            true => sink(self.row(self.len() - 1)),
+            false => Ok(()),
+        }
+    }
+
     /// Adds the row of the next output time.
     pub(super) fn push(&mut self, (mean, sd): (Vec<f64>, Vec<f64>)) {
         self.mean.push(mean);
@@ -552,45 +564,50 @@ impl SsaRun {
     }
 }
 
+/// The `Simulation` methods of a CPU ensemble stepped one output time at a time (`SsaRun`,
+/// `general_run::GeneralRun`): `self.rows` holds the rows so far, `self.move_to_next_time()`
+/// adds the next one, `self.run_s` counts the seconds spent.
+macro_rules! output_time_steps {
+    () => {
+        fn step(&self) -> u64 {
+            self.rows.len() as u64 - 1
+        }
+        /// Every output time is observed; a run goes by default to the last one.
+        fn schedule(&self) -> $crate::runtime::Schedule {
+            self.rows.schedule(self.step(), 1)
+        }
+        fn series_file(&self) -> &'static str {
+            "mean_sd.csv"
+        }
+        fn columns(&self) -> Vec<String> {
+            $crate::ssa::run::mean_sd_columns(&self.rows.species)
+        }
+        fn observe(&mut self) -> $crate::error::Result<$crate::ssa::run::MeanSdRow> {
+            Ok(self.rows.row(self.rows.len() - 1))
+        }
+        fn advance(
+            &mut self,
+            steps: u64,
+            observe_at_end: bool,
+            sink: &mut dyn FnMut($crate::ssa::run::MeanSdRow) -> $crate::error::Result<()>,
+        ) -> $crate::error::Result<()> {
+            let start = std::time::Instant::now();
+            (0..steps).try_for_each(|_| self.move_to_next_time())?;
+            self.run_s += start.elapsed().as_secs_f64();
+            self.rows.observe_into(observe_at_end, sink)
+        }
+        fn write_snapshot(&mut self, _dir: &std::path::Path) -> $crate::error::Result<Vec<String>> {
+            Ok(Vec::new())
+        }
+    };
+}
+pub(super) use output_time_steps;
+
 impl Simulation for SsaRun {
     type Observation = MeanSdRow;
     type Details = Details;
 
-    fn step(&self) -> u64 {
-        self.rows.len() as u64 - 1
-    }
-    /// Every output time is observed; a run goes by default to the last one.
-    fn schedule(&self) -> Schedule {
-        self.rows.schedule(self.step(), 1)
-    }
-    fn series_file(&self) -> &'static str {
-        "mean_sd.csv"
-    }
-    fn columns(&self) -> Vec<String> {
-        mean_sd_columns(&self.rows.species)
-    }
-    fn observe(&mut self) -> Result<MeanSdRow> {
-        Ok(self.rows.row(self.rows.len() - 1))
-    }
-    fn advance(
-        &mut self,
-        steps: u64,
-        observe_at_end: bool,
-        sink: &mut dyn FnMut(MeanSdRow) -> Result<()>,
-    ) -> Result<()> {
-        let start = Instant::now();
-        for _ in 0..steps {
-            self.move_to_next_time()?;
-        }
-        self.run_s += start.elapsed().as_secs_f64();
-        match observe_at_end {
-            true => sink(self.observe()?),
-            false => Ok(()),
-        }
-    }
-    fn write_snapshot(&mut self, _dir: &Path) -> Result<Vec<String>> {
-        Ok(Vec::new())
-    }
+    output_time_steps!();
     /// trajectories.csv (when kept) and mean_sd.png.
     fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
         let stats = self.rows.stats(self.rows.len());

@@ -1,0 +1,210 @@
+//! A run of a general network (`reactions::general`) into an output folder, as `run::SsaRun`
+//! runs a mass-action one: the CPU ensemble of `general::GeneralTrajectory` held in memory and
+//! moved from one output time to the next (a step is one output time), mean_sd.csv of the
+//! species and the rules' values, mean_sd.png and manifest.json. Checkpoints, trajectories.csv
+//! and the other methods are mass-action only for now and refused by name.
+
+use super::ensemble::Method;
+use super::general::{GeneralTables, GeneralTrajectory};
+use super::run::{output_times, write_ensemble_files, Details, MeanSdRow};
+use super::run::{Rows, RunOptions, MAX_RESIDENT_BYTES};
+use super::stats::Accumulator;
+use crate::error::{invalid, ModelError, Result};
+use crate::reactions::general::GeneralNetwork;
+use crate::runtime::{self, ArrayData, RunReport, Simulation, StateArray};
+use rayon::prelude::*;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Runs the ensemble of a general network on the CPU through the runtime, calling `progress`
+/// with the row of every output time.
+pub fn run_general(
+    net: &GeneralNetwork,
+    opts: &RunOptions,
+    progress: impl FnMut(&MeanSdRow),
+) -> Result<RunReport<MeanSdRow>> {
+    let start = Instant::now();
+    let mut sim = GeneralRun::new(net, opts)?;
+    let options = super::run::runtime_options(&sim, opts, start)?;
+    runtime::run(&mut sim, &options, progress)
+}
+
+/// A CPU ensemble of a general network at an output time.
+pub struct GeneralRun {
+    tables: Arc<GeneralTables>,
+    opts: RunOptions,
+    plot: Vec<usize>,
+    trajectories: Vec<GeneralTrajectory>,
+    rows: Rows,
+    run_s: f64,
+}
+
+impl GeneralRun {
+    /// The ensemble of `opts` at the first output time (after the events that fire at 0).
+    pub fn new(net: &GeneralNetwork, opts: &RunOptions) -> Result<Self> {
+        let times = check_options(net, opts)?;
+        let plot = plotted(net, opts)?;
+        let start = Instant::now();
+        let tables = GeneralTables::new(net.clone());
+        let trajectories = (0..opts.trajectories)
+            .into_par_iter()
+            .map(|i| {
+                GeneralTrajectory::new(&tables, super::ensemble::trajectory_seed(opts.seed, i))
+                    .map_err(|why| stopped(i, why))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut sim = Self {
+            tables,
+            opts: opts.clone(),
+            plot,
+            trajectories,
+            rows: Rows::new(times, net.outputs(), opts.trajectories),
+            run_s: 0.0,
+        };
+        sim.record();
+        sim.run_s = start.elapsed().as_secs_f64();
+        Ok(sim)
+    }
+
+    /// The row of the trajectories' present state: exact sums of the counts; the rules' values
+    /// summed in trajectory order.
+    fn record(&mut self) {
+        let net = self.tables.network();
+        let species: Vec<String> = net.network.species.iter().map(|s| s.id.clone()).collect();
+        let mut acc = Accumulator::new(&[0.0], species);
+        let mut sums = vec![[0.0f64; 2]; net.rule_values().count()];
+        for traj in &self.trajectories {
+            let (counts, values) = traj.outputs();
+            acc.add_counts(&counts);
+            for (s, v) in sums.iter_mut().zip(values) {
+                s[0] += v;
+                s[1] += v * v;
+            }
+        }
+        let (mut mean, mut sd) = acc.row(0);
+        let n = self.opts.trajectories as f64;
+        for [sx, sxx] in sums {
+            mean.push(sx / n);
+            let var = match self.opts.trajectories {
+                1 => 0.0,
+                _ => ((sxx - sx * sx / n) / (n - 1.0)).max(0.0),
+            };
+            sd.push(var.sqrt());
+        }
+        self.rows.push((mean, sd));
+    }
+
+    fn move_to_next_time(&mut self) -> Result<()> {
+        let t = self.rows.times[self.rows.len()];
+        self.trajectories
+            .par_iter_mut()
+            .enumerate()
+            .try_for_each(|(i, traj)| traj.advance_to(t).map_err(|why| stopped(i as u64, why)))?;
+        self.record();
+        Ok(())
+    }
+}
+
+fn stopped(trajectory: u64, why: String) -> ModelError {
+    ModelError::Stalled {
+        message: format!("trajectory {trajectory}: {why}"),
+    }
+}
+
+/// The options a general network takes; returns the output times.
+pub fn check_options(net: &GeneralNetwork, opts: &RunOptions) -> Result<Vec<f64>> {
+    net.validate()?;
+    let general = "the direct method on the CPU (a network with general laws, rules or events)";
+    if opts.method != Method::Direct {
+        return Err(invalid("method", opts.method.name(), general));
+    }
+    if opts.trajectories == 0 {
+        return Err(invalid("trajectories", 0, "at least 1"));
+    }
+    let not_yet = "not yet for a network with general laws, rules or events (mass action only)";
+    if opts.keep_trajectories {
+        return Err(invalid("trajectories_csv", true, not_yet));
+    }
+    if let Some(every) = opts.checkpoint_every {
+        return Err(invalid("checkpoint_every", every, not_yet));
+    }
+    if let Some(path) = &opts.resume {
+        return Err(invalid("resume", path.display(), not_yet));
+    }
+    // Counts, values, propensities, triggers and the stream of every trajectory, generously.
+    let per = 64
+        * (net.network.species.len() + net.values.len() + 2 * net.laws.len() + net.events.len())
+        + 512;
+    let bytes = per as u128 * opts.trajectories as u128;
+    if bytes > MAX_RESIDENT_BYTES as u128 {
+        let allowed = format!(
+            "an ensemble that fits in {} GiB (this one needs about {} GiB)",
+            MAX_RESIDENT_BYTES >> 30,
+            bytes >> 30
+        );
+        return Err(invalid("trajectories", opts.trajectories, allowed));
+    }
+    output_times(opts.t_end, opts.points)
+}
+
+/// The plotted species (species only: a rule's value has no colour of its own yet).
+fn plotted(net: &GeneralNetwork, opts: &RunOptions) -> Result<Vec<usize>> {
+    let species = &net.network.species;
+    match opts.plot_species.is_empty() {
+        true => Ok((0..species.len()).collect()),
+        false => opts
+            .plot_species
+            .iter()
+            .map(|id| {
+                net.network.species_index(id).ok_or_else(|| {
+                    let ids: Vec<&str> = species.iter().map(|s| s.id.as_str()).collect();
+                    invalid(
+                        "plot_species",
+                        id,
+                        format!("species of the network: {}", ids.join(", ")),
+                    )
+                })
+            })
+            .collect(),
+    }
+}
+
+impl Simulation for GeneralRun {
+    type Observation = MeanSdRow;
+    type Details = Details;
+
+    super::run::output_time_steps!();
+    fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
+        let stats = self.rows.stats(self.rows.len());
+        let name = &self.tables.network().network.id;
+        write_ensemble_files(dir, &stats, None, &self.plot, name)
+    }
+    fn save_checkpoint(&mut self, _path: &Path) -> Result<()> {
+        Err(invalid(
+            "checkpoint_every",
+            "set",
+            "not yet for a network with general laws, rules or events",
+        ))
+    }
+    fn state_arrays(&mut self) -> Result<Vec<StateArray>> {
+        let mut arrays = self.rows.arrays(self.step(), None, None);
+        let s = self.tables.network().network.species.len();
+        let counts = self
+            .trajectories
+            .iter()
+            .flat_map(|t| t.outputs().0)
+            .collect();
+        let n = self.trajectories.len();
+        arrays.push(StateArray::new("counts", &[n, s], ArrayData::U64(counts)));
+        Ok(arrays)
+    }
+    fn manifest_details(&self, _first_step: u64, _last: &MeanSdRow) -> Result<Details> {
+        Ok(Details::new(
+            &self.tables.network().network,
+            &self.opts,
+            &self.plot,
+            self.run_s,
+        ))
+    }
+}
