@@ -27,6 +27,7 @@ struct AngioParams {
     tumour: u32,          // 0: face at x = Lx; 1: sphere of radius 0.1 at (Lx, Ly/2, Lz/2)
     h: f32,
     walk_events: f32,     // L: mean number of events per tip per step of the tips' walk
+    discrete: u32,        // 1: A&C's discrete coupling (fields_discrete.wgsl); 0: continuous n
 }
 
 // Occupancy value of a site no sprout has visited.

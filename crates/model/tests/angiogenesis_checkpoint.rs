@@ -3,7 +3,7 @@
 
 use petri_engine::testing::test_context;
 use petri_model::angiogenesis::checkpoint::Checkpoint;
-use petri_model::angiogenesis::params::InitialTips;
+use petri_model::angiogenesis::params::{Coupling, InitialTips};
 use petri_model::angiogenesis::state::Counter;
 use petri_model::angiogenesis::{AngioSim, AngioState, AngioUniforms, SimOptions};
 use petri_model::ModelError;
@@ -88,11 +88,19 @@ fn save_load_round_trip_is_exact() {
 }
 
 /// 30 steps straight equal 13 steps, a checkpoint through a file, and 17 more: fields, tips,
-/// occupancy, vessels and counters bit for bit.
+/// occupancy, vessels and counters bit for bit, with either coupling (the checkpoint's config
+/// carries it).
 #[test]
 fn resumed_run_is_bitwise_identical() {
+    for coupling in [Coupling::Continuous, Coupling::Discrete] {
+        resume_bitwise(coupling);
+    }
+}
+
+fn resume_bitwise(coupling: Coupling) {
     let ctx = test_context();
     let mut cfg = config(20);
+    cfg.coupling = coupling;
     cfg.tips.branch_age = 0.0;
     cfg.tips.branch_density = 1.5;
     let u0 = AngioUniforms::new(&cfg, 0.0);
@@ -124,6 +132,7 @@ fn resumed_run_is_bitwise_identical() {
     let loaded = Checkpoint::load(&path).unwrap();
     assert_eq!(loaded.state.step, 13);
     assert_eq!(loaded.k.to_bits(), k.to_bits());
+    assert_eq!(loaded.config.coupling, coupling);
     let mut resumed = loaded.into_sim(&ctx, &options).unwrap();
     assert_eq!(resumed.step(), 13);
     resumed.advance(&ctx, 17);

@@ -2,7 +2,7 @@
 
 use petri_engine::testing::test_context;
 use petri_engine::GpuContext;
-use petri_model::angiogenesis::params::InitialTips;
+use petri_model::angiogenesis::params::{Coupling, InitialTips};
 use petri_model::angiogenesis::sim::{check_fields_workgroup, occupied_bits};
 use petri_model::angiogenesis::state::{Counter, FREE};
 use petri_model::angiogenesis::walk::WalkTable;
@@ -43,14 +43,95 @@ fn assert_close(name: &str, gpu: &[f32], cpu: &[f32], rel: f32) {
 #[test]
 fn gpu_step_matches_cpu_reference_on_32_cubed() {
     // Few slots: overflow early, all tips in one workgroup of the tip passes.
-    compare_with_cpu(&[8, 16, 24], 48, 25);
+    compare_with_cpu(&[8, 16, 24], 48, 25, Coupling::Continuous);
     // Many tips and slots: branch wishes ranked across many workgroups of 64, then overflow.
     let ys: Vec<u32> = (2..30).collect();
-    compare_with_cpu(&ys, 700, 12);
+    compare_with_cpu(&ys, 700, 12, Coupling::Continuous);
 }
 
-fn compare_with_cpu(tip_ys: &[u32], max_tips: u32, steps: u64) {
+/// As `gpu_step_matches_cpu_reference_on_32_cubed`, with A&C's discrete coupling.
+#[test]
+fn discrete_coupling_matches_cpu_reference_on_32_cubed() {
+    compare_with_cpu(&[8, 16, 24], 48, 25, Coupling::Discrete);
+    let ys: Vec<u32> = (2..30).collect();
+    compare_with_cpu(&ys, 700, 12, Coupling::Discrete);
+}
+
+/// A&C's discrete model: after 40 steps with branching tips on 24^3, n is 1 exactly at the
+/// sites a sprout has occupied and 0 elsewhere, f and c are bitwise their initial values at every
+/// unoccupied site, and changed (c down, f toward beta/gamma) at every occupied one. The same
+/// start with the continuous coupling changes c at unoccupied sites too (the double counting
+/// the discrete model avoids), so the check can fail.
+#[test]
+fn discrete_coupling_changes_f_and_c_only_on_occupied_sites() {
+    let ctx = test_context();
+    let run = |coupling| {
+        let mut cfg = config(24);
+        cfg.coupling = coupling;
+        cfg.tips.branch_age = 0.05;
+        cfg.tips.branch_density = 1.5;
+        let u0 = AngioUniforms::new(&cfg, 0.0);
+        let mut s = AngioState::initial(&cfg, &u0);
+        for y in [6, 12, 18] {
+            for z in [6, 12, 18] {
+                s.add_tip(u0.index(16, y, z) as u32);
+            }
+        }
+        if coupling == Coupling::Discrete {
+            s.n = s.cell_density();
+        }
+        let k = cfg.time_step(s.max_taxis_speed_sq(&cfg, &u0)).unwrap();
+        let out = run_gpu(&ctx, &cfg, k, &s, 40, &SimOptions::default());
+        (s, out)
+    };
+    let (s0, out) = run(Coupling::Discrete);
+    assert!(out.counter(Counter::Branches) > 0, "tips should branch");
+    let mut occupied = 0;
+    for i in 0..out.occ.len() {
+        if out.occ[i] == FREE {
+            assert_eq!(out.n[i], 0.0, "n at unoccupied site {i}");
+            assert_eq!(
+                out.f[i].to_bits(),
+                s0.f[i].to_bits(),
+                "f at unoccupied site {i}"
+            );
+            assert_eq!(
+                out.c[i].to_bits(),
+                s0.c[i].to_bits(),
+                "c at unoccupied site {i}"
+            );
+        } else {
+            occupied += 1;
+            assert_eq!(out.n[i], 1.0, "n at occupied site {i}");
+            assert!(
+                out.c[i] < s0.c[i],
+                "c at occupied site {i}: {} -> {}",
+                s0.c[i],
+                out.c[i]
+            );
+            let target = (0.05f32 / 0.1 - s0.f[i]).signum();
+            assert!(
+                (out.f[i] - s0.f[i]) * target > 0.0,
+                "f at occupied site {i}: {} -> {}",
+                s0.f[i],
+                out.f[i]
+            );
+        }
+    }
+    assert!(occupied > 100, "{occupied} occupied sites");
+    let (s0, cont) = run(Coupling::Continuous);
+    let changed_free = (0..cont.occ.len())
+        .filter(|&i| cont.occ[i] == FREE && cont.c[i] != s0.c[i])
+        .count();
+    assert!(
+        changed_free > 500,
+        "continuous: c changed at {changed_free} unoccupied sites"
+    );
+}
+
+fn compare_with_cpu(tip_ys: &[u32], max_tips: u32, steps: u64, coupling: Coupling) {
     let mut cfg = config(32);
+    cfg.coupling = coupling;
     cfg.tips.branch_age = 0.0;
     // Low enough that tips branch within the test once their trail is beside them (c N > n_b
     // needs 2 occupied sites where c > 0.75), high enough to hold back fresh tips (N = 1).
@@ -63,6 +144,9 @@ fn compare_with_cpu(tip_ys: &[u32], max_tips: u32, steps: u64) {
         for z in [10, 16, 22] {
             s.add_tip(u0.index(20, y, z) as u32);
         }
+    }
+    if coupling == Coupling::Discrete {
+        s.n = s.cell_density();
     }
     let gpu = gpu_against_cpu(&cfg, &s, steps, &SimOptions::default());
     assert!(
@@ -497,8 +581,15 @@ fn taxis_with_tips_conserves_n_and_keeps_it_non_negative() {
 /// as the 3D comparison: f32 rounding (fused multiply-adds on some GPUs) grows with the steps.
 #[test]
 fn two_d_grid_matches_cpu_reference() {
+    for coupling in [Coupling::Continuous, Coupling::Discrete] {
+        two_d_against_cpu(coupling);
+    }
+}
+
+fn two_d_against_cpu(coupling: Coupling) {
     let mut cfg = AngioConfig {
         grid: [48, 40, 1],
+        coupling,
         ..AngioConfig::default()
     };
     cfg.tips.branch_age = 0.05;
@@ -507,6 +598,9 @@ fn two_d_grid_matches_cpu_reference() {
     let mut s = AngioState::initial(&cfg, &u0);
     for y in [8, 20, 32] {
         s.add_tip(u0.index(30, y, 0) as u32);
+    }
+    if coupling == Coupling::Discrete {
+        s.n = s.cell_density();
     }
     gpu_against_cpu(&cfg, &s, 25, &SimOptions::default());
 }

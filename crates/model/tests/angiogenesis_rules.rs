@@ -7,7 +7,7 @@
 //! run on the GPU here too.
 
 use petri_engine::testing::test_context;
-use petri_model::angiogenesis::params::{InitialTips, Tumour};
+use petri_model::angiogenesis::params::{Coupling, InitialTips, Tumour};
 use petri_model::angiogenesis::state::{Counter, FREE};
 use petri_model::angiogenesis::{cpu, AngioConfig, AngioSim, AngioState, AngioUniforms};
 use petri_model::angiogenesis::{params::chi, walk::WalkTable, SimOptions};
@@ -189,11 +189,22 @@ fn density_condition_needs_c_times_occupied_above_threshold() {
 /// The full rule set with the paper's parameters (taxis, feedback, branching with density,
 /// anastomosis) on a 101 x 101 2D grid to t = 22, when the brush border has formed (~300
 /// sprouts): sprouts, live tips and anastomoses over 16 seeds at k and k/2 agree within 3
-/// standard errors of their difference.
+/// standard errors of their difference, with A&C's discrete coupling (the default) and with
+/// the continuous one.
 #[test]
 fn halving_dt_leaves_the_counts_unchanged() {
+    halving_dt(Coupling::Discrete);
+}
+
+#[test]
+fn halving_dt_leaves_the_counts_unchanged_with_continuous_coupling() {
+    halving_dt(Coupling::Continuous);
+}
+
+fn halving_dt(coupling: Coupling) {
     let mut cfg = AngioConfig {
         grid: [101, 101, 1],
+        coupling,
         ..AngioConfig::default()
     };
     cfg.tips.max_tips = 1 << 14;
@@ -224,7 +235,7 @@ fn halving_dt_leaves_the_counts_unchanged() {
         let b: Vec<f64> = half.iter().map(|c| c[i]).collect();
         let ((ma, sa), (mb, sb)) = (mean_and_se(&a), mean_and_se(&b));
         let se = (sa * sa + sb * sb).sqrt();
-        eprintln!("{what}: k {ma:.1} +- {sa:.1}, k/2 {mb:.1} +- {sb:.1}");
+        eprintln!("{coupling:?} {what}: k {ma:.1} +- {sa:.1}, k/2 {mb:.1} +- {sb:.1}");
         assert!(
             (ma - mb).abs() <= 3.0 * se,
             "{what}: {ma:.1} +- {sa:.1} at k, {mb:.1} +- {sb:.1} at k/2"

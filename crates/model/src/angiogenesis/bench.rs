@@ -4,7 +4,7 @@
 //! batches of 50 steps, then the timed steps.
 
 use super::cpu;
-use super::params::AngioConfig;
+use super::params::{AngioConfig, Coupling};
 use super::sim::{AngioSim, SimOptions};
 use super::state::AngioState;
 use super::uniforms::AngioUniforms;
@@ -164,6 +164,11 @@ pub fn bench_size(
     let mut cfg = base.clone();
     cfg.grid = grid;
     cfg.tips.enabled = opts.tips;
+    // Without tips the discrete coupling has no cells and nothing changes: the fields alone are
+    // the continuous model's (Darbyshire 2015's benchmark).
+    if !opts.tips {
+        cfg.coupling = Coupling::Continuous;
+    }
     cfg.validate()?;
     let cells = cfg.cells() as u64;
     let mut case = StepCase {

@@ -50,7 +50,9 @@ use std::path::Path;
 /// Format version of the angiogenesis part (metadata and arrays), written and read. Version 2:
 /// the branching rule (per-psi hazard, density condition) and family anastomosis changed what a
 /// state continues into, so version 1 checkpoints are refused rather than resumed under new rules.
-pub const VERSION: u32 = 2;
+/// Version 3: the config carries `coupling`, whose default is the discrete model; a version 2
+/// file (a continuous run, without the field) would resume as a discrete one, so it is refused.
+pub const VERSION: u32 = 3;
 /// Model name in the container.
 pub const MODEL: &str = "angiogenesis";
 

@@ -1,6 +1,7 @@
 //! CPU reference of one step, written to mirror the shaders operation by operation:
 //! `tip_move` = tips_move.wgsl, `tip_commit` = tips_scan.wgsl + tips_spawn.wgsl, `weight_sums`
-//! then `update_site` = fields.wgsl. The GPU's one field pass works W of each site out in
+//! then `update_site` = fields.wgsl (the continuous coupling), `discrete_site` =
+//! fields_discrete.wgsl (A&C's discrete coupling). The GPU's one field pass works W of each site out in
 //! workgroup memory as it goes; the CPU keeps W of every site in an array first, with the same
 //! f32 operations.
 //! Tests compare the GPU against it; `fields_step_parallel` (rayon) is the multithreaded CPU
@@ -202,9 +203,34 @@ pub fn update_site(
     )
 }
 
+/// New (n, f, c) at site i in A&C's discrete model: the cell density is m = 1 at an occupied
+/// site, 0 elsewhere, and only there do f and c change (fields_discrete.wgsl); the same f32
+/// operations as `update_site` with m for its n.
+pub fn discrete_site(
+    u: &AngioUniforms,
+    i: usize,
+    f: &[f32],
+    c: &[f32],
+    occ: &[u32],
+) -> (f32, f32, f32) {
+    let m = if occ[i] != FREE { 1.0 } else { 0.0 };
+    let (f0, c0) = (f[i], c[i]);
+    (
+        m,
+        f0 + u.k * (u.beta * m - u.gamma * m * f0),
+        c0 - u.k * u.eta * m * c0,
+    )
+}
+
 /// The field update of one step, single-threaded.
 pub fn fields_step(u: &AngioUniforms, s: &mut AngioState) {
     let cells = u.ncells as usize;
+    if u.discrete != 0 {
+        for i in 0..cells {
+            (s.n[i], s.f[i], s.c[i]) = discrete_site(u, i, &s.f, &s.c, &s.occ);
+        }
+        return;
+    }
     let w = weight_sums(u, &s.f, &s.c);
     let (mut n1, mut f1, mut c1) = (vec![0.0; cells], vec![0.0; cells], vec![0.0; cells]);
     for i in 0..cells {
@@ -223,6 +249,15 @@ pub fn fields_step_parallel(
 ) {
     let plane = (u.nx * u.ny) as usize;
     let (n, f, c, occ) = input;
+    if u.discrete != 0 {
+        out.0
+            .par_iter_mut()
+            .zip(out.1.par_iter_mut())
+            .zip(out.2.par_iter_mut())
+            .enumerate()
+            .for_each(|(i, ((pn, pf), pc))| (*pn, *pf, *pc) = discrete_site(u, i, f, c, occ));
+        return;
+    }
     w.par_chunks_mut(plane).enumerate().for_each(|(z, pw)| {
         for (j, wj) in pw.iter_mut().enumerate() {
             *wj = weight_sum_or_stuck(site_weights(u, (z * plane + j) as u32, f, c));
@@ -502,7 +537,7 @@ pub fn tips_step(u: &AngioUniforms, walk: &WalkTable, seed: u64, s: &mut AngioSt
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::angiogenesis::AngioConfig;
+    use crate::angiogenesis::{params::Coupling, AngioConfig};
 
     /// W > 0 at every site for any fields: the two moves along an open axis sum to 2r > 0, and at
     /// a corner P0 = 1 - 6r + (alpha term) - (k/h^2) sum T >= 1 + 6r when every open move is
@@ -512,6 +547,7 @@ mod tests {
     fn weight_sum_is_positive_for_rough_fields() {
         let cfg = AngioConfig {
             grid: [6, 5, 4],
+            coupling: Coupling::Continuous,
             ..AngioConfig::default()
         };
         let h = cfg.h();

@@ -16,6 +16,39 @@ pub enum Tumour {
     Sphere,
 }
 
+/// How the endothelial cells act on the fibronectin f and the TAF c.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase", try_from = "String")]
+pub enum Coupling {
+    /// Anderson & Chaplain 1998's discrete model as they ran it: the cells are the sprouts'
+    /// trails (n = 1 at sites a sprout has occupied, 0 elsewhere), f and c change only there,
+    /// and the n equation only supplies the coefficients of the tips' moves.
+    Discrete,
+    /// Darbyshire 2015's PDE system (eq. 1-4): the continuous density n evolves and drives f
+    /// and c everywhere, with the tips alongside (n taken as 1 at the sites they occupied).
+    Continuous,
+}
+
+impl TryFrom<String> for Coupling {
+    type Error = ModelError;
+
+    /// The config's `coupling`: an unknown value is an error naming the field and what is
+    /// allowed (serde's own message would not name the field).
+    fn try_from(value: String) -> Result<Self> {
+        match value.as_str() {
+            "discrete" => Ok(Coupling::Discrete),
+            "continuous" => Ok(Coupling::Continuous),
+            _ => Err(invalid(
+                "coupling",
+                format!("{value:?}"),
+                "\"discrete\" (Anderson & Chaplain 1998: f and c change only where a sprout \
+                 has been) or \"continuous\" (Darbyshire 2015: the density n drives them \
+                 everywhere)",
+            )),
+        }
+    }
+}
+
 /// Discrete tip-cell settings.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -92,6 +125,9 @@ pub struct AngioConfig {
     pub gamma: f64,
     pub eta: f64,
     pub tumour: Tumour,
+    /// Which model couples the cells to f and c: `discrete` (A&C 1998) or `continuous`
+    /// (Darbyshire 2015).
+    pub coupling: Coupling,
     pub tips: TipConfig,
     /// Observables are read back every this many steps.
     pub observe_every: u32,
@@ -121,6 +157,7 @@ impl Default for AngioConfig {
             gamma: 0.1,
             eta: 0.1,
             tumour: Tumour::Face,
+            coupling: Coupling::Discrete,
             tips: TipConfig::default(),
             observe_every: 50,
             snapshot_every: 0,
@@ -493,6 +530,26 @@ mod tests {
         assert_eq!(branch_probability(0.5), 0.3);
         assert_eq!(branch_probability(0.65), 0.4);
         assert_eq!(branch_probability(0.9), 1.0);
+    }
+
+    #[test]
+    fn coupling_is_discrete_unless_asked_and_names_itself_when_wrong() {
+        assert_eq!(parse("{}").unwrap().coupling, Coupling::Discrete);
+        let c = parse(r#"{"coupling": "continuous"}"#).unwrap();
+        assert_eq!(c.coupling, Coupling::Continuous);
+        let text = serde_json::to_string(&c).unwrap();
+        assert!(text.contains(r#""coupling":"continuous""#), "{text}");
+        for bad in [r#""hybrid""#, r#""Discrete""#] {
+            let e = parse(&format!(r#"{{"coupling": {bad}}}"#))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("coupling"), "{e}");
+        }
+        let e = parse(r#"{"coupling": "hybrid"}"#).unwrap_err().to_string();
+        assert!(
+            e.contains("\"hybrid\"") && e.contains("\"discrete\"") && e.contains("\"continuous\""),
+            "{e}"
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! the field update needs (m = 1 at visited sites) at 1/32 of the traffic. tips_spawn sets both;
 //! the bits are derived data, built from `occ` on upload and never stored.
 
-use super::params::AngioConfig;
+use super::params::{AngioConfig, Coupling};
 use super::state::{AngioState, Counter, Segment, Tip, COUNTERS, FREE};
 use super::uniforms::AngioUniforms;
 use super::walk::WalkTable;
@@ -296,35 +296,11 @@ impl AngioSim {
                 ),
             )?;
         }
-        let [wx, wy, wz] = options.workgroup;
-        // Each slice's tile is its threads less the ring of threads around it.
-        let (tiles_x, tiles_y) = (u.nx.div_ceil(wx - 2), u.ny.div_ceil(wy - 2));
-        let zchunk = fields_zchunk(u.nz, tiles_x * tiles_y, wz);
-        let groups = [tiles_x, tiles_y, u.nz.div_ceil(wz * zchunk)];
-        plan.add_pass(
-            ctx,
-            PassDesc {
-                label: "fields",
-                entry: shaders::angiogenesis::fields::MAIN,
-                bindings: vec![
-                    Binding::uniform("params"),
-                    Binding::current("n"),
-                    Binding::current("f"),
-                    Binding::current("c"),
-                    Binding::read("occupied"),
-                    Binding::next("n"),
-                    Binding::next("f"),
-                    Binding::next("c"),
-                ],
-                workgroups: groups,
-                constants: vec![
-                    ("WX", wx as f64),
-                    ("WY", wy as f64),
-                    ("WZ", wz as f64),
-                    ("ZCHUNK", zchunk as f64),
-                ],
-            },
-        )?;
+        let fields = match cfg.coupling {
+            Coupling::Continuous => continuous_fields_pass(&u, options.workgroup),
+            Coupling::Discrete => discrete_fields_pass(&u),
+        };
+        plan.add_pass(ctx, fields)?;
         let sums_for = |parity: usize| -> Result<[Reduction; 3]> {
             let r =
                 |name: &str| Reduction::new(ctx, ReduceOp::Sum, &plan.pair(name)[parity], u.ncells);
@@ -458,6 +434,55 @@ impl AngioSim {
             counters,
             step: self.plan.step,
         })
+    }
+}
+
+/// The continuous model's field pass (fields.wgsl): n, f, c of Darbyshire 2015's scheme, each
+/// workgroup a stack of WX x WY slices walking up chunks of planes.
+fn continuous_fields_pass(u: &AngioUniforms, [wx, wy, wz]: [u32; 3]) -> PassDesc<'static> {
+    // Each slice's tile is its threads less the ring of threads around it.
+    let (tiles_x, tiles_y) = (u.nx.div_ceil(wx - 2), u.ny.div_ceil(wy - 2));
+    let zchunk = fields_zchunk(u.nz, tiles_x * tiles_y, wz);
+    fields_pass(
+        shaders::angiogenesis::fields::MAIN,
+        &["n", "f", "c"],
+        [tiles_x, tiles_y, u.nz.div_ceil(wz * zchunk)],
+        [("WX", wx), ("WY", wy), ("WZ", wz), ("ZCHUNK", zchunk)].to_vec(),
+    )
+}
+
+/// A&C's discrete model's field pass (fields_discrete.wgsl): one thread per site, f and c
+/// changed at occupied sites only, n the occupancy. Its workgroup is fixed (64 x 4): no
+/// neighbour is read, so `--workgroup` (the continuous pass's slices) does not apply.
+fn discrete_fields_pass(u: &AngioUniforms) -> PassDesc<'static> {
+    const WX: u32 = 64;
+    const WY: u32 = 4;
+    fields_pass(
+        shaders::angiogenesis::fields_discrete::MAIN,
+        &["f", "c"],
+        [u.nx.div_ceil(WX), u.ny.div_ceil(WY), u.nz],
+        vec![("WX", WX), ("WY", WY)],
+    )
+}
+
+/// A field pass: the parameters, the current `inputs`, the occupancy bits, then the next n, f
+/// and c (the bindings of both field shaders, in that order).
+fn fields_pass(
+    entry: shaders::EntryPoint,
+    inputs: &[&'static str],
+    workgroups: [u32; 3],
+    constants: Vec<(&'static str, u32)>,
+) -> PassDesc<'static> {
+    let mut bindings = vec![Binding::uniform("params")];
+    bindings.extend(inputs.iter().map(|&name| Binding::current(name)));
+    bindings.push(Binding::read("occupied"));
+    bindings.extend(["n", "f", "c"].map(Binding::next));
+    PassDesc {
+        label: "fields",
+        entry,
+        bindings,
+        workgroups,
+        constants: constants.into_iter().map(|(k, v)| (k, v as f64)).collect(),
     }
 }
 

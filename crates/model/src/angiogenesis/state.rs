@@ -1,7 +1,7 @@
 //! The model state on the CPU side: fields, occupancy, tips, vessel segments, counters; and the
 //! initial conditions of MODELS.md section 1. The GPU holds the same arrays (sim.rs).
 
-use super::params::{chi, AngioConfig, InitialTips, Tumour, FIBRONECTIN_PEAK};
+use super::params::{chi, AngioConfig, Coupling, InitialTips, Tumour, FIBRONECTIN_PEAK};
 use super::uniforms::AngioUniforms;
 use petri_engine::rng;
 
@@ -95,7 +95,8 @@ impl AngioState {
         self.counters[c as usize]
     }
 
-    /// The initial conditions of MODELS.md section 1 on the config's grid.
+    /// The initial conditions of MODELS.md section 1 on the config's grid; with the discrete
+    /// coupling, n is the cells of the initial tips (1 at their sites, 0 elsewhere).
     pub fn initial(cfg: &AngioConfig, u: &AngioUniforms) -> Self {
         let h = cfg.h();
         let [lx, ly, lz] = cfg.lengths();
@@ -138,7 +139,19 @@ impl AngioState {
                 s.add_tip(site);
             }
         }
+        if cfg.coupling == Coupling::Discrete {
+            s.n = s.cell_density();
+        }
         s
+    }
+
+    /// The cell density of A&C's discrete model: 1 at sites a sprout has occupied, 0 elsewhere
+    /// (what the discrete field pass writes into n).
+    pub fn cell_density(&self) -> Vec<f32> {
+        self.occ
+            .iter()
+            .map(|&o| if o != FREE { 1.0 } else { 0.0 })
+            .collect()
     }
 
     /// Largest |v|^2 of the taxis velocity v = chi(c) grad c + rho grad f over the grid (central

@@ -1,6 +1,6 @@
 //! The parameters as the shaders see them (`shaders/angiogenesis/common.wgsl`, AngioParams).
 
-use super::params::{AngioConfig, Tumour};
+use super::params::{AngioConfig, Coupling, Tumour};
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -35,6 +35,10 @@ pub struct AngioUniforms {
     pub h: f32,
     /// L, the mean number of events per tip per step of the tips' walk (walk.rs).
     pub walk_events: f32,
+    /// 1: A&C's discrete coupling (f and c change only at occupied sites, n is the occupancy);
+    /// 0: the continuous n drives them (the field pass is chosen on it: fields_discrete.wgsl or
+    /// fields.wgsl).
+    pub discrete: u32,
 }
 
 impl AngioUniforms {
@@ -73,6 +77,7 @@ impl AngioUniforms {
             },
             h: h as f32,
             walk_events: cfg.walk_events(k) as f32,
+            discrete: (cfg.coupling == Coupling::Discrete) as u32,
         }
     }
 

@@ -1,12 +1,16 @@
 //! Helpers shared by the angiogenesis integration tests.
 #![allow(dead_code)]
 
+use petri_model::angiogenesis::params::Coupling;
 use petri_model::angiogenesis::{AngioConfig, AngioState, AngioUniforms};
 
-/// The paper's parameters on an n^3 grid with small tip capacities.
+/// The paper's parameters on an n^3 grid with small tip capacities, with the continuous
+/// coupling (Darbyshire 2015), whose field pass has the stencils, workgroups and chunks these
+/// tests exercise; tests of the discrete coupling set it themselves.
 pub fn config(grid: u32) -> AngioConfig {
     let mut cfg = AngioConfig {
         grid: [grid; 3],
+        coupling: Coupling::Continuous,
         ..AngioConfig::default()
     };
     cfg.tips.max_tips = 256;
