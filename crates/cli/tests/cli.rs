@@ -529,7 +529,7 @@ fn flags_of_another_model_are_refused() {
     let angio = "assets/angiogenesis.json";
     let min = "assets/min-system.json";
     let net = "assets/vilar.json";
-    let sbml = "../shared/dsmts/00001/00001-sbml-l3v1.xml";
+    let sbml = "data/dsmts/00001/00001-sbml-l3v1.xml";
     let cases: &[(&[&str], &[&str])] = &[
         (
             &[angio, "--sweeps", "occupied"],

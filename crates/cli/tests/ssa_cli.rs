@@ -287,7 +287,7 @@ fn validate_prints_passes_and_refusals() {
 fn sbml_networks_run_and_the_gpu_path_writes_the_same_files() {
     let dir = scratch("sbml");
     let out = dir.display().to_string();
-    let sbml = "../shared/dsmts/00030/00030-sbml-l3v1.xml";
+    let sbml = "data/dsmts/00030/00030-sbml-l3v1.xml";
     let o = petri(&[
         "run",
         sbml,

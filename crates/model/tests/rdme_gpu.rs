@@ -442,13 +442,11 @@ fn the_min_asset_resolves_with_its_documented_numbers() {
 fn reactions_can_come_from_an_sbml_file() {
     // DSMTS 00001 (birth-death: X -> 2X at 0.1, X -> 0 at 0.11, first order, so the
     // compartment volume does not change the per-site constants).
-    let file = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/dsmts/00001/00001-sbml-l3v1.xml"
-    );
+    let file = petri_model::reactions::dsmts_dir().join("00001/00001-sbml-l3v1.xml");
     assert!(
-        Path::new(file).exists(),
-        "the DSMTS corpus is missing at {file}"
+        file.exists(),
+        "the DSMTS corpus is missing at {}",
+        file.display()
     );
     let json = serde_json::json!({
         "model": "rdme", "lattice": { "shape": [4, 4, 4], "spacing_m": 1e-8 },

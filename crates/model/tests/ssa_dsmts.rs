@@ -1,5 +1,5 @@
 //! The CPU simulators against the DSMTS analytic results (SBML stochastic test suite, in
-//! ../shared/dsmts): all 39 cases by the direct method (the 8 beyond mass action as general
+//! data/dsmts): all 39 cases by the direct method (the 8 beyond mass action as general
 //! networks: rules, events, a law that is not mass action), the 31 mass-action cases by the
 //! optimized direct method and tau-leaping. Pass rule per output time and variable (ssa::stats):
 //! Z in (-3, 3), Y in (-5, 5). A correct simulator still misses now and then (about 0.3 % of

@@ -194,7 +194,7 @@ fn run_general(
 /// `petri validate dsmts`: the DSMTS cases against their analytic mean and sd.
 #[derive(Args)]
 pub(crate) struct ValidateArgs {
-    /// Suite to validate against: dsmts (shared/dsmts, or the folder in PETRI_DSMTS)
+    /// Suite to validate against: dsmts (the repository's data/dsmts, or the folder in PETRI_DSMTS)
     pub(crate) suite: String,
     /// direct, odm or tau
     #[arg(long, default_value = "direct")]

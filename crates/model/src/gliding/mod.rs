@@ -1,5 +1,5 @@
 //! Gliding motility assay (micro-macro kinetic theory, after Cook et al.; spec
-//! `shared/MODELS.md` section 5): filaments gliding over motors anchored to the bottom of a
+//! docs/MODELS.md section 5): filaments gliding over motors anchored to the bottom of a
 //! thin fluid-filled channel. The coupled model (`sim`, CPU reference `cpu`; config `params`,
 //! initial state `init`, coupling passes `coupling` and `coupling_cpu`) steps three parts on
 //! one plan: the Stokes flow in the channel, periodic in x and y with no-slip walls at z = 0

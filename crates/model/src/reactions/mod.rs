@@ -273,15 +273,12 @@ impl Network {
 }
 
 /// The DSMTS corpus (SBML models with analytic means and sds; the SBML reader's tests read its
-/// models, `ssa::dsmts` runs its cases): `PETRI_DSMTS` if set, else `shared/dsmts` next to the
-/// repository (where the tests and CI find it).
+/// models, `ssa::dsmts` runs its cases): `PETRI_DSMTS` if set, else the copy the repository
+/// holds in `data/dsmts` (with its LGPL notice).
 pub fn dsmts_dir() -> PathBuf {
     let dir = match std::env::var_os("PETRI_DSMTS") {
         Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/dsmts"
-        )),
+        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/dsmts")),
     };
     // Messages then name the files plainly; a missing folder is reported by whoever reads it.
     dir.canonicalize().unwrap_or(dir)
@@ -294,7 +291,7 @@ pub(crate) fn dsmts_corpus() -> PathBuf {
     let dir = dsmts_dir();
     assert!(
         dir.join("00001").is_dir(),
-        "the DSMTS corpus is missing: expected {} (the repository is cloned next to shared/)",
+        "the DSMTS corpus is missing: expected {} (the repository's data/dsmts, or PETRI_DSMTS)",
         dir.display()
     );
     dir
