@@ -148,7 +148,14 @@ fn yes(b: bool) -> &'static str {
 }
 
 fn main() {
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    // Before any thread starts: it may set an environment variable.
+    petri_engine::headless::quiet_display_probes();
+    // EGL's complaints while wgpu probes the GL backend (a DRI driver missing on a machine
+    // without a GPU, before Mesa falls back to software) are not the user's; RUST_LOG shows them.
+    env_logger::Builder::from_env(
+        env_logger::Env::default().default_filter_or("warn,wgpu_hal::gles::egl=off"),
+    )
+    .init();
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {

@@ -44,6 +44,51 @@ fn adapters_are_listed() {
     );
 }
 
+/// Without a desktop session (no XDG_RUNTIME_DIR, as in containers, cron and CI) a run prints
+/// what is for the user only: no complaint of the windowing stack while adapters are probed
+/// (libwayland's, through Mesa's device-select layer) and no EGL chatter from the GL probe.
+#[test]
+fn a_run_without_a_desktop_session_prints_no_windowing_noise() {
+    let dir = scratch("quiet");
+    let out = dir.join("o").display().to_string();
+    let headless = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_petri"))
+            .args(args)
+            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .env_remove("XDG_RUNTIME_DIR")
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("NODEVICE_SELECT")
+            .env_remove("RUST_LOG")
+            .output()
+            .expect("run petri")
+    };
+    let runs = [
+        headless(&["adapters"]),
+        headless(&[
+            "run",
+            "assets/birth-death.json",
+            "--device",
+            "gpu",
+            "--trajectories",
+            "64",
+            "--t-end",
+            "2",
+            "--points",
+            "3",
+            "--out",
+            &out,
+        ]),
+    ];
+    for o in &runs {
+        let t = text(o);
+        assert!(o.status.success(), "{t}");
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        for noise in ["XDG_RUNTIME_DIR", "wgpu_hal", "EGL"] {
+            assert!(!stderr.contains(noise), "{noise} in stderr: {stderr}");
+        }
+    }
+}
+
 #[test]
 fn short_run_writes_outputs_and_resumes() {
     let dir = scratch("run");
@@ -232,7 +277,11 @@ fn bad_input_is_refused_with_the_field_named() {
             "--adapter",
             "no-such-gpu",
         ]),
-        &["no GPU adapter", "no-such-gpu"],
+        &[
+            "no GPU adapter",
+            "no-such-gpu",
+            "the adapters present: [0] ",
+        ],
     );
     assert_refused(
         &petri(&["bench", "angiogenesis", "--sizes", "12q"]),

@@ -175,14 +175,32 @@ fn bad_network_input_names_the_field() {
     let bad_net = bad_net.display().to_string();
     let out = dir.join("o").display().to_string();
     let net = "assets/birth-death.json";
-    let cases: [(Vec<&str>, &str); 8] = [
+    // Sizes are refused before a device is chosen: the adapter asked for does not exist.
+    let gpu = ["--device", "gpu", "--adapter", "no-such-gpu"];
+    let cases: [(Vec<&str>, &str); 11] = [
         (
             vec![net, "--t-end", "1", "--method", "fast"],
             "--method = \"fast\"",
         ),
         (vec![net], "--t-end is required"),
         (vec![net, "--t-end=-1"], "t_end = -1"),
+        (
+            vec![net, "--t-end", "-5"],
+            "t_end = -5 is not allowed: a finite time > 0",
+        ),
         (vec![net, "--t-end", "1", "--points", "1"], "points = 1"),
+        (
+            [vec![net, "--t-end", "1", "--points", "1"], gpu.to_vec()].concat(),
+            "points = 1 is not allowed",
+        ),
+        (
+            [
+                vec![net, "--t-end", "1", "--trajectories", "0"],
+                gpu.to_vec(),
+            ]
+            .concat(),
+            "trajectories = 0 is not allowed: at least 1",
+        ),
         (
             vec![net, "--t-end", "1", "--plot-species", "Y"],
             "plot_species = Y",

@@ -206,9 +206,7 @@ fn candidate_adapters(request: &DeviceRequest) -> Result<Vec<wgpu::Adapter>> {
         let all = matching_adapters(request, request.backends()?)?;
         return match all.into_iter().nth(k) {
             Some(adapter) => Ok(vec![adapter]),
-            None => Err(EngineError::NoAdapter {
-                filter: request.describe(),
-            }),
+            None => Err(no_match(request)),
         };
     }
     if request.backend.is_none() {
@@ -218,11 +216,26 @@ fn candidate_adapters(request: &DeviceRequest) -> Result<Vec<wgpu::Adapter>> {
         adapters = matching_adapters(request, request.backends()?)?;
     }
     if adapters.is_empty() {
-        return Err(EngineError::NoAdapter {
-            filter: request.describe(),
-        });
+        return Err(no_match(request));
     }
     Ok(adapters)
+}
+
+/// The error for a request no adapter meets: the adapters there are, when there are any (the
+/// name or backend asked for is wrong), else how to install a driver.
+fn no_match(request: &DeviceRequest) -> EngineError {
+    let filter = request.describe();
+    let present = list_adapters(None).unwrap_or_default();
+    if present.is_empty() {
+        return EngineError::NoAdapter { filter };
+    }
+    let present = present
+        .iter()
+        .enumerate()
+        .map(|(i, a)| format!("[{i}] {} ({})", a.name, a.backend))
+        .collect::<Vec<_>>()
+        .join(", ");
+    EngineError::NoMatchingAdapter { filter, present }
 }
 
 /// Adapters of `backends` that match the request's name filter, best first.
@@ -265,7 +278,9 @@ pub fn list_adapters(backend: Option<&str>) -> Result<Vec<AdapterSummary>> {
 pub fn request_adapters(request: &DeviceRequest) -> Result<Vec<AdapterSummary>> {
     match candidate_adapters(request) {
         Ok(adapters) => Ok(adapters.iter().map(summary).collect()),
-        Err(EngineError::NoAdapter { .. }) => Ok(Vec::new()),
+        Err(EngineError::NoAdapter { .. } | EngineError::NoMatchingAdapter { .. }) => {
+            Ok(Vec::new())
+        }
         Err(e) => Err(e),
     }
 }

@@ -8,6 +8,13 @@ pub enum EngineError {
          install its vendor's driver. `petri adapters` lists what wgpu can see."
     )]
     NoAdapter { filter: String },
+    /// Adapters exist, but none matches the backend or adapter asked for.
+    #[error(
+        "no GPU adapter{filter}; the adapters present: {present}. Pass --adapter (PETRI_ADAPTER) \
+         a part of one of these names or its index, or --backend (PETRI_BACKEND) one of theirs; \
+         `petri adapters` shows each with its limits"
+    )]
+    NoMatchingAdapter { filter: String, present: String },
     #[error("unknown backend {0:?}: allowed values are vulkan, metal, dx12, gl, all")]
     UnknownBackend(String),
     #[error("the adapter {adapter:?} cannot give {what}: asked for {asked}, its limit is {limit}")]

@@ -5,6 +5,7 @@
 pub mod buffers;
 pub mod context;
 pub mod error;
+pub mod headless;
 pub mod kernel;
 pub mod layout;
 pub mod profiler;

@@ -26,11 +26,30 @@ fn an_index_past_the_list_is_an_error_that_says_so() {
         .expect("adapters")
         .len();
     match GpuContext::new(&request_for(&n.to_string())) {
-        Err(e @ EngineError::NoAdapter { .. }) => {
+        Err(e @ EngineError::NoMatchingAdapter { .. }) => {
             let text = e.to_string();
             assert!(text.contains(&format!("index {n}")), "{text}");
         }
-        Err(e) => panic!("expected NoAdapter, got {e}"),
+        Err(e) => panic!("expected NoMatchingAdapter, got {e}"),
         Ok(ctx) => panic!("index {n} of {n} adapters opened {}", ctx.adapter.name),
+    }
+}
+
+/// A name no adapter has gets the adapters there are, not advice to install a driver.
+#[test]
+fn a_name_no_adapter_has_lists_the_adapters_present() {
+    let all = list_adapters(None).expect("adapters");
+    assert!(!all.is_empty(), "GPU tests need an adapter");
+    match GpuContext::new(&request_for("no such GPU 4711")) {
+        Err(e @ EngineError::NoMatchingAdapter { .. }) => {
+            let text = e.to_string();
+            assert!(text.contains("\"no such GPU 4711\""), "{text}");
+            for (i, a) in all.iter().enumerate() {
+                assert!(text.contains(&format!("[{i}] {}", a.name)), "{text}");
+            }
+            assert!(!text.contains("Install"), "{text}");
+        }
+        Err(e) => panic!("expected NoMatchingAdapter, got {e}"),
+        Ok(ctx) => panic!("a made-up name opened {}", ctx.adapter.name),
     }
 }

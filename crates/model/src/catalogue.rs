@@ -148,7 +148,8 @@ pub struct EnsembleRequest {
 }
 
 impl EnsembleRequest {
-    /// The run's options, filled from the checkpoint's `header` where the request is silent.
+    /// The run's options, filled from the checkpoint's `header` where the request is silent;
+    /// the sizes checked (trajectories, end time, output times) before any device is chosen.
     pub fn options(&self, header: Option<&Header>, source: &str) -> Result<SsaOptions> {
         let t_end = match self.t_end.or(header.map(|h| h.t_end)) {
             Some(t) => t,
@@ -165,7 +166,7 @@ impl EnsembleRequest {
             (None, Some(h)) => h.method.clone(),
             (None, None) => "direct".into(),
         };
-        Ok(SsaOptions {
+        let options = SsaOptions {
             method: Method::parse("method", &method)?,
             trajectories: self
                 .trajectories
@@ -186,7 +187,9 @@ impl EnsembleRequest {
             steps: None,
             checkpoint_every: None,
             resume: None,
-        })
+        };
+        options.check_sizes()?;
+        Ok(options)
     }
 
     /// The device: the one asked for, else the checkpoint's, else the automatic choice among

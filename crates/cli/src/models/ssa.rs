@@ -37,7 +37,7 @@ pub(crate) struct SsaRunFlags {
     #[arg(long)]
     trajectories: Option<u64>,
     /// End time (required for a network run)
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     t_end: Option<f64>,
     /// Output times, evenly spaced from 0 to --t-end, both included [default: 101]
     #[arg(long)]

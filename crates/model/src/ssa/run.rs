@@ -74,10 +74,9 @@ pub fn output_times(t_end: f64, points: usize) -> Result<Vec<f64>> {
 }
 
 impl RunOptions {
-    /// Checks the options against the network; returns the output times and the plotted
-    /// species' indices.
-    pub(super) fn check(&self, net: &Network) -> Result<(Vec<f64>, Vec<usize>)> {
-        net.validate()?;
+    /// Checks what needs no network (trajectories, end time, output times), so that a bad
+    /// value is refused before a network is read or a device chosen; returns the output times.
+    pub fn check_sizes(&self) -> Result<Vec<f64>> {
         if self.trajectories == 0 {
             return Err(invalid("trajectories", 0, "at least 1"));
         }
@@ -85,7 +84,14 @@ impl RunOptions {
             let allowed = format!("<= {MAX_TRAJECTORIES_CSV} when trajectories.csv is written");
             return Err(invalid("trajectories", self.trajectories, allowed));
         }
-        let times = output_times(self.t_end, self.points)?;
+        output_times(self.t_end, self.points)
+    }
+
+    /// Checks the options against the network; returns the output times and the plotted
+    /// species' indices.
+    pub(super) fn check(&self, net: &Network) -> Result<(Vec<f64>, Vec<usize>)> {
+        net.validate()?;
+        let times = self.check_sizes()?;
         let plot = match self.plot_species.is_empty() {
             true => (0..net.species.len()).collect(),
             false => self
