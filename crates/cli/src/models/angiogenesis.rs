@@ -130,14 +130,14 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
     let (_, report) = angiogenesis::run::run_sim(&ctx, sim, &opts, setup, |o| {
         bar.set_position(o.step - first);
         bar.set_message(format!(
-            "tips {} sprouts {} length {:.3}",
+            "tips {} sprouts {} tip path {:.3}",
             o.tips, o.sprouts, o.vessel_length
         ));
     })?;
     bar.finish();
     let o = &report.last;
     println!(
-        "step {}: total n {:.4}, tips {}, sprouts {}, branches {}, anastomoses {}, vessel length {:.3}",
+        "step {}: total n {:.4}, tips {}, sprouts {}, branches {}, anastomoses {}, tip path length {:.3} (moves x h; vessels.png gives the network's)",
         o.step, o.total_n, o.tips, o.sprouts, o.branches, o.anastomoses, o.vessel_length
     );
     println!(

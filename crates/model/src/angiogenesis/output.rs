@@ -3,7 +3,7 @@
 //! snapshot), and a CSV of the observables.
 
 use super::params::{AngioConfig, Tumour};
-use super::state::{AngioState, FREE};
+use super::state::{AngioState, Counter, FREE};
 use super::uniforms::AngioUniforms;
 use crate::error::Result;
 use petri_output::{
@@ -81,14 +81,18 @@ struct View {
     title: &'static str,
 }
 
-const AXIS_NAMES: [&str; 3] = ["x", "y", "z"];
+/// Lengths are in units of L, the distance from the parent vessel to the tumour (the grid's
+/// longest side is 1).
+const AXIS_NAMES: [&str; 3] = ["x / L", "y / L", "z / L"];
 
 /// The picture of the vessel network at the state's step (`vessels.png` and the frames): the
 /// vessels as lines (one per tip move) over the TAF c, live tips as dots, tips stopped by
 /// anastomosis as rings, the tumour, the time
 /// t = step x k in the title. A 3-D grid is shown in two views, top (x-y, c averaged over z)
 /// and side (x-z, c averaged over y); a 2-D grid (nz = 1) in one. Axes in model units (the
-/// longest side is 1).
+/// longest side is 1). The legend's counts are the run's counters, as observables.csv gives
+/// them; a tip that anastomosed on the tumour's plane is counted but drawn as one that reached
+/// it. The title gives the network's length: the sites vessels occupy, times h.
 pub fn vessel_figure(cfg: &AngioConfig, k: f64, s: &AngioState) -> Figure {
     let u = AngioUniforms::new(cfg, k);
     let h = cfg.h();
@@ -137,6 +141,10 @@ pub fn vessel_figure(cfg: &AngioConfig, k: f64, s: &AngioState) -> Figure {
         .filter(|t| t.alive == 0 && u.coords(t.site)[0] + 1 < u.nx)
         .map(|t| position(t.site))
         .collect();
+    // As observables.csv counts them (sim.rs, `Observables`).
+    let live_tips =
+        s.counter(Counter::Tips) - s.counter(Counter::Anastomoses) - s.counter(Counter::Reached);
+    let network_length = s.occ.iter().filter(|&&o| o != FREE).count() as f64 * h;
     let c_hi = s.c.iter().cloned().fold(1f32, f32::max) as f64;
     // Thinner lines where cells are smaller than two pixels.
     let line_width = if dims[0] <= 200 { 2 } else { 1 };
@@ -155,9 +163,9 @@ pub fn vessel_figure(cfg: &AngioConfig, k: f64, s: &AngioState) -> Figure {
             panel.lines.push(tumour(cfg, v).labelled("tumour"));
             let mut rings = Points::new(JOINED, 4, joined.iter().map(at).collect());
             rings.filled = false;
-            let label = format!("anastomoses ({})", joined.len());
+            let label = format!("anastomoses ({})", s.counter(Counter::Anastomoses));
             panel.points.push(rings.labelled(label));
-            let live = format!("live tips ({})", tips.len());
+            let live = format!("live tips ({})", live_tips);
             panel
                 .points
                 .push(Points::new(TIP, 3, tips.iter().map(at).collect()).labelled(live));
@@ -168,16 +176,17 @@ pub fn vessel_figure(cfg: &AngioConfig, k: f64, s: &AngioState) -> Figure {
         width: PICTURE_WIDTH[views.len() - 1],
         height: 0,
         title: format!(
-            "Angiogenesis   t = {:.3} (step {}, dt = {:.4})   {} sprout{}",
+            "Angiogenesis   t = {:.3} (step {}, dt = {:.4})   {} sprout{}, network {:.2} L",
             s.step as f64 * k,
             s.step,
             k,
             s.tips.len(),
-            if s.tips.len() == 1 { "" } else { "s" }
+            if s.tips.len() == 1 { "" } else { "s" },
+            network_length
         ),
         panels,
         color_scale: Some(ColorScale {
-            label: "TAF c".into(),
+            label: "TAF c (1 at the tumour)".into(),
             lo: 0.0,
             hi: c_hi,
             map: pale_viridis,
@@ -269,6 +278,7 @@ mod tests {
         // A second sprout that stopped by anastomosis, a quarter of the way up y.
         s.add_tip(u.index(u.nx / 2, u.ny / 4, z) as u32);
         s.tips[1].alive = 0;
+        s.counters[Counter::Anastomoses as usize] = 1;
         s.step = 40;
         (cfg, s)
     }
@@ -319,6 +329,31 @@ mod tests {
         assert!(ring
             .iter()
             .all(|p| p.0.abs_diff(centre) <= 8 && p.1 > mid + 100));
+    }
+
+    /// The legend counts as observables.csv does (the counters), also a tip that anastomosed on
+    /// the tumour's plane; the title gives the occupied sites times h; axes carry their unit.
+    #[test]
+    fn the_legend_counts_what_observables_csv_counts() {
+        let (cfg, mut s) = straight_sprout([33, 33, 1]);
+        let u = AngioUniforms::new(&cfg, 0.01);
+        s.add_tip(u.index(u.nx - 1, u.ny / 2, 0) as u32);
+        s.tips[2].alive = 0;
+        s.counters[Counter::Anastomoses as usize] = 2;
+        let fig = vessel_figure(&cfg, 0.01, &s);
+        let panel = &fig.panels[0];
+        let labels: Vec<_> = panel
+            .points
+            .iter()
+            .filter_map(|p| p.label.clone())
+            .collect();
+        assert_eq!(labels, ["anastomoses (2)", "live tips (1)"]);
+        // Three sites occupied (the tips' own; the test's segments mark none), h = 1/32.
+        assert!(fig.title.ends_with("network 0.09 L"), "{}", fig.title);
+        assert_eq!(
+            (panel.x.label.as_str(), panel.y.label.as_str()),
+            ("x / L", "y / L")
+        );
     }
 
     #[test]

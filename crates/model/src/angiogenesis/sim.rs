@@ -51,7 +51,9 @@ pub struct Observables {
     pub branches: u32,
     pub anastomoses: u32,
     pub reached_tumour: u32,
-    /// Vessel length: number of tip moves times h.
+    /// The tips' path length: every tip move ever made times h, a site walked again counted
+    /// again, so more than the network's length (occupied sites times h, in vessels.png's
+    /// title).
     pub vessel_length: f64,
     pub segment_overflow: u32,
     pub tip_overflow: u32,

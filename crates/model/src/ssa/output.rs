@@ -61,6 +61,10 @@ pub const PLOT_COLOURS: [(&str, [u8; 3]); 10] = [
     ("cyan", [23, 190, 207]),
 ];
 
+/// The time axis's label: a network's rate constants are per unit time, in a unit the network
+/// chooses (Vilar's: hours, DSMTS's: seconds), so time is in the inverse of their unit.
+pub const TIME_LABEL: &str = "time (in the unit the rates are per)";
+
 /// Size of mean_sd.png in pixels.
 pub const PLOT_SIZE: (u32, u32) = (1000, 560);
 
@@ -84,7 +88,7 @@ pub fn mean_sd_figure(stats: &EnsembleStats, species: &[usize], name: &str) -> R
         .fold(1.0f64, f64::max);
     let mut panel = Panel::new(
         "lines: mean; bands: mean ± sd",
-        Axis::new("time", t0, t_hi),
+        Axis::new(TIME_LABEL, t0, t_hi),
         Axis::new("molecules", 0.0, 1.05 * top),
     );
     for (i, &s) in species.iter().enumerate() {
@@ -167,7 +171,7 @@ mod tests {
         let panel = &fig.panels[0];
         assert_eq!(
             (panel.x.label.as_str(), panel.y.label.as_str()),
-            ("time", "molecules")
+            (TIME_LABEL, "molecules")
         );
         // The molecule axis reaches above A's 10 at t = 0.
         assert_eq!((panel.x.lo, panel.x.hi, panel.y.lo), (0.0, 2.0, 0.0));
