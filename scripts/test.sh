@@ -7,11 +7,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ensure-gpu-driver.sh
-cargo run --locked -q -p petri-model --example embed
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 echo "== all tests (default adapter: Vulkan)"
 cargo test --workspace --exclude petri-python --locked 2>&1 | tee "$log"
+# The embedding example, as the tests above built it: `cargo run -p petri-model --example embed`
+# resolves the features of petri-model alone and builds the dependency tree a second time.
+echo "== the embedding example (examples/embed.rs)"
+"${CARGO_TARGET_DIR:-target}/debug/examples/embed"
 echo "== GPU tests on the OpenGL backend (PETRI_BACKEND=gl)"
 PETRI_BACKEND=gl cargo test --workspace --exclude petri-python --locked 2>&1 | tee -a "$log"
 echo "== Python package (pytest, default adapter)"
