@@ -6,7 +6,7 @@
 
 use crate::angiogenesis::{self, AngioConfig};
 use crate::epidermis::{self, EpidermisConfig};
-use crate::error::{invalid, without_bom, ModelError, Result};
+use crate::error::{invalid, json_error, without_bom, ModelError, Result};
 use crate::gliding::{self, params::GlidingConfig};
 use crate::rdme::{self, RdmeConfig};
 use crate::reactions::json::{parse_network_json, read_network};
@@ -108,10 +108,7 @@ impl Config {
             Config::Sbml(_) => Ok(ModelKind::Network),
             Config::Json { text, origin, .. } => {
                 let value: serde_json::Value =
-                    serde_json::from_str(without_bom(text)).map_err(|e| ModelError::Parse {
-                        path: origin.clone(),
-                        message: e.to_string(),
-                    })?;
+                    serde_json::from_str(without_bom(text)).map_err(|e| json_error(&e, origin))?;
                 ModelKind::of_json(&value)
             }
         }

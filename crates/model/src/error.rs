@@ -101,10 +101,63 @@ pub fn without_bom(text: &str) -> &str {
 /// A JSON config parsed into `T`: a byte-order mark is skipped; unknown keys and wrong types are
 /// errors naming the key and `path`.
 pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str, path: &str) -> Result<T> {
-    serde_json::from_str(without_bom(text)).map_err(|e| ModelError::Parse {
+    serde_json::from_str(without_bom(text)).map_err(|e| json_error(&e, path))
+}
+
+/// The origin of config text the user did not write as text (the Python package's dicts, which
+/// it serialises): its messages leave out the line and column.
+pub const DICT_ORIGIN: &str = "<dict>";
+
+/// A JSON reader's error on the config from `path`: an unknown key gets the closest allowed key
+/// ("did you mean"), and text from [`DICT_ORIGIN`] no line and column.
+pub fn json_error(e: &serde_json::Error, path: &str) -> ModelError {
+    let full = e.to_string();
+    let location = format!(" at line {} column {}", e.line(), e.column());
+    let bare = full.strip_suffix(&location).unwrap_or(&full);
+    let mut message = bare.to_string();
+    if path != DICT_ORIGIN && e.line() > 0 {
+        message.push_str(&location);
+    }
+    if let Some(key) = closest_key(bare) {
+        message.push_str(&format!("; did you mean `{key}`?"));
+    }
+    ModelError::Parse {
         path: path.to_string(),
-        message: e.to_string(),
-    })
+        message,
+    }
+}
+
+/// For serde's "unknown field `k`, expected one of `a`, `b`" (or "expected `a`"): the allowed
+/// key nearest to `k` in edit distance, when it is near enough to be a typo.
+fn closest_key(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let (key, expected) = rest.split_once('`')?;
+    expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|k| (edit_distance(key, k), k))
+        .filter(|&(d, k)| d <= 2.max(k.len() / 3) && d < key.len().min(k.len()))
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance between `a` and `b`, by characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (row[j + 1] + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != cb));
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 /// The text of a file, or an error naming it.
@@ -113,4 +166,47 @@ pub fn read_text(path: &std::path::Path) -> Result<String> {
         path: path.display().to_string(),
         source,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Cfg {
+        grid: Option<u32>,
+        observe_every: Option<u32>,
+        seed: Option<u32>,
+    }
+
+    fn message(text: &str, path: &str) -> String {
+        parse_json::<Cfg>(text, path).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn an_unknown_key_gets_the_nearest_allowed_one() {
+        let m = message("{\n  \"grdi\": 3}", "cfg.json");
+        assert!(m.contains("unknown field `grdi`"), "{m}");
+        assert!(
+            m.ends_with("at line 2 column 8; did you mean `grid`?"),
+            "{m}"
+        );
+        let m = message(r#"{"observe_evry": 3}"#, "cfg.json");
+        assert!(m.contains("did you mean `observe_every`?"), "{m}");
+        // Nothing near: no guess.
+        let m = message(r#"{"colour": 3}"#, "cfg.json");
+        assert!(
+            m.contains("unknown field `colour`") && !m.contains("did you mean"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn text_the_user_did_not_write_gets_no_line_and_column() {
+        let m = message(r#"{"seed": 1, "grdi": 3}"#, DICT_ORIGIN);
+        assert!(m.contains("did you mean `grid`?"), "{m}");
+        assert!(!m.contains("line") && !m.contains("column"), "{m}");
+    }
 }

@@ -14,3 +14,5 @@ pub mod runtime;
 pub mod ssa;
 
 pub use error::ModelError;
+/// The output crate's error, which `ModelError::Output` carries.
+pub use petri_output::OutputError;

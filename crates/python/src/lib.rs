@@ -11,9 +11,10 @@ use petri_model::runtime::{ArrayData, Driven, Row, RunOptions, StateArray};
 use petri_model::ssa::device::Device;
 use petri_model::ModelError;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyOSError};
+use pyo3::exceptions::{PyException, PyFileNotFoundError, PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyList, PyTuple, PyType};
 use pyo3::IntoPyObjectExt;
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
@@ -24,12 +25,52 @@ create_exception!(
     PyException,
     "Base of Petri's errors; the message is the one the command line prints."
 );
-create_exception!(
-    petri,
-    ConfigError,
-    PetriError,
-    "A config, option or argument that is not allowed: names the field, the value and what is allowed."
-);
+/// `petri.ConfigError`: a `PetriError` and a `ValueError` (a bad value is what Python code
+/// catches as ValueError), made at import as `type(...)` with both bases, which
+/// `create_exception!` cannot give.
+static CONFIG_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+const CONFIG_ERROR_DOC: &str = "A config, option or argument that is not allowed: names the \
+     field, the value and what is allowed. A PetriError and a ValueError.";
+
+fn config_error_type(py: Python<'_>) -> PyResult<&Py<PyType>> {
+    CONFIG_ERROR.get_or_try_init(py, || {
+        let bases = PyTuple::new(
+            py,
+            [py.get_type::<PetriError>(), py.get_type::<PyValueError>()],
+        )?;
+        let namespace = PyDict::new(py);
+        namespace.set_item("__doc__", CONFIG_ERROR_DOC)?;
+        namespace.set_item("__module__", "petri")?;
+        let ty = py
+            .get_type::<PyType>()
+            .call1(("ConfigError", bases, namespace))?;
+        Ok(ty.cast_into::<PyType>()?.unbind())
+    })
+}
+
+/// A `petri.ConfigError` with `message`.
+fn config_error(message: impl Into<String>) -> PyErr {
+    let message = message.into();
+    Python::attach(|py| match config_error_type(py) {
+        Ok(ty) => PyErr::from_type(ty.bind(py).clone(), message),
+        Err(e) => e,
+    })
+}
+
+/// The command line's words for its flags, as the Python arguments that do the same (messages
+/// shared with the CLI name its flags).
+const PYTHON_WORDING: [(&str, &str); 3] = [
+    ("give --overwrite", "pass overwrite=True"),
+    ("--overwrite", "overwrite=True"),
+    ("--checkpoint-every", "checkpoint_every"),
+];
+
+fn python_wording(message: String) -> String {
+    PYTHON_WORDING
+        .iter()
+        .fold(message, |m, (cli, python)| m.replace(cli, python))
+}
 create_exception!(
     petri,
     NonFiniteError,
@@ -55,15 +96,25 @@ create_exception!(
     "A capacity or number range outgrown: cells beyond capacity.max_cells, particles per lattice site, molecule counts or propensities beyond what an ensemble holds."
 );
 
-/// A model error as the package's exception, with the same message.
+/// A model error as the package's exception (docs/python.md's table), with the command line's
+/// message in Python's words.
 fn to_py(e: ModelError) -> PyErr {
-    let message = e.to_string();
-    match e {
-        ModelError::Invalid { .. } | ModelError::Parse { .. } => ConfigError::new_err(message),
+    use petri_model::OutputError;
+    let message = python_wording(e.to_string());
+    let io_error = |source: &std::io::Error| match source.kind() {
+        std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(message.clone()),
+        _ => PyOSError::new_err(message.clone()),
+    };
+    match &e {
+        ModelError::Invalid { .. } | ModelError::Parse { .. } => config_error(message),
         ModelError::NonFinite { .. } => NonFiniteError::new_err(message),
-        ModelError::Checkpoint { .. } => CheckpointError::new_err(message),
+        ModelError::Checkpoint { .. } | ModelError::Output(OutputError::Checkpoint { .. }) => {
+            CheckpointError::new_err(message)
+        }
         ModelError::Overflow { .. } => CapacityError::new_err(message),
-        ModelError::Io { .. } => PyOSError::new_err(message),
+        ModelError::Io { source, .. } | ModelError::Output(OutputError::Io { source, .. }) => {
+            io_error(source)
+        }
         ModelError::Engine(_) | ModelError::OutOfMemory { .. } => DeviceError::new_err(message),
         ModelError::Stalled { .. } | ModelError::Output(_) => PetriError::new_err(message),
     }
@@ -165,7 +216,7 @@ fn open_simulation(
     let config = match (config_text, sbml) {
         (Some(text), _) => Some(Config::Json {
             text,
-            origin: origin.unwrap_or_else(|| "<dict>".into()),
+            origin: origin.unwrap_or_else(|| petri_model::error::DICT_ORIGIN.into()),
             base: base.unwrap_or_default(),
         }),
         (None, Some(path)) => Some(Config::Sbml(path)),
@@ -208,18 +259,19 @@ impl Simulation {
         self.sim.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The steps from now to `until` at `time_per_step` (for gliding, whose steps adapt, the
-    /// fewest that could reach it: its steps are at most `time_per_step`).
+    /// The whole steps from now that end at or before `until` at `time_per_step` (gliding's
+    /// steps adapt and are at most `time_per_step`, so its run ends at or before `until` too).
+    /// A step that would end within a millionth of a step past `until` counts as ending on it.
     fn steps_until(&self, until: f64) -> PyResult<u64> {
         let mut sim = self.sim();
         let dt = sim.schedule().time_per_step;
         let now = sim.time().map_err(to_py)?;
         if !until.is_finite() || until < now {
-            return Err(ConfigError::new_err(format!(
+            return Err(config_error(format!(
                 "config: until = {until} is not allowed: a time at or after the current time {now}"
             )));
         }
-        Ok(((until - now) / dt - 1e-9).ceil().max(0.0) as u64)
+        Ok(((until - now) / dt + 1e-6).floor().max(0.0) as u64)
     }
 
     /// Observations as a dict of columns (numpy float64 arrays), with "step" (uint64).
@@ -320,7 +372,7 @@ impl Simulation {
     fn run<'py>(
         &self,
         py: Python<'py>,
-        steps: Option<u64>,
+        steps: Option<i64>,
         until: Option<f64>,
         out: Option<PathBuf>,
         checkpoint_every: Option<u64>,
@@ -328,19 +380,20 @@ impl Simulation {
     ) -> PyResult<Bound<'py, PyDict>> {
         let steps = match (steps, until) {
             (Some(_), Some(_)) => {
-                return Err(ConfigError::new_err(
-                    "config: give steps or until, not both".to_string(),
-                ))
+                return Err(config_error("config: give steps or until, not both"))
             }
-            (Some(n), None) => n,
+            (Some(n), None) => u64::try_from(n).map_err(|_| {
+                config_error(format!(
+                    "config: steps = {n} is not allowed: a whole number of steps, 0 or more"
+                ))
+            })?,
             (None, Some(t)) => self.steps_until(t)?,
             (None, None) => self.sim().schedule().steps,
         };
         if checkpoint_every.is_some() && out.is_none() {
-            return Err(ConfigError::new_err(
+            return Err(config_error(
                 "config: checkpoint_every needs out, the folder the checkpoint goes into; \
-                 save_checkpoint(path) writes one now"
-                    .to_string(),
+                 save_checkpoint(path) writes one now",
             ));
         }
         let rows = match out {
@@ -399,12 +452,14 @@ impl Simulation {
 
 #[pymodule]
 fn _petri(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    petri_engine::headless::quiet_display_probes();
     let py = m.py();
     m.add_function(wrap_pyfunction!(adapters, m)?)?;
     m.add_function(wrap_pyfunction!(open_simulation, m)?)?;
     m.add_class::<Simulation>()?;
     m.add("PetriError", py.get_type::<PetriError>())?;
-    m.add("ConfigError", py.get_type::<ConfigError>())?;
+    m.add("ConfigError", config_error_type(py)?.bind(py))?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("NonFiniteError", py.get_type::<NonFiniteError>())?;
     m.add("CheckpointError", py.get_type::<CheckpointError>())?;
     m.add("DeviceError", py.get_type::<DeviceError>())?;

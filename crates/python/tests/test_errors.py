@@ -95,3 +95,48 @@ def test_a_run_into_a_folder_holding_other_files_leaves_them(angio, tmp_path):
 def test_a_missing_config_file_is_an_os_error(tmp_path):
     with pytest.raises(OSError):
         petri.open(tmp_path / "nothing.json")
+
+
+def test_the_package_has_a_version():
+    assert isinstance(petri.__version__, str)
+    assert petri.__version__.count(".") == 2, petri.__version__
+
+
+def test_a_config_error_is_a_value_error(angio):
+    assert issubclass(petri.ConfigError, petri.PetriError)
+    assert issubclass(petri.ConfigError, ValueError)
+    angio["grid"] = [41, 41, 0]
+    with pytest.raises(ValueError, match=r"grid\[2\] = 0"):
+        petri.open(angio)
+
+
+def test_an_unknown_key_of_a_dict_gets_a_suggestion_and_no_json_position(angio):
+    angio["grdi"] = 3
+    with pytest.raises(petri.ConfigError, match="did you mean `grid`") as e:
+        petri.open(angio)
+    assert "line" not in str(e.value) and "column" not in str(e.value), e.value
+
+
+def test_negative_steps_are_a_value_error(angio):
+    sim = petri.open(angio)
+    with pytest.raises(ValueError, match="steps = -5 is not allowed"):
+        sim.run(-5)
+    assert sim.step == 0
+
+
+def test_checkpoint_errors_are_the_documented_types(angio, tmp_path):
+    with pytest.raises(FileNotFoundError):
+        petri.open(resume=tmp_path / "missing.petri")
+    garbage = tmp_path / "garbage.petri"
+    garbage.write_bytes(b"not a checkpoint at all")
+    with pytest.raises(petri.CheckpointError, match="not a Petri checkpoint"):
+        petri.open(resume=garbage)
+
+
+def test_messages_use_python_words(angio, tmp_path):
+    sim = petri.open(angio)
+    sim.run(5, out=tmp_path / "run")
+    again = petri.open(angio)
+    with pytest.raises(petri.PetriError, match="overwrite=True") as e:
+        again.run(5, out=tmp_path / "run")
+    assert "--overwrite" not in str(e.value), e.value

@@ -51,10 +51,12 @@ def test_angiogenesis_observes_at_multiples_and_its_arrays_match_the_observation
 def test_runs_to_a_time_and_to_the_configs_steps(angio):
     sim = petri.open(angio)
     dt = sim.time_per_step
-    sim.run(until=10.5 * dt)
-    assert sim.step == 11
+    sim.run(until=10.5 * dt)  # never past the time asked for
+    assert sim.step == 10 and sim.time <= 10.5 * dt
+    sim.run(until=sim.time + 3 * dt)  # a time on a step's end is reached
+    assert sim.step == 13
     sim.run()
-    assert sim.step == 11 + angio["steps"]
+    assert sim.step == 13 + angio["steps"]
 
 
 def test_same_seed_same_bits_and_a_checkpoint_resumes_bitwise(angio, tmp_path):

@@ -174,10 +174,8 @@ impl AngioConfig {
     /// Parses JSON text; unknown keys and wrong types are errors naming the key.
     pub fn from_json(text: &str, path: &str) -> Result<Self> {
         let text = crate::error::without_bom(text);
-        let cfg: Self = serde_json::from_str(text).map_err(|e| ModelError::Parse {
-            path: path.to_string(),
-            message: e.to_string(),
-        })?;
+        let cfg: Self =
+            serde_json::from_str(text).map_err(|e| crate::error::json_error(&e, path))?;
         cfg.validate()?;
         Ok(cfg)
     }

@@ -192,10 +192,8 @@ pub struct RdmeModel {
 
 impl RdmeConfig {
     pub fn from_json(text: &str, path: &str) -> Result<Self> {
-        serde_json::from_str(crate::error::without_bom(text)).map_err(|e| ModelError::Parse {
-            path: path.to_string(),
-            message: e.to_string(),
-        })
+        serde_json::from_str(crate::error::without_bom(text))
+            .map_err(|e| crate::error::json_error(&e, path))
     }
 
     pub fn load(path: &Path) -> Result<Self> {

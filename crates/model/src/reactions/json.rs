@@ -198,11 +198,8 @@ pub fn read_network(path: &Path) -> Result<Network> {
 /// Parses the JSON format (a leading UTF-8 byte order mark is skipped); `path_for_errors`
 /// labels the messages.
 pub fn parse_network_json(text: &str, path_for_errors: &str) -> Result<Network> {
-    let file: NetworkFile =
-        serde_json::from_str(without_bom(text)).map_err(|e| ModelError::Parse {
-            path: path_for_errors.to_string(),
-            message: e.to_string(),
-        })?;
+    let file: NetworkFile = serde_json::from_str(without_bom(text))
+        .map_err(|e| crate::error::json_error(&e, path_for_errors))?;
     if let Some(m) = file.model.as_deref().filter(|m| *m != "network") {
         return Err(invalid(
             "model",

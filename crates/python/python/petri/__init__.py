@@ -17,9 +17,9 @@ default) picks the GPU when a hardware adapter exists, else the CPU, and says wh
     stats = ens.state()                 # times, mean, sd (times x species), counts
 
 Errors are exceptions carrying the command line's messages: ``ConfigError`` (names the
-field, the value and what is allowed), ``NonFiniteError``, ``CheckpointError``,
-``DeviceError``, ``CapacityError``, all ``PetriError``; a file that cannot be read is an
-``OSError``.
+field, the value and what is allowed; also a ``ValueError``), ``NonFiniteError``,
+``CheckpointError``, ``DeviceError``, ``CapacityError``, all ``PetriError``; a file that cannot
+be read is an ``OSError`` (``FileNotFoundError`` when it is missing).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Union
 
 from ._petri import (
+    __version__,
     CapacityError,
     CheckpointError,
     ConfigError,
@@ -42,6 +43,7 @@ from ._petri import (
 )
 
 __all__ = [
+    "__version__",
     "open",
     "adapters",
     "Simulation",
@@ -102,8 +104,7 @@ def open(
     """
     config_text = origin = base = sbml = None
     if isinstance(config, Mapping):
-        config_text = json.dumps(config)
-        origin = "<dict>"
+        config_text = json.dumps(config)  # origin None: messages give no line and column
         base = os.getcwd()
     elif config is not None:
         path = Path(config)
