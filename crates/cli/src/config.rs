@@ -16,9 +16,10 @@ pub(crate) fn read_for(path: &Path, model: Model) -> Result<String> {
     match sniff(path)? {
         (Some(text), m) if m == model => Ok(text),
         (_, m) => bail!(
-            "{} is for model {}; an {} config is needed here",
+            "{} is for model {}; {} {} config is needed here",
             path.display(),
             m.label(),
+            crate::models::article(model.label()),
             model.label()
         ),
     }

@@ -7,6 +7,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use petri_engine::{list_adapters, DeviceRequest, GpuContext};
 
 mod config;
+mod interrupt;
 mod models;
 mod primitives;
 mod progress;
@@ -179,7 +180,16 @@ fn main() {
     };
     if let Err(e) = result {
         eprintln!("error: {}", error_chain(&e));
-        std::process::exit(1);
+        let interrupted = e.chain().any(|c| {
+            matches!(
+                c.downcast_ref::<petri_model::ModelError>(),
+                Some(petri_model::ModelError::Interrupted { .. })
+            )
+        });
+        std::process::exit(match interrupted {
+            true => interrupt::EXIT_STATUS,
+            false => 1,
+        });
     }
 }
 

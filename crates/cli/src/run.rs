@@ -105,7 +105,7 @@ pub(crate) fn check_out(args: &RunArgs, model: Model) -> Result<()> {
     };
     let removed = check_output_folder(&args.out, how, model.manifest_name())
         .with_context(|| "--out".to_string())?;
-    if !removed.is_empty() {
+    if how == FolderUse::Overwrite && !removed.is_empty() {
         eprintln!(
             "--overwrite: the earlier run's {} files in {} go once the run starts",
             removed.len(),
@@ -157,9 +157,10 @@ fn model_of(args: &RunArgs) -> Result<(Model, String)> {
             ] {
                 if model.as_ref().is_ok_and(|m| m == name) {
                     bail!(
-                        "{} is an {name} checkpoint: give the run's config too (petri run CONFIG \
+                        "{} is {} {name} checkpoint: give the run's config too (petri run CONFIG \
                          --resume {})",
                         ck.display(),
+                        crate::models::article(name),
                         ck.display()
                     );
                 }

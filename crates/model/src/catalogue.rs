@@ -178,6 +178,7 @@ impl EnsembleRequest {
                 .unwrap_or(false),
             plot_species: Vec::new(),
             device_reason: String::new(),
+            stop: None,
             out_dir: PathBuf::new(),
             overwrite: false,
             source: source.to_string(),
@@ -408,5 +409,6 @@ fn run_options<S>(sim: S, resume: Option<&Path>) -> ModelRunOptions<S> {
         sim,
         checkpoint_every: None,
         resume: resume.map(Path::to_path_buf),
+        stop: None,
     }
 }

@@ -35,6 +35,9 @@ pub enum ModelError {
     Stalled { message: String },
     #[error("checkpoint {path}: {message}")]
     Checkpoint { path: String, message: String },
+    /// Asked to stop (Ctrl-C, SIGTERM, KeyboardInterrupt): the run stopped whole at `step`.
+    #[error("interrupted at step {step}")]
+    Interrupted { step: u64 },
     #[error(transparent)]
     Engine(#[from] petri_engine::EngineError),
     #[error(transparent)]

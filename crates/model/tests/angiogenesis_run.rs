@@ -22,6 +22,7 @@ fn options(name: &str, steps: u64, checkpoint_every: Option<u64>) -> RunOptions 
         sim: SimOptions::default(),
         checkpoint_every,
         resume: None,
+        stop: None,
     }
 }
 

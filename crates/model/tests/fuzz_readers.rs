@@ -389,6 +389,7 @@ fn ssa_checkpoint() -> &'static [u8] {
             keep_trajectories: true,
             plot_species: Vec::new(),
             device_reason: String::new(),
+            stop: None,
             out_dir: dir.join("out"),
             overwrite: false,
             source: "bd.json".into(),

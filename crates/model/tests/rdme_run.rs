@@ -58,6 +58,7 @@ fn options(dir: &Path, steps: u64, resume: Option<PathBuf>) -> RunOptions {
         sim: SimOptions::default(),
         checkpoint_every: Some(100),
         resume,
+        stop: None,
     }
 }
 

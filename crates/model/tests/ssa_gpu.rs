@@ -671,6 +671,7 @@ fn gpu_run_options(method: Method, dir: &Path) -> RunOptions {
         keep_trajectories: true,
         plot_species: Vec::new(),
         device_reason: String::new(),
+        stop: None,
         out_dir: dir.to_path_buf(),
         overwrite: false,
         source: "small".into(),

@@ -59,14 +59,6 @@ fn fill(
     file.sync_all()
 }
 
-/// Makes a rename to `path` durable (syncs the directory that holds it).
-pub(crate) fn sync_dir_of(path: &Path) -> Result<(), OutputError> {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => sync_dir(p),
-        _ => sync_dir(Path::new(".")),
-    }
-}
-
 /// Makes a rename in `dir` durable. Only Unix lets a directory be opened and synced; elsewhere
 /// the rename is as durable as the platform makes it.
 fn sync_dir(dir: &Path) -> Result<(), OutputError> {

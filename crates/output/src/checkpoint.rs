@@ -422,6 +422,28 @@ pub fn model_of(path: &Path) -> Result<String, OutputError> {
     })
 }
 
+/// The metadata of the checkpoint at `path` (e.g. its step), read from the start of the file
+/// only (the arrays and the checksum are not checked).
+pub fn meta_of(path: &Path) -> Result<Value, OutputError> {
+    let file = File::open(path).map_err(OutputError::io(path))?;
+    let len = file.metadata().map_err(OutputError::io(path))?.len();
+    let mut src = Source {
+        inner: BufReader::new(file),
+        remaining: len,
+        hash: Xxh64::new(),
+        path,
+    };
+    read_model(&mut src)?;
+    src.u32("the model's format version")?;
+    let meta_len = src.u64("the metadata length")?;
+    if meta_len > src.remaining.min(MAX_META) {
+        return Err(src.truncated("the metadata", meta_len));
+    }
+    let meta_bytes: Vec<u8> = src.read_vec(meta_len as usize, "the metadata")?;
+    serde_json::from_slice(&meta_bytes)
+        .map_err(|e| src.error(format!("the metadata is not valid JSON: {e}")))
+}
+
 /// Reads the magic, the container version and the model name.
 fn read_model<R: Read>(src: &mut Source<'_, R>) -> Result<String, OutputError> {
     if src.remaining < MAGIC.len() as u64 {
@@ -582,6 +604,13 @@ mod tests {
     fn every_element_type_round_trips_exactly() {
         let mut f = read(&sample().to_bytes().unwrap()).unwrap();
         assert_eq!(f.meta(), &json!({"step": 6, "k": 0.5, "name": "x"}));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.petri");
+        sample().save(&path).unwrap();
+        assert_eq!(
+            meta_of(&path).unwrap(),
+            json!({"step": 6, "k": 0.5, "name": "x"})
+        );
         assert_eq!(f.take::<u8>("u8").unwrap(), U8);
         assert_eq!(f.take::<u32>("u32").unwrap(), U32);
         assert_eq!(f.take::<i32>("i32").unwrap(), I32);

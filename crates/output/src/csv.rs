@@ -1,11 +1,17 @@
 //! CSV time series: one header line, then one row of numbers per call.
 //!
-//! The rows go to a temporary file beside the target (`.NAME.partial`), which replaces the
-//! target when the writer finishes or is dropped: a reader never sees a file cut mid-row, and
-//! an earlier file at the same path stays whole until the new one is complete. A run that
-//! stops early still finishes its series, so the rows up to the stop are kept.
+//! The file is in place from the start: the header (and, for a continued series, the rows kept
+//! from an earlier run) replace it atomically, then rows are appended. [`flush`] hands the
+//! buffered rows to the operating system, so a killed process keeps them; [`sync`] also makes
+//! them durable (a run syncs its series before every checkpoint, so the series always holds
+//! every row up to the checkpoint's step). A kill may leave the last row cut short: a reader of
+//! an earlier run's rows ([`TimeSeriesWriter::create_continued`]) drops a last line with no
+//! line end.
+//!
+//! [`flush`]: TimeSeriesWriter::flush
+//! [`sync`]: TimeSeriesWriter::sync
 
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -13,41 +19,43 @@ use crate::error::{check_len, OutputError};
 
 /// Writes a CSV file with a fixed set of numeric columns, e.g. `step,time,total_oxygen`.
 ///
-/// Rows are buffered; call [`finish`](Self::finish) to put the file in place and see any
-/// I/O error (dropping the writer also puts it in place, but ignores errors).
+/// Rows are buffered; [`flush`](Self::flush) or [`sync`](Self::sync) write them out, and
+/// [`finish`](Self::finish) syncs the file and reports any I/O error (dropping the writer
+/// flushes too, but ignores errors).
 pub struct TimeSeriesWriter {
     path: PathBuf,
-    partial: PathBuf,
     out: Option<BufWriter<File>>,
     columns: usize,
 }
 
-/// The temporary name of a series being written to `path`.
-pub fn partial_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}.partial"))
-}
-
 impl TimeSeriesWriter {
-    /// Starts a new file for `path` (replacing it once finished) with the header line.
+    /// Starts a new file at `path` (replacing any file there) with the header line.
     pub fn create(path: &Path, columns: &[&str]) -> Result<Self, OutputError> {
+        Self::start(path, columns, &[])
+    }
+
+    /// Puts the header and `rows` in place of `path` atomically, then opens it for appending.
+    fn start(path: &Path, columns: &[&str], rows: &[Vec<f64>]) -> Result<Self, OutputError> {
         if columns.is_empty() {
             return Err(OutputError::InvalidArgument(
                 "a time series needs at least one column".to_string(),
             ));
         }
+        for row in rows {
+            check_len("row", columns.len(), row.len())?;
+        }
         let header: Vec<String> = columns.iter().map(|c| quote(c)).collect();
-        let partial = partial_path(path);
-        let file = File::create(&partial).map_err(OutputError::io(&partial))?;
-        let mut out = BufWriter::new(file);
-        writeln!(out, "{}", header.join(",")).map_err(OutputError::io(&partial))?;
+        crate::write_atomically(path, |out| {
+            writeln!(out, "{}", header.join(","))?;
+            rows.iter().try_for_each(|row| write_line(out, row))
+        })?;
+        let file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(OutputError::io(path))?;
         Ok(Self {
             path: path.to_path_buf(),
-            partial,
-            out: Some(out),
+            out: Some(BufWriter::new(file)),
             columns: columns.len(),
         })
     }
@@ -64,10 +72,7 @@ impl TimeSeriesWriter {
         keep: impl Fn(&[f64]) -> bool,
     ) -> Result<(Self, Vec<Vec<f64>>), OutputError> {
         let earlier = earlier_rows(path, columns, keep);
-        let mut w = Self::create(path, columns)?;
-        for row in &earlier {
-            w.write_row(row)?;
-        }
+        let w = Self::start(path, columns, &earlier)?;
         Ok((w, earlier))
     }
 
@@ -80,31 +85,47 @@ impl TimeSeriesWriter {
     /// reads back to the identical number, so no precision is lost.
     pub fn write_row(&mut self, values: &[f64]) -> Result<(), OutputError> {
         check_len("row", self.columns, values.len())?;
-        let line: Vec<String> = values.iter().map(|v| v.to_string()).collect();
-        let (path, partial) = (&self.path, &self.partial);
+        let path = &self.path;
         let out = self.out.as_mut().ok_or_else(|| finished(path))?;
-        writeln!(out, "{}", line.join(",")).map_err(OutputError::io(partial))
+        write_line(out, values).map_err(OutputError::io(path))
     }
 
-    /// Writes buffered rows to the temporary file.
+    /// Hands the buffered rows to the operating system: they outlive the process. (A
+    /// finished series has nothing left to flush.)
     pub fn flush(&mut self) -> Result<(), OutputError> {
-        let (path, partial) = (&self.path, &self.partial);
-        let out = self.out.as_mut().ok_or_else(|| finished(path))?;
-        out.flush().map_err(OutputError::io(partial))
+        match self.out.as_mut() {
+            Some(out) => out.flush().map_err(OutputError::io(&self.path)),
+            None => Ok(()),
+        }
     }
 
-    /// Writes the buffered rows, syncs the file and puts it in place of `path`.
-    pub fn finish(&mut self) -> Result<(), OutputError> {
-        let Some(out) = self.out.take() else {
-            return Ok(());
-        };
-        let file = out
-            .into_inner()
-            .map_err(|e| OutputError::io(&self.partial)(e.into_error()))?;
-        file.sync_all().map_err(OutputError::io(&self.partial))?;
-        std::fs::rename(&self.partial, &self.path).map_err(OutputError::io(&self.path))?;
-        crate::atomic::sync_dir_of(&self.path)
+    /// Flushes and syncs the file: the rows outlive the machine too.
+    pub fn sync(&mut self) -> Result<(), OutputError> {
+        self.flush()?;
+        match self.out.as_mut() {
+            Some(out) => out
+                .get_ref()
+                .sync_data()
+                .map_err(OutputError::io(&self.path)),
+            None => Ok(()),
+        }
     }
+
+    /// Syncs the file; later rows are refused.
+    pub fn finish(&mut self) -> Result<(), OutputError> {
+        if self.out.is_none() {
+            return Ok(());
+        }
+        let synced = self.sync();
+        self.out = None;
+        synced
+    }
+}
+
+/// One row: `{}` formatting of `f64` prints the shortest text that reads back to it.
+fn write_line(out: &mut impl Write, values: &[f64]) -> std::io::Result<()> {
+    let line: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+    writeln!(out, "{}", line.join(","))
 }
 
 fn finished(path: &Path) -> OutputError {
@@ -113,7 +134,9 @@ fn finished(path: &Path) -> OutputError {
 
 impl Drop for TimeSeriesWriter {
     fn drop(&mut self) {
-        let _ = self.finish();
+        if let Some(out) = self.out.as_mut() {
+            let _ = out.flush();
+        }
     }
 }
 
@@ -123,7 +146,12 @@ fn earlier_rows(path: &Path, columns: &[&str], keep: impl Fn(&[f64]) -> bool) ->
         return Vec::new();
     };
     let header: Vec<String> = columns.iter().map(|c| quote(c)).collect();
-    let mut lines = text.lines();
+    // A last line with no line end was cut short by a kill: it is not a row.
+    let whole = match text.rfind('\n') {
+        Some(end) => &text[..=end],
+        None => "",
+    };
+    let mut lines = whole.lines();
     if lines.next() != Some(header.join(",").as_str()) {
         return Vec::new();
     }
@@ -228,28 +256,40 @@ mod tests {
         assert!(kept.is_empty());
     }
 
-    /// Until the writer finishes, the rows live in the partial file and an earlier file at the
-    /// path stays whole; dropping the writer puts the rows written so far in place.
+    /// Flushed rows are in the file at once (a killed process keeps them); a row cut short by
+    /// a kill is dropped when the series is continued, and the kept rows replace the file whole.
     #[test]
-    fn the_file_is_replaced_only_when_the_series_is_finished_or_dropped() {
+    fn flushed_rows_are_in_place_and_a_cut_row_is_dropped_on_continuing() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("series.csv");
         std::fs::write(&path, "a\n1\n2\n").unwrap();
         let mut w = TimeSeriesWriter::create(&path, &["a"]).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "a\n");
         w.write_row(&[5.0]).unwrap();
         w.flush().unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "a\n1\n2\n");
-        assert_eq!(
-            std::fs::read_to_string(partial_path(&path)).unwrap(),
-            "a\n5\n"
-        );
-        drop(w);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "a\n5\n");
-        assert!(!partial_path(&path).exists());
+        w.write_row(&[6.0]).unwrap();
+        // A kill (the writer forgotten, not dropped) loses only the rows not yet flushed.
+        std::mem::forget(w);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "a\n5\n");
+        // A kill mid-row leaves a last line with no line end: not a row.
+        std::fs::write(&path, "a,b\n1,2\n3,4\n5,").unwrap();
+        let (mut w, kept) =
+            TimeSeriesWriter::create_continued(&path, &["a", "b"], |_| true).unwrap();
+        assert_eq!(kept, vec![vec![1.0, 2.0], vec![3.0, 4.0]]);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "a,b\n1,2\n3,4\n");
+        w.write_row(&[5.0, 6.0]).unwrap();
+        drop(w);
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "a,b\n1,2\n3,4\n5,6\n"
+        );
         let mut w = TimeSeriesWriter::create(&path, &["a"]).unwrap();
         w.finish().unwrap();
         assert!(w.write_row(&[1.0]).is_err());
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "a\n");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "no temporary file is left");
     }
 
     #[test]

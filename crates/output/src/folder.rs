@@ -4,12 +4,127 @@
 //! empty folder; replacing an earlier run removes the files that run's manifest lists (and the
 //! temporary files of writes it did not finish) and nothing else, so a folder that also holds
 //! other files is never emptied; a resumed run continues the run of its own model in place.
+//!
+//! A run holds an exclusive lock on its folder ([`LOCK_FILE`], `flock` on Unix) for its whole
+//! life, so a second run or an `--overwrite` is refused naming the holder while it runs; the
+//! lock goes with the process however it ends, so a folder whose manifest says "running" but
+//! that no process holds is an interrupted run, which a resumed run continues.
 
 use crate::error::OutputError;
-use std::path::Path;
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 /// The manifest's name in an output folder.
 pub const MANIFEST_FILE: &str = "manifest.json";
+
+/// The checkpoint a run writes into its folder (`--checkpoint-every`).
+pub const CHECKPOINT_FILE: &str = "checkpoint.petri";
+
+/// The file a run locks in its output folder, holding the holder's pid and host. The run
+/// removes it when it ends; a killed run leaves it, unlocked, and the next run reuses it.
+pub const LOCK_FILE: &str = ".petri.lock";
+
+/// A run's exclusive hold on its output folder, released (and its file removed) when
+/// dropped, or released by the system when the process ends however it ends.
+#[derive(Debug)]
+pub struct FolderLock {
+    file: File,
+    path: PathBuf,
+}
+
+impl Drop for FolderLock {
+    fn drop(&mut self) {
+        // Removed while still locked: a run that opened the file meanwhile sees, once it
+        // holds it, that the path no longer names it, and takes a new one.
+        let _ = std::fs::remove_file(&self.path);
+        let _ = self.file.unlock();
+    }
+}
+
+/// Takes the lock of `dir` (which must exist), or refuses naming the run that holds it.
+pub fn lock_output_folder(dir: &Path) -> Result<FolderLock, OutputError> {
+    let path = dir.join(LOCK_FILE);
+    loop {
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(OutputError::io(&path))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => return Err(in_use(dir, &holder_of(&path))),
+            Err(TryLockError::Error(e)) => return Err(OutputError::io(&path)(e)),
+        }
+        if !still_names(&path, &file) {
+            continue; // removed by the run that held it, between our open and our lock
+        }
+        let me = format!("pid {} on {}\n", std::process::id(), host_name());
+        file.set_len(0)
+            .and_then(|()| file.write_all(me.as_bytes()))
+            .map_err(OutputError::io(&path))?;
+        return Ok(FolderLock { file, path });
+    }
+}
+
+/// Whether `path` still names the open `file`.
+#[cfg(unix)]
+fn still_names(path: &Path, file: &File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(path), file.metadata()) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+/// Whether `path` still names the open `file` (Windows does not remove an open file).
+#[cfg(not(unix))]
+fn still_names(path: &Path, _file: &File) -> bool {
+    path.is_file()
+}
+
+/// Who holds the lock of `dir` now ("pid N on HOST"), if anyone does.
+pub fn lock_holder(dir: &Path) -> Option<String> {
+    let path = dir.join(LOCK_FILE);
+    let file = File::open(&path).ok()?;
+    match file.try_lock() {
+        Ok(()) => None,
+        Err(TryLockError::WouldBlock) => Some(holder_of(&path)),
+        Err(TryLockError::Error(_)) => None,
+    }
+}
+
+/// What the lock file at `path` says of its holder.
+fn holder_of(path: &Path) -> String {
+    match std::fs::read_to_string(path) {
+        Ok(text) if !text.trim().is_empty() => text.trim().to_string(),
+        _ => "a process that has not yet written its pid".to_string(),
+    }
+}
+
+fn in_use(dir: &Path, holder: &str) -> OutputError {
+    OutputError::Folder {
+        path: dir.to_path_buf(),
+        message: format!(
+            "is in use by a running petri run ({holder}): wait for it to end or stop it, or \
+             give another folder"
+        ),
+    }
+}
+
+/// This machine's name, for the lock file (runs on shared file systems).
+fn host_name() -> String {
+    ["/proc/sys/kernel/hostname", "/etc/hostname"]
+        .iter()
+        .find_map(|p| std::fs::read_to_string(p).ok())
+        .or_else(|| std::env::var("COMPUTERNAME").ok())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "this host".to_string())
+}
 
 /// How a run may use its output folder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,22 +137,26 @@ pub enum FolderUse {
     Continue,
 }
 
-/// Makes `dir` ready for a run of `model` used as `how` says: creates it when missing, removes
-/// an earlier run's files for [`FolderUse::Overwrite`], and refuses, changing nothing, a path
-/// that is not a folder, a folder that holds a run of another kind than `how` allows, or files
-/// no run's manifest lists. Returns the names of the files removed.
+/// Makes `dir` ready for a run of `model` used as `how` says: creates it when missing, locks
+/// it, removes an earlier run's files for [`FolderUse::Overwrite`], and refuses, changing
+/// nothing, a path that is not a folder, a folder another run holds, a folder that holds a run
+/// of another kind than `how` allows, or files no run's manifest lists. Returns the lock, to
+/// hold for the life of the run, and the names of the files removed.
 pub fn prepare_output_folder(
     dir: &Path,
     how: FolderUse,
     model: &str,
-) -> Result<Vec<String>, OutputError> {
-    let remove = check_output_folder(dir, how, model)?;
+) -> Result<(FolderLock, Vec<String>), OutputError> {
+    check_output_folder(dir, how, model)?;
     std::fs::create_dir_all(dir).map_err(OutputError::io(dir))?;
+    let lock = lock_output_folder(dir)?;
+    // Checked again under the lock: another run may have come and gone meanwhile.
+    let remove = check_contents(dir, how, model)?;
     for name in &remove {
         let path = dir.join(name);
         std::fs::remove_file(&path).map_err(OutputError::io(&path))?;
     }
-    Ok(remove)
+    Ok((lock, remove))
 }
 
 /// What [`prepare_output_folder`] would do, without doing it: the error it would return, or the
@@ -57,28 +176,62 @@ pub fn check_output_folder(
     if !dir.exists() {
         return Ok(Vec::new());
     }
+    if let Some(holder) = lock_holder(dir) {
+        return Err(in_use(dir, &holder));
+    }
+    check_contents(dir, how, model)
+}
+
+/// [`check_output_folder`] of the folder's contents alone (its lock left aside).
+fn check_contents(dir: &Path, how: FolderUse, model: &str) -> Result<Vec<String>, OutputError> {
+    let refuse = |message: String| OutputError::Folder {
+        path: dir.to_path_buf(),
+        message,
+    };
+    if !dir.exists() {
+        return Ok(Vec::new());
+    }
     let entries = entries(dir)?;
     if entries.is_empty() {
         return Ok(Vec::new());
     }
     let earlier = EarlierRun::read(dir);
     match how {
-        FolderUse::Fresh => Err(refuse(format!(
-            "holds {} ({}){}: give --overwrite to replace that run, or another folder",
-            count(entries.len(), "entry", "entries"),
-            sample(&entries),
-            match &earlier {
-                Some(run) => format!(" of an earlier {} run", run.model),
-                None => String::new(),
-            }
-        ))),
+        FolderUse::Fresh => Err(refuse(match &earlier {
+            // No process holds the folder, so that run was killed before it could say so.
+            Some(run) if run.status == "running" => format!(
+                "holds an interrupted {} run (its {MANIFEST_FILE} says \"running\", last step {}, \
+                 but no process holds the folder): {}give --overwrite to replace it, or another \
+                 folder",
+                run.model,
+                run.last_step,
+                match dir.join(CHECKPOINT_FILE).is_file() {
+                    true => format!(
+                        "resume it (--resume {} --out {}), or ",
+                        dir.join(CHECKPOINT_FILE).display(),
+                        dir.display()
+                    ),
+                    false => "it has no checkpoint to resume from; ".to_string(),
+                }
+            ),
+            _ => format!(
+                "holds {} ({}){}: give --overwrite to replace that run, or another folder",
+                count(entries.len(), "entry", "entries"),
+                sample(&entries),
+                match &earlier {
+                    Some(run) => format!(" of an earlier {} run", run.model),
+                    None => String::new(),
+                }
+            ),
+        })),
         FolderUse::Continue => match earlier {
             Some(run) if run.model != model => Err(refuse(format!(
                 "holds a {} run; a resumed {model} run continues only a run of its own model: \
                  give another folder",
                 run.model
             ))),
-            _ => Ok(Vec::new()),
+            // What a killed run's unfinished writes left goes (no run holds the folder).
+            _ => Ok(entries.into_iter().filter(|n| unfinished(n)).collect()),
         },
         FolderUse::Overwrite => {
             let Some(run) = earlier else {
@@ -122,6 +275,9 @@ pub fn listed_outputs(dir: &Path) -> Vec<String> {
 struct EarlierRun {
     model: String,
     outputs: Vec<String>,
+    /// "running", "stopped" or "complete".
+    status: String,
+    last_step: u64,
 }
 
 impl EarlierRun {
@@ -136,36 +292,49 @@ impl EarlierRun {
             .iter()
             .filter_map(|v| v.as_str().map(String::from))
             .collect();
-        Some(Self { model, outputs })
+        let status = json.get("status").and_then(|v| v.as_str()).unwrap_or("");
+        let last_step = json.get("last_step").and_then(|v| v.as_u64()).unwrap_or(0);
+        Some(Self {
+            model,
+            outputs,
+            status: status.to_string(),
+            last_step,
+        })
     }
 
     /// Whether `name` is the run's: a listed output, the manifest, or the temporary file of a
     /// write that did not finish (`write_atomically`'s `.NAME.tmp-PID-N`, a series'
     /// `.NAME.partial`), which a killed run leaves before it can list the file.
     fn owns(&self, name: &str) -> bool {
-        if name == MANIFEST_FILE || self.outputs.iter().any(|o| o == name) {
-            return true;
-        }
-        let Some(hidden) = name.strip_prefix('.') else {
-            return false;
-        };
-        let numbers = |s: &str| {
-            s.split('-')
-                .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()))
-        };
-        hidden.ends_with(".partial")
-            || hidden
-                .rsplit_once(".tmp-")
-                .is_some_and(|(_, tail)| numbers(tail))
+        name == MANIFEST_FILE || self.outputs.iter().any(|o| o == name) || unfinished(name)
     }
 }
 
-/// The names in `dir`, sorted.
+/// Whether `name` is the temporary file of a write that did not finish (`write_atomically`'s
+/// `.NAME.tmp-PID-N`, an earlier version's series `.NAME.partial`).
+fn unfinished(name: &str) -> bool {
+    let Some(hidden) = name.strip_prefix('.') else {
+        return false;
+    };
+    let numbers = |s: &str| {
+        s.split('-')
+            .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()))
+    };
+    hidden.ends_with(".partial")
+        || hidden
+            .rsplit_once(".tmp-")
+            .is_some_and(|(_, tail)| numbers(tail))
+}
+
+/// The names in `dir` but the lock file, sorted.
 fn entries(dir: &Path) -> Result<Vec<String>, OutputError> {
     let mut names = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(OutputError::io(dir))? {
         let entry = entry.map_err(OutputError::io(dir))?;
-        names.push(entry.file_name().to_string_lossy().into_owned());
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name != LOCK_FILE {
+            names.push(name);
+        }
     }
     names.sort();
     Ok(names)
@@ -208,6 +377,7 @@ mod tests {
         assert!(!dir.exists());
         assert!(prepare_output_folder(&dir, FolderUse::Fresh, "m")
             .unwrap()
+            .1
             .is_empty());
         assert!(dir.is_dir());
         assert!(prepare_output_folder(&dir, FolderUse::Fresh, "m").is_ok());
@@ -275,7 +445,7 @@ mod tests {
             5
         );
         assert_eq!(names(dir).len(), 5);
-        let removed = prepare_output_folder(dir, FolderUse::Overwrite, "rdme").unwrap();
+        let (_, removed) = prepare_output_folder(dir, FolderUse::Overwrite, "rdme").unwrap();
         assert_eq!(removed.len(), 5);
         assert!(names(dir).is_empty());
     }
@@ -305,9 +475,13 @@ mod tests {
         let dir = root.path();
         manifest(dir, "rdme", &["observables.csv"]);
         std::fs::write(dir.join("observables.csv"), "x").unwrap();
-        assert!(prepare_output_folder(dir, FolderUse::Continue, "rdme")
-            .unwrap()
-            .is_empty());
+        std::fs::write(dir.join(".fields_0000040.vti.tmp-12-3"), "x").unwrap();
+        assert_eq!(
+            prepare_output_folder(dir, FolderUse::Continue, "rdme")
+                .unwrap()
+                .1,
+            [".fields_0000040.vti.tmp-12-3"]
+        );
         assert_eq!(listed_outputs(dir), ["observables.csv"]);
         assert_eq!(names(dir).len(), 2);
         let e = prepare_output_folder(dir, FolderUse::Continue, "angiogenesis")
@@ -317,5 +491,65 @@ mod tests {
             e.contains("holds a rdme run; a resumed angiogenesis run"),
             "{e}"
         );
+    }
+
+    /// While a run holds the folder, another run, an --overwrite and a resume are refused
+    /// naming it; once it is gone, a manifest still saying "running" is an interrupted run,
+    /// which a new run is told to resume or replace and a resumed run continues.
+    #[test]
+    fn a_held_folder_is_refused_and_a_dead_running_one_is_interrupted() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path();
+        let (lock, _) = prepare_output_folder(dir, FolderUse::Fresh, "rdme").unwrap();
+        let json = serde_json::json!({
+            "model": "rdme", "status": "running", "last_step": 40,
+            "outputs": ["observables.csv", "checkpoint.petri"]
+        });
+        std::fs::write(dir.join(MANIFEST_FILE), json.to_string()).unwrap();
+        std::fs::write(dir.join("observables.csv"), "x").unwrap();
+        let holder = lock_holder(dir).unwrap();
+        assert_eq!(
+            holder,
+            format!("pid {} on {}", std::process::id(), host_name())
+        );
+        for how in [FolderUse::Fresh, FolderUse::Overwrite, FolderUse::Continue] {
+            let e = prepare_output_folder(dir, how, "rdme")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains(&format!("is in use by a running petri run ({holder})")),
+                "{e}"
+            );
+        }
+        assert_eq!(names(dir), ["manifest.json", "observables.csv"]);
+        drop(lock);
+        assert_eq!(lock_holder(dir), None);
+        let e = check_output_folder(dir, FolderUse::Fresh, "rdme")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(
+                "holds an interrupted rdme run (its manifest.json says \"running\", last step 40"
+            ),
+            "{e}"
+        );
+        assert!(e.contains("no checkpoint to resume from"), "{e}");
+        std::fs::write(dir.join(CHECKPOINT_FILE), "c").unwrap();
+        let e = check_output_folder(dir, FolderUse::Fresh, "rdme")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("resume it (--resume "), "{e}");
+        let (lock, removed) = prepare_output_folder(dir, FolderUse::Continue, "rdme").unwrap();
+        assert!(removed.is_empty());
+        assert!(lock_holder(dir).is_some());
+        // The lock file goes with the run; one a killed run left is taken over.
+        drop(lock);
+        assert!(!dir.join(LOCK_FILE).exists());
+        std::fs::write(dir.join(LOCK_FILE), "pid 1 on elsewhere\n").unwrap();
+        assert_eq!(lock_holder(dir), None);
+        let lock = lock_output_folder(dir).unwrap();
+        assert!(lock_holder(dir).unwrap().starts_with("pid "));
+        assert!(!lock_holder(dir).unwrap().contains("elsewhere"));
+        drop(lock);
     }
 }

@@ -7,17 +7,19 @@
 use numpy::{IntoPyArray, PyArrayMethods};
 use petri_engine::{AdapterSummary, DeviceRequest, GpuContext};
 use petri_model::catalogue::{self, Config, Devices, EnsembleRequest, ModelKind};
-use petri_model::runtime::{ArrayData, Driven, Row, RunOptions, StateArray};
+use petri_model::runtime::{ArrayData, Driven, Row, RunOptions, StateArray, StopCheck};
 use petri_model::ssa::device::Device;
 use petri_model::ModelError;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyFileNotFoundError, PyOSError, PyValueError};
+use pyo3::exceptions::{
+    PyException, PyFileNotFoundError, PyKeyboardInterrupt, PyOSError, PyValueError,
+};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyTuple, PyType};
 use pyo3::IntoPyObjectExt;
 use std::path::PathBuf;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 create_exception!(
     petri,
@@ -117,6 +119,41 @@ fn to_py(e: ModelError) -> PyErr {
         }
         ModelError::Engine(_) | ModelError::OutOfMemory { .. } => DeviceError::new_err(message),
         ModelError::Stalled { .. } | ModelError::Output(_) => PetriError::new_err(message),
+        ModelError::Interrupted { .. } => PyKeyboardInterrupt::new_err(message),
+    }
+}
+
+/// Python's signal handlers, run between the observation periods of a call that has let go
+/// of the GIL (they run nowhere else until the call returns). The exception a handler raises
+/// (KeyboardInterrupt for Ctrl-C) stops the run and is kept, to be raised once the
+/// simulation is whole again.
+#[derive(Default)]
+struct Signals(Mutex<Option<PyErr>>);
+
+impl Signals {
+    /// Runs the pending handlers; true when one raised.
+    fn raised(&self) -> bool {
+        Python::attach(|py| match py.check_signals() {
+            Ok(()) => false,
+            Err(e) => {
+                *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                true
+            }
+        })
+    }
+
+    /// The exception a handler raised, carrying the observations made before it as its
+    /// `observations` attribute.
+    fn raise(&self, py: Python<'_>, observations: Bound<'_, PyDict>) -> PyErr {
+        let e = self
+            .0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .unwrap_or_else(|| PyKeyboardInterrupt::new_err("interrupted"));
+        // Best effort: an exception type without attributes still stops the run.
+        let _ = e.value(py).setattr("observations", observations);
+        e
     }
 }
 
@@ -396,9 +433,21 @@ impl Simulation {
                  save_checkpoint(path) writes one now",
             ));
         }
+        // Ctrl-C stops the run at the end of an observation period, the simulation whole and
+        // usable; the KeyboardInterrupt carries the observations made so far.
+        let signals = Arc::new(Signals::default());
         let rows = match out {
-            None => py.detach(|| self.sim().advance(steps)).map_err(to_py)?,
+            None => {
+                let advanced = py
+                    .detach(|| self.sim().advance_until(steps, &|| signals.raised()))
+                    .map_err(to_py)?;
+                if advanced.stopped {
+                    return Err(signals.raise(py, self.rows(py, &advanced.rows)?));
+                }
+                advanced.rows
+            }
             Some(dir) => {
+                let asked = signals.clone();
                 let opts = RunOptions {
                     steps: Some(steps),
                     out_dir: dir,
@@ -406,10 +455,17 @@ impl Simulation {
                     resumed: false,
                     overwrite,
                     setup_s: 0.0,
+                    stop: Some(StopCheck::new(move || asked.raised())),
                 };
-                py.detach(|| self.sim().run_into(&opts))
-                    .map_err(to_py)?
-                    .rows
+                let mut rows = Vec::new();
+                let run = py.detach(|| self.sim().run_into(&opts, &mut rows));
+                match run {
+                    Ok(_) => rows,
+                    Err(ModelError::Interrupted { .. }) => {
+                        return Err(signals.raise(py, self.rows(py, &rows)?))
+                    }
+                    Err(e) => return Err(to_py(e)),
+                }
             }
         };
         self.rows(py, &rows)
@@ -454,6 +510,9 @@ impl Simulation {
 fn _petri(m: &Bound<'_, PyModule>) -> PyResult<()> {
     petri_engine::headless::quiet_display_probes();
     let py = m.py();
+    // numpy's C API is fetched now, not at the first array: fetched while a Ctrl-C is
+    // pending, its import fails and rust-numpy panics.
+    drop(Vec::<f64>::new().into_pyarray(py));
     m.add_function(wrap_pyfunction!(adapters, m)?)?;
     m.add_function(wrap_pyfunction!(open_simulation, m)?)?;
     m.add_class::<Simulation>()?;

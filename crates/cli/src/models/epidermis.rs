@@ -64,6 +64,7 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         sim: sim_options(args.workgroup)?,
         checkpoint_every: args.checkpoint_every,
         resume: args.resume.clone(),
+        stop: Some(crate::interrupt::stop_check()),
     };
     let ctx = args.gpu.context()?;
     let t = std::time::Instant::now();
@@ -300,11 +301,13 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         "GPU/CPU speedup (mechanics)",
     ]);
     let mut done = Vec::new();
+    let mut refused = 0;
     for &n in &sizes {
         let size = match bench::bench_size(&ctx, &base, n, &opts) {
             Ok(x) => x,
             Err(e) => {
                 eprintln!("size {n}: skipped: {e}");
+                refused += 1;
                 continue;
             }
         };
@@ -332,6 +335,10 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         rows.push(("RK2 step", r.elements, "step"), timing, r)?;
         done.push((size.row, cuda));
     }
+    if refused == sizes.len() {
+        bail!("every size was skipped ({refused} of {refused}): nothing was measured");
+    }
+
     for (r, _) in &done {
         if !r.pass_ms.is_empty() {
             println!(

@@ -53,6 +53,7 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         sim: sim_options(args.workgroup)?,
         checkpoint_every: args.checkpoint_every,
         resume: args.resume.clone(),
+        stop: Some(crate::interrupt::stop_check()),
     };
     let ctx = args.gpu.context()?;
     let t = std::time::Instant::now();

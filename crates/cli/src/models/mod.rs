@@ -115,3 +115,11 @@ fn longs<A: Args>() -> Vec<String> {
         .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
         .collect()
 }
+
+/// "a" or "an" before a model's name as it is read out ("an rdme", "a gliding", "an ssa").
+pub(crate) fn article(name: &str) -> &'static str {
+    match name.chars().next() {
+        Some('a' | 'e' | 'i' | 'o' | 'u' | 'r' | 's') => "an",
+        _ => "a",
+    }
+}

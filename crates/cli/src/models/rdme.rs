@@ -162,6 +162,7 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
         sim,
         checkpoint_every: args.checkpoint_every,
         resume: args.resume.clone(),
+        stop: Some(crate::interrupt::stop_check()),
     };
     let total = opts.steps.unwrap_or(cfg.steps);
     let [nx, ny, nz] = cfg.lattice.shape;

@@ -105,6 +105,7 @@ pub(crate) fn run(args: RunArgs) -> Result<()> {
     opts.steps = args.steps;
     opts.checkpoint_every = args.checkpoint_every;
     opts.resume = args.resume.clone();
+    opts.stop = Some(crate::interrupt::stop_check());
     let (method, t_end, trajectories) = (opts.method, opts.t_end, opts.trajectories);
     eprintln!(
         "{}: {} species, {} reactions; {} trajectories by {method} on the {} to t = {t_end}",

@@ -157,6 +157,14 @@ impl Simulation for EpidermisRun {
         Ok(())
     }
 
+    fn flush_series(&mut self, sync: bool) -> Result<()> {
+        match self.cells.as_mut() {
+            Some(cells) if sync => Ok(cells.sync()?),
+            Some(cells) => Ok(cells.flush()?),
+            None => Ok(()),
+        }
+    }
+
     fn observe(&mut self) -> Result<Observed> {
         let state = self.sim.read_state(&self.ctx)?;
         Ok(Observed::of(&state, &self.geometry))

@@ -94,6 +94,11 @@ impl Kymograph {
     pub fn flush(&mut self) -> Result<()> {
         Ok(self.csv.flush()?)
     }
+
+    /// Flushes and syncs kymograph.csv (before a checkpoint).
+    pub fn sync(&mut self) -> Result<()> {
+        Ok(self.csv.sync()?)
+    }
 }
 
 /// Columns of kymograph.csv: time_s, then one per z plane, "z0", "z1", ...

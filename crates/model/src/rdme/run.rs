@@ -125,6 +125,14 @@ impl Simulation for RdmeRun {
         }
     }
 
+    fn flush_series(&mut self, sync: bool) -> Result<()> {
+        match self.kymograph.as_mut() {
+            Some(k) if sync => k.sync(),
+            Some(k) => k.flush(),
+            None => Ok(()),
+        }
+    }
+
     fn observe(&mut self) -> Result<Observables> {
         let mut o = self.sim.observe()?;
         o.overflow_moved += self.moved_before;

@@ -77,6 +77,11 @@ pub trait Simulation {
     fn record(&mut self, _observation: &Self::Observation) -> Result<()> {
         Ok(())
     }
+    /// Writes the rows of the model's own series out (`sync`: durably, before a checkpoint),
+    /// so a killed run keeps them.
+    fn flush_series(&mut self, _sync: bool) -> Result<()> {
+        Ok(())
+    }
 
     /// The observation of the current state, now (waits for the GPU).
     fn observe(&mut self) -> Result<Self::Observation>;

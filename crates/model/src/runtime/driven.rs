@@ -16,10 +16,18 @@ pub struct Row {
     pub values: Vec<f64>,
 }
 
-/// What a run into a folder returns: the rows it observed, its timings and its files.
+/// What an advance that may be stopped returns: the observations made, and whether it was
+/// stopped before its end (the state is then whole at the end of an observation period and
+/// may be advanced again).
+#[derive(Clone, Debug)]
+pub struct Advanced {
+    pub rows: Vec<Row>,
+    pub stopped: bool,
+}
+
+/// What a run into a folder returns: its timings and its files.
 #[derive(Clone, Debug)]
 pub struct FolderRun {
-    pub rows: Vec<Row>,
     pub timings: Timings,
     pub outputs: Vec<String>,
 }
@@ -38,15 +46,22 @@ pub trait Driven: Send {
     fn observe(&mut self) -> Result<Row>;
     /// Advances `steps` steps; returns the observations made on the way (at multiples of
     /// `observe_every`, and the last step's).
-    fn advance(&mut self, steps: u64) -> Result<Vec<Row>>;
+    fn advance(&mut self, steps: u64) -> Result<Vec<Row>> {
+        Ok(self.advance_until(steps, &|| false)?.rows)
+    }
+    /// Advances as [`advance`](Self::advance) does, asking `stop` after every observation
+    /// period; a stop ends the advance there (at a multiple of `observe_every`, observed),
+    /// the observations made so far returned.
+    fn advance_until(&mut self, steps: u64, stop: &dyn Fn() -> bool) -> Result<Advanced>;
     /// The state at the current step as named arrays.
     fn state_arrays(&mut self) -> Result<Vec<StateArray>>;
     /// Writes a checkpoint of the current step to `path`.
     fn save_checkpoint(&mut self, path: &Path) -> Result<()>;
     /// Writes a snapshot of the current state into `dir`; returns the file names.
     fn write_snapshot(&mut self, dir: &Path) -> Result<Vec<String>>;
-    /// Runs through the runtime into a folder, as `petri run` does (`runtime::run`).
-    fn run_into(&mut self, opts: &RunOptions) -> Result<FolderRun>;
+    /// Runs through the runtime into a folder, as `petri run` does (`runtime::run`); the
+    /// observations go into `rows` as they come, so a run that stops early keeps them.
+    fn run_into(&mut self, opts: &RunOptions, rows: &mut Vec<Row>) -> Result<FolderRun>;
 }
 
 fn row_of<O: Observation>(o: &O) -> Row {
@@ -81,19 +96,24 @@ impl<S: Simulation + Send> Driven for S {
         Ok(row_of(&o))
     }
 
-    fn advance(&mut self, steps: u64) -> Result<Vec<Row>> {
+    fn advance_until(&mut self, steps: u64, stop: &dyn Fn() -> bool) -> Result<Advanced> {
         let first = Simulation::step(self);
         let end = first.saturating_add(steps);
         let every = Simulation::schedule(self).observe_every.max(1);
         let mut observed: Vec<S::Observation> = Vec::new();
+        let mut stopped = false;
         while Simulation::step(self) < end {
             let s = Simulation::step(self);
-            let stop = (s / every).saturating_add(1).saturating_mul(every).min(end);
-            let observe = stop.is_multiple_of(every) || stop == end;
-            Simulation::advance(self, stop - s, observe, &mut |o| {
+            let next = (s / every).saturating_add(1).saturating_mul(every).min(end);
+            let observe = next.is_multiple_of(every) || next == end;
+            Simulation::advance(self, next - s, observe, &mut |o| {
                 observed.push(o);
                 Ok(())
             })?;
+            if next < end && stop() {
+                stopped = true;
+                break;
+            }
         }
         self.flush_observations(&mut |o| {
             observed.push(o);
@@ -112,7 +132,7 @@ impl<S: Simulation + Send> Driven for S {
             last_good = o.step();
             rows.push(row_of(&o));
         }
-        Ok(rows)
+        Ok(Advanced { rows, stopped })
     }
 
     fn state_arrays(&mut self) -> Result<Vec<StateArray>> {
@@ -129,11 +149,9 @@ impl<S: Simulation + Send> Driven for S {
         Simulation::write_snapshot(self, dir)
     }
 
-    fn run_into(&mut self, opts: &RunOptions) -> Result<FolderRun> {
-        let mut rows = Vec::new();
+    fn run_into(&mut self, opts: &RunOptions, rows: &mut Vec<Row>) -> Result<FolderRun> {
         let report = run(self, opts, |o| rows.push(row_of(o)))?;
         Ok(FolderRun {
-            rows,
             timings: report.timings,
             outputs: report.outputs,
         })
@@ -176,5 +194,25 @@ mod tests {
             }
             other => panic!("expected NonFinite, got {other}"),
         }
+    }
+
+    /// A stop asked for ends the advance at the end of the period under way, observed; the
+    /// simulation goes on from there as one never stopped.
+    #[test]
+    fn a_stop_ends_the_advance_after_the_period_under_way() {
+        let mut sim: Box<dyn Driven> = Box::new(Counter::new(2));
+        let asked = std::cell::Cell::new(0);
+        let stop = || {
+            asked.set(asked.get() + 1);
+            asked.get() == 2
+        };
+        let a = sim.advance_until(100, &stop).unwrap();
+        assert!(a.stopped);
+        let steps: Vec<u64> = a.rows.iter().map(|r| r.step).collect();
+        assert_eq!((steps, sim.step()), (vec![4, 8], 8));
+        let rest = sim.advance(5).unwrap();
+        assert_eq!(rest.iter().map(|r| r.step).collect::<Vec<_>>(), [12, 13]);
+        let a = Counter::new(2).advance_until(6, &|| false).unwrap();
+        assert!(!a.stopped);
     }
 }

@@ -12,7 +12,9 @@
 pub mod contract;
 pub mod driven;
 pub mod run_loop;
+pub mod stop;
 
 pub use contract::{ArrayData, Observation, Schedule, Simulation, StateArray};
-pub use driven::{Driven, FolderRun, Row};
+pub use driven::{Advanced, Driven, FolderRun, Row};
 pub use run_loop::{run, ModelRunOptions, RunOptions, RunReport, Timings, CHECKPOINT_FILE};
+pub use stop::StopCheck;

@@ -3,6 +3,7 @@
 //! one folder.
 
 use super::contract::{Observation, Simulation};
+use super::stop::StopCheck;
 use crate::error::{ModelError, Result};
 use petri_output::folder::{listed_outputs, prepare_output_folder, FolderUse, MANIFEST_FILE};
 use petri_output::TimeSeriesWriter;
@@ -11,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// File name of the checkpoint written into the output folder.
-pub const CHECKPOINT_FILE: &str = "checkpoint.petri";
+pub const CHECKPOINT_FILE: &str = petri_output::CHECKPOINT_FILE;
 
 #[derive(Clone, Debug)]
 pub struct RunOptions {
@@ -28,6 +29,8 @@ pub struct RunOptions {
     pub overwrite: bool,
     /// Seconds spent building the simulation (for the manifest's timings).
     pub setup_s: f64,
+    /// Asked after every observation period: true stops the run there (Ctrl-C, SIGTERM).
+    pub stop: Option<StopCheck>,
 }
 
 /// What a model's run is asked for: the run loop's options, and `S`, the model's own options
@@ -44,6 +47,8 @@ pub struct ModelRunOptions<S> {
     pub checkpoint_every: Option<u64>,
     /// Continue from this checkpoint.
     pub resume: Option<PathBuf>,
+    /// Asked after every observation period: true stops the run there (Ctrl-C, SIGTERM).
+    pub stop: Option<StopCheck>,
 }
 
 impl<S> ModelRunOptions<S> {
@@ -56,6 +61,7 @@ impl<S> ModelRunOptions<S> {
             resumed: self.resume.is_some(),
             overwrite: self.overwrite,
             setup_s,
+            stop: self.stop.clone(),
         }
     }
 }
@@ -93,9 +99,17 @@ pub struct RunReport<O> {
 /// not finite, naming the quantity and the steps between which it went so.
 ///
 /// manifest.json says how far the run got while it runs (status "running", rewritten at every
-/// snapshot and checkpoint), where it stopped on an error (status "stopped", the error, the
-/// files kept: each whole, the series up to the last good observation) and, once complete,
-/// everything (status "complete", timings, the model's details).
+/// snapshot and checkpoint), where it stopped on an error or `opts.stop` (status "stopped", the
+/// error, the files kept: each whole, the series up to the last good observation) and, once
+/// complete, everything (status "complete", timings, the model's details).
+///
+/// The folder is locked for the whole run (`petri_output::folder`). The series are flushed
+/// after every observation period and synced before every checkpoint, so a run killed any
+/// way keeps every row up to its last checkpoint, and a run resumed from that checkpoint
+/// continues them: its first step gets a row only where a straight run observes (or the
+/// earlier run did), so the series equal a straight run's. Stopped by `opts.stop`, a run finishes the period under way
+/// and, with checkpoints asked for, writes one at the step it stopped at, then returns
+/// [`ModelError::Interrupted`].
 pub fn run<S: Simulation>(
     sim: &mut S,
     opts: &RunOptions,
@@ -108,7 +122,7 @@ pub fn run<S: Simulation>(
         (false, true) => FolderUse::Overwrite,
         (false, false) => FolderUse::Fresh,
     };
-    prepare_output_folder(dir, how, model)?;
+    let (_lock, _) = prepare_output_folder(dir, how, model)?;
     // A resumed run continues the folder's run: that run's files stay listed.
     let earlier = match opts.resumed {
         true => listed_outputs(dir),
@@ -119,6 +133,7 @@ pub fn run<S: Simulation>(
     let result = run_steps(sim, opts, &record, progress);
     if let Err(e) = &result {
         // Best effort: the error itself is what the caller must see.
+        let _ = sim.flush_series(true);
         let _ = record.write(dir, "stopped", Some(&e.to_string()));
     }
     result
@@ -142,18 +157,35 @@ fn run_steps<S: Simulation>(
     let mut outputs = vec![series.to_string()];
     outputs.extend(sim.open_series(dir, continue_from)?);
     record.add(&outputs);
+    // Listed before the first row, so a run killed from here on can be replaced.
+    record.write(dir, "running", None)?;
     let first = sim.observe()?;
     let columns = sim.columns();
     let columns: Vec<&str> = columns.iter().map(String::as_str).collect();
     let csv_path = dir.join(series);
-    let mut csv = match continue_from {
+    // Whether the earlier run has a row at this run's first step.
+    let earlier_at_first = std::cell::Cell::new(false);
+    let csv = match continue_from {
         // The rows an earlier run wrote before the first step (rows grow in their first value).
         Some(_) => {
             let before = first.row()[0];
-            TimeSeriesWriter::create_continued(&csv_path, &columns, |row| row[0] < before)?.0
+            let keep = |row: &[f64]| {
+                earlier_at_first.set(earlier_at_first.get() || row[0] == before);
+                row[0] < before
+            };
+            TimeSeriesWriter::create_continued(&csv_path, &columns, keep)?.0
         }
         None => TimeSeriesWriter::create(&csv_path, &columns)?,
     };
+    // Written by every observation, synced before every checkpoint.
+    let csv = std::cell::RefCell::new(csv);
+
+    let observe_every = schedule.observe_every.max(1);
+    // A resumed run's first step is where the earlier run was cut (a checkpoint, a kill, a
+    // stop): it gets a row where a straight run observes (a multiple of observe_every) or
+    // where the earlier run did (e.g. its last step, or a model whose rows come every step).
+    let mut write_next =
+        !opts.resumed || first_step.is_multiple_of(observe_every) || earlier_at_first.get();
 
     // Every observation goes through here: checked, written, shown.
     let mut last: Option<S::Observation> = None;
@@ -168,30 +200,47 @@ fn run_steps<S: Simulation>(
             });
         }
         record.last_step.set(o.step());
-        csv.write_row(&o.row())?;
-        sim_record(&o)?;
+        if write_next {
+            let mut csv = csv.borrow_mut();
+            csv.write_row(&o.row())?;
+            csv.flush()?;
+            sim_record(&o)?;
+        }
+        write_next = true;
         progress(&o);
         last = Some(o);
         Ok(())
     };
     // The model's own series, recorded through a second borrow of the simulation would
-    // alias it: collect the observations first, then record them.
+    // alias it: collect the observations first, then record them. The rows go to the files
+    // at once, so a killed run keeps them.
     let mut pending = vec![first];
     let mut drain = |sim: &mut S, pending: &mut Vec<S::Observation>| -> Result<()> {
+        if pending.is_empty() {
+            return Ok(());
+        }
         for o in pending.drain(..) {
             accept(&mut |o| sim.record(o), o)?;
         }
-        Ok(())
+        sim.flush_series(false)
     };
     drain(sim, &mut pending)?;
 
     let every = |n: u64| if n == 0 { u64::MAX } else { n };
-    let observe_every = schedule.observe_every.max(1);
     let snapshot_every = every(schedule.snapshot_every);
     let frame_every = every(schedule.frame_every);
     let checkpoint_every = every(opts.checkpoint_every.unwrap_or(0));
     let next_multiple = |s: u64, n: u64| (s / n).saturating_add(1).saturating_mul(n);
     let checkpoint_path = dir.join(CHECKPOINT_FILE);
+    let save_checkpoint = |sim: &mut S| -> Result<()> {
+        // Every row up to this step is on disk before the checkpoint says the run got here.
+        csv.borrow_mut().sync()?;
+        sim.flush_series(true)?;
+        sim.save_checkpoint(&checkpoint_path)?;
+        record.add(&[CHECKPOINT_FILE.to_string()]);
+        record.checkpoint_step.set(Some(sim.step()));
+        Ok(())
+    };
 
     let t_run = Instant::now();
     let mut output_s = 0.0;
@@ -232,11 +281,22 @@ fn run_steps<S: Simulation>(
                 outputs.extend(files);
             }
             if checkpoint {
-                sim.save_checkpoint(&checkpoint_path)?;
-                record.add(&[CHECKPOINT_FILE.to_string()]);
+                save_checkpoint(sim)?;
             }
             record.write(dir, "running", None)?;
             output_s += t.elapsed().as_secs_f64();
+        }
+        if sim.step() < end && opts.stop.as_ref().is_some_and(StopCheck::requested) {
+            sim.flush_observations(&mut |o| {
+                pending.push(o);
+                Ok(())
+            })?;
+            drain(sim, &mut pending)?;
+            match opts.checkpoint_every.is_some() && !checkpoint {
+                true => save_checkpoint(sim)?,
+                false => csv.borrow_mut().sync()?,
+            }
+            return Err(ModelError::Interrupted { step: sim.step() });
         }
     }
     sim.flush_observations(&mut |o| {
@@ -244,7 +304,7 @@ fn run_steps<S: Simulation>(
         Ok(())
     })?;
     drain(sim, &mut pending)?;
-    csv.finish()?;
+    csv.borrow_mut().finish()?;
     let run_s = (t_run.elapsed().as_secs_f64() - output_s).max(1e-9);
 
     let t = Instant::now();
@@ -252,8 +312,7 @@ fn run_steps<S: Simulation>(
     record.add(&files);
     outputs.extend(files);
     if opts.checkpoint_every.is_some() {
-        sim.save_checkpoint(&checkpoint_path)?;
-        record.add(&[CHECKPOINT_FILE.to_string()]);
+        save_checkpoint(sim)?;
         outputs.push(CHECKPOINT_FILE.into());
     }
     let files = sim.finish(dir)?;
@@ -320,6 +379,9 @@ struct PartialManifest<'a> {
     first_step: u64,
     /// The last step observed with finite values.
     last_step: u64,
+    /// The step of the folder's checkpoint, the step a resumed run starts from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    checkpoint_step: Option<u64>,
     outputs: &'a [String],
 }
 
@@ -329,6 +391,7 @@ struct RunRecord {
     model: &'static str,
     first_step: u64,
     last_step: std::cell::Cell<u64>,
+    checkpoint_step: std::cell::Cell<Option<u64>>,
     /// Files of the folder's earlier run (a resumed run continues it), then this run's.
     outputs: std::cell::RefCell<Vec<String>>,
 }
@@ -339,6 +402,7 @@ impl RunRecord {
             model,
             first_step: step,
             last_step: std::cell::Cell::new(step),
+            checkpoint_step: std::cell::Cell::new(None),
             outputs: std::cell::RefCell::new(earlier),
         }
     }
@@ -375,6 +439,7 @@ impl RunRecord {
             error,
             first_step: self.first_step,
             last_step: self.last_step.get(),
+            checkpoint_step: self.checkpoint_step.get(),
             outputs: &outputs,
         };
         Ok(petri_output::write_json_pretty(
@@ -406,6 +471,8 @@ pub(super) mod tests {
         in_flight: Vec<Obs>,
         events: Vec<String>,
         frame_every: u64,
+        /// The steps of the series' rows on disk when each checkpoint was saved.
+        rows_at_checkpoints: Vec<Vec<u64>>,
     }
 
     /// (step, x, the row's first value).
@@ -433,6 +500,7 @@ pub(super) mod tests {
                 in_flight: Vec::new(),
                 events: Vec::new(),
                 frame_every: 0,
+                rows_at_checkpoints: Vec::new(),
             }
         }
         fn now(&self) -> Obs {
@@ -509,6 +577,11 @@ pub(super) mod tests {
             self.write_snapshot(dir)
         }
         fn save_checkpoint(&mut self, path: &Path) -> Result<()> {
+            if let Ok(rows) = std::fs::read_to_string(path.with_file_name("observables.csv")) {
+                let steps = rows.lines().skip(1).map(|l| l.split(',').next().unwrap());
+                let steps = steps.map(|s| s.parse().unwrap()).collect();
+                self.rows_at_checkpoints.push(steps);
+            }
             std::fs::write(path, self.step.to_string()).unwrap();
             self.events.push(format!("checkpoint_{}", self.step));
             Ok(())
@@ -530,6 +603,7 @@ pub(super) mod tests {
             resumed,
             overwrite: false,
             setup_s: 0.0,
+            stop: None,
         }
     }
 
@@ -645,10 +719,14 @@ pub(super) mod tests {
         )
         .unwrap();
         // A later run resumed at step 6 from the first run's folder: rows before 6 are kept,
-        // later ones come again from the resumed run.
+        // later ones come again from the resumed run, and 6 (no multiple of observe_every)
+        // has no row, as in the straight run.
         run(&mut Counter::new(6), &options(&dir, 8, None, true), |_| {}).unwrap();
-        assert_eq!(csv_steps(&dir), vec![0, 4, 6, 8, 12, 14]);
         assert_eq!(csv_steps(&straight), vec![0, 4, 8, 12, 14]);
+        assert_eq!(
+            std::fs::read(dir.join("observables.csv")).unwrap(),
+            std::fs::read(straight.join("observables.csv")).unwrap()
+        );
         // Without `resumed`, a run does not start in a folder that holds another run.
         let err = run(&mut Counter::new(6), &options(&dir, 8, None, false), |_| {}).unwrap_err();
         assert!(
@@ -658,7 +736,7 @@ pub(super) mod tests {
             ),
             "{err}"
         );
-        assert_eq!(csv_steps(&dir), vec![0, 4, 6, 8, 12, 14]);
+        assert_eq!(csv_steps(&dir), vec![0, 4, 8, 12, 14]);
         let manifest: serde_json::Value =
             serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
         assert_eq!(manifest["status"], "complete");
@@ -719,6 +797,111 @@ pub(super) mod tests {
             .skip(1)
             .map(|l| l.split(',').next().unwrap().to_string())
             .collect();
-        assert_eq!(firsts, ["0", "1", "1.5", "2", "3", "3.5"]);
+        // Resumed at 6, no multiple of observe_every: no row there, as in a straight run.
+        assert_eq!(firsts, ["0", "1", "2", "3", "3.5"]);
+    }
+
+    /// Every checkpoint finds the series on disk up to its step; a stop asked for finishes
+    /// the period under way, checkpoints there and says "stopped"; the run resumed from that
+    /// checkpoint leaves the series a straight run writes, byte for byte.
+    #[test]
+    fn a_stopped_run_keeps_its_rows_and_resumes_to_the_straight_series() {
+        let straight = scratch("stop-straight");
+        let mut sim = Counter::new(0);
+        run(&mut sim, &options(&straight, 22, Some(5), false), |_| {}).unwrap();
+        assert_eq!(
+            sim.rows_at_checkpoints,
+            [
+                vec![0, 4],
+                vec![0, 4, 8],
+                vec![0, 4, 8, 12],
+                vec![0, 4, 8, 12, 16, 20],
+                vec![0, 4, 8, 12, 16, 20, 22]
+            ]
+        );
+
+        let dir = scratch("stop");
+        let asked = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let mut opts = options(&dir, 22, Some(5), false);
+        let count = asked.clone();
+        // Periods end at 4, 5, 6, 8, 10, 12, ...: the sixth answer stops the run at step 12,
+        // where no checkpoint is due, so one is written there.
+        opts.stop = Some(StopCheck::new(move || {
+            count.fetch_add(1, std::sync::atomic::Ordering::Relaxed) == 5
+        }));
+        let mut sim = Counter::new(0);
+        let err = run(&mut sim, &opts, |_| {}).unwrap_err();
+        assert!(matches!(err, ModelError::Interrupted { step: 12 }), "{err}");
+        assert_eq!(sim.events.last().unwrap(), "checkpoint_12");
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(m["status"], "stopped");
+        assert_eq!(m["error"], "interrupted at step 12");
+        assert_eq!(
+            (m["last_step"].as_u64(), m["checkpoint_step"].as_u64()),
+            (Some(12), Some(12))
+        );
+        assert_eq!(csv_steps(&dir), [0, 4, 8, 12]);
+
+        run(
+            &mut Counter::new(12),
+            &options(&dir, 10, Some(5), true),
+            |_| {},
+        )
+        .unwrap();
+        assert_eq!(
+            std::fs::read(dir.join("observables.csv")).unwrap(),
+            std::fs::read(straight.join("observables.csv")).unwrap()
+        );
+    }
+
+    /// A killed run leaves rows after its checkpoint (and maybe a row cut short): a run
+    /// resumed from the checkpoint drops them and writes them again, once.
+    #[test]
+    fn a_resume_after_a_kill_continues_the_series_without_a_gap_or_a_duplicate() {
+        let straight = scratch("kill-straight");
+        run(
+            &mut Counter::new(0),
+            &options(&straight, 22, Some(5), false),
+            |_| {},
+        )
+        .unwrap();
+        let dir = scratch("kill");
+        run(
+            &mut Counter::new(0),
+            &options(&dir, 22, Some(5), false),
+            |_| {},
+        )
+        .unwrap();
+        // As a kill after step 16 with the checkpoint at 15 leaves it: rows to 16, half of 20.
+        let text = std::fs::read_to_string(dir.join("observables.csv")).unwrap();
+        let cut = text.find("\n20,").unwrap() + 3;
+        std::fs::write(dir.join("observables.csv"), &text[..cut]).unwrap();
+        run(
+            &mut Counter::new(15),
+            &options(&dir, 7, Some(5), true),
+            |_| {},
+        )
+        .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.join("observables.csv")).unwrap(),
+            std::fs::read_to_string(straight.join("observables.csv")).unwrap()
+        );
+    }
+
+    /// The folder is locked while the run runs (naming this process) and free after it.
+    #[test]
+    fn the_folder_is_locked_for_the_life_of_the_run() {
+        let dir = scratch("lock");
+        let mut holders = Vec::new();
+        run(&mut Counter::new(0), &options(&dir, 8, None, false), |_| {
+            holders.push(petri_output::lock_holder(&dir))
+        })
+        .unwrap();
+        let me = format!("pid {} on ", std::process::id());
+        assert!(holders
+            .iter()
+            .all(|h| h.as_ref().is_some_and(|h| h.starts_with(&me))));
+        assert_eq!(petri_output::lock_holder(&dir), None);
     }
 }

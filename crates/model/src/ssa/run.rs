@@ -58,6 +58,8 @@ pub struct RunOptions {
     /// Why the run is on its device (for the manifest), e.g. "only a software adapter:
     /// llvmpipe"; empty when the caller does not say.
     pub device_reason: String,
+    /// Asked after every output time on the CPU: true stops the run there (Ctrl-C).
+    pub stop: Option<crate::runtime::StopCheck>,
 }
 
 /// `points` evenly spaced times from 0 to `t_end`, both included.
@@ -151,6 +153,7 @@ pub(super) fn runtime_options(
         resumed: opts.resume.is_some(),
         overwrite: opts.overwrite,
         setup_s: start.elapsed().as_secs_f64(),
+        stop: opts.stop.clone(),
     })
 }
 
@@ -682,6 +685,7 @@ mod tests {
             keep_trajectories: true,
             plot_species: vec!["X".into()],
             device_reason: String::new(),
+            stop: None,
             out_dir: dir.clone(),
             overwrite: false,
             source: "t.json".into(),
@@ -741,6 +745,7 @@ mod tests {
             keep_trajectories: true,
             plot_species: Vec::new(),
             device_reason: String::new(),
+            stop: None,
             out_dir: dir.to_path_buf(),
             overwrite: false,
             source: "bd.json".into(),

@@ -4,7 +4,7 @@
 
 use crate::table::{cell, check_json, Rows};
 use crate::GpuArgs;
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::Args;
 use petri_model::gliding::bench::{self, Size, STAGES};
 use petri_model::gliding::params::GlidingConfig;
@@ -78,6 +78,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
     headers.push("Courant");
     let table = Table::print(&headers);
     let mut notes = Vec::new();
+    let mut refused = 0;
     for &size in &sizes {
         let (timing, r) = match bench::bench_size(&ctx, &base, size, &opts) {
             Ok(x) => x,
@@ -86,6 +87,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
                 let mut cells = vec![size.label(), format!("refused: {e}")];
                 cells.resize(headers.len(), "-".into());
                 table.row(&cells);
+                refused += 1;
                 continue;
             }
         };
@@ -130,6 +132,10 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         }
         rows.push(("outer step", r.motor_cells, "step"), &timing, &r)?;
     }
+    if refused == sizes.len() {
+        bail!("every size was refused ({refused} of {refused}): nothing was measured");
+    }
+
     for n in notes {
         println!("{n}");
     }
