@@ -31,8 +31,10 @@
 //! k is within the stability bound the run started with ([`AngioConfig::stability_bound`] over
 //! the config's initial fields, which is what [`AngioSim::new`] derives k from), the step is one
 //! a run can reach ([`crate::checkpoint::MAX_STEP`]), every array has the length the grid and
-//! the counters give, and every tip sits on the grid. So an edited but well-formed file (a k of
-//! 1000, a step of 2^64 - 1) is refused with a message, as is a corrupt one.
+//! the counters give, every tip sits on the grid, every segment joins grid nodes at a step up
+//! to the checkpoint's, and the fields are finite. So an edited but well-formed file (a k of
+//! 1000, a step of 2^64 - 1, a segment to node 99,999,999) is refused with a message, as is a
+//! corrupt one.
 
 use super::params::AngioConfig;
 use super::sim::{AngioSim, SimOptions};
@@ -303,6 +305,23 @@ impl Checkpoint {
                 t.site
             ));
         }
+        // Segments are drawn from node to node (vessels.vtp) and sorted by their step.
+        if let Some((i, g)) =
+            s.segments.iter().enumerate().find(|(_, g)| {
+                g[0] as usize >= cells || g[1] as usize >= cells || g[3] as u64 > s.step
+            })
+        {
+            return Err(format!(
+                "segment {i} runs from node {} to node {} at step {}: a segment joins nodes of \
+                 the grid of {cells} nodes at a step up to the checkpoint's {}",
+                g[0], g[1], g[3], s.step
+            ));
+        }
+        for (name, field) in [("n", &s.n), ("f", &s.f), ("c", &s.c)] {
+            if let Some(i) = field.iter().position(|v| !v.is_finite()) {
+                return Err(format!("{name} at node {i} is {}: not finite", field[i]));
+            }
+        }
         Ok(())
     }
 
@@ -517,6 +536,27 @@ mod tests {
             load_bytes(&encode(&ck)).unwrap().state.step,
             u32::MAX as u64
         );
+    }
+
+    /// Issue 43: a well-formed file whose segment points past the grid (it would be written
+    /// into vessels.vtp), or whose field is not finite, is refused.
+    #[test]
+    fn edited_segments_and_fields_are_refused() {
+        let mut ck = small();
+        ck.state.segments[1][1] = 99_999_999;
+        let e = refused(&encode(&ck));
+        assert!(
+            e.contains("segment 1 runs from node 7 to node 99999999 at step 4"),
+            "{e}"
+        );
+        let mut ck = small();
+        ck.state.segments[2][3] = 7;
+        let e = refused(&encode(&ck));
+        assert!(e.contains("at step 7: a segment"), "{e}");
+        let mut ck = small();
+        ck.state.c[3] = f32::INFINITY;
+        let e = refused(&encode(&ck));
+        assert!(e.contains("c at node 3 is inf: not finite"), "{e}");
     }
 
     #[test]
