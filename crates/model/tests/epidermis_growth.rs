@@ -131,14 +131,115 @@ fn basal_cells_stay_basal_and_detached_cells_switch_within_1000_steps() {
             assert_eq!(gene(&s, c, Species::Adhesion), 0.0);
             assert!(gene(&s, c, Species::Ovol1) > 2.0, "dt {dt} cell {c}: {g:?}");
             assert!(gene(&s, c, Species::Ovol2) < 0.5, "dt {dt} cell {c}: {g:?}");
-            assert!(
-                gene(&s, c, Species::Delta) > threshold,
-                "dt {dt} cell {c}: {g:?}"
-            );
+            assert!(gene(&s, c, Species::Notch) > 0.2, "dt {dt} cell {c}: {g:?}");
         }
+        // The lone detached cell receives no Delta: its Notch stays free and makes Delta.
+        assert!(
+            gene(&s, alone, Species::Delta) > threshold,
+            "dt {dt}: {:?}",
+            s.genes[alone]
+        );
         // The cluster's Notch signalling is on (bound Notch), the lone cell's is off.
         assert!(gene(&s, cluster[0], Species::Bound) > 0.1);
         assert_eq!(gene(&s, alone, Species::Bound), 0.0);
+    }
+}
+
+/// Detached cells (no adhesive element) of 20 elements at height 2 in the 6 x 6 box, at the
+/// points `at`, all in the detached state (O1 = 4, O2 = 0.17, M = 1) with N = 0.5, B = 0 and
+/// Delta 0.5 times (1 + up to 0.5% noise): nearly equal starts.
+fn detached_cells(at: &[[f32; 2]], seed: u64) -> EpidermisState {
+    let mut s = EpidermisState::empty(at.len() as u32);
+    let mut rng = Lcg(seed);
+    for &[x, y] in at {
+        let delta = 0.5 * (1.0 + 0.01 * (rng.next() - 0.5));
+        let c = add_cell(&mut s, &mut rng, [x, y, 2.0], 20, 0, delta);
+        for (sp, v) in [
+            (Species::Notch, 0.5),
+            (Species::Bound, 0.0),
+            (Species::Ovol1, 4.0),
+            (Species::Ovol2, 0.17),
+            (Species::Myc, 1.0),
+        ] {
+            s.genes[c][sp as usize] = v;
+        }
+    }
+    s
+}
+
+/// The 6 x 6 sheet of spacing 1 filling the periodic box: with the neighbour distance 1.2
+/// every cell has its 4 side neighbours.
+fn detached_sheet(seed: u64) -> (EpidermisState, Vec<[f32; 2]>) {
+    let at: Vec<[f32; 2]> = (0..36)
+        .map(|k| [(k % 6) as f32 + 0.5, (k / 6) as f32 + 0.5])
+        .collect();
+    (detached_cells(&at, seed), at)
+}
+
+/// Lateral inhibition's pattern on the sheet: every cell high (Delta > 1) or low (< 0.1), no
+/// two side neighbours both high, every low cell next to a high one, and at least a quarter
+/// of the cells on each side. Returns which cells are high.
+fn assert_lateral_inhibition_pattern(s: &EpidermisState, at: &[[f32; 2]], what: &str) -> Vec<bool> {
+    let delta: Vec<f32> = (0..at.len()).map(|c| gene(s, c, Species::Delta)).collect();
+    let high: Vec<bool> = delta.iter().map(|&d| d > 1.0).collect();
+    for (c, &d) in delta.iter().enumerate() {
+        assert!(
+            d > 1.0 || d < 0.1,
+            "{what}: cell {c} Delta {d} undecided: {delta:?}"
+        );
+    }
+    let side = |a: [f32; 2], b: [f32; 2]| {
+        let dx = genes::min_image(a[0] - b[0], L).abs();
+        let dy = genes::min_image(a[1] - b[1], L).abs();
+        (dx + dy - 1.0).abs() < 1e-3
+    };
+    for c in 0..at.len() {
+        let neighbours: Vec<usize> = (0..at.len()).filter(|&j| side(at[c], at[j])).collect();
+        assert_eq!(neighbours.len(), 4);
+        if high[c] {
+            for &j in &neighbours {
+                assert!(
+                    !high[j],
+                    "{what}: neighbours {c} and {j} both high: {delta:?}"
+                );
+            }
+        } else {
+            assert!(
+                neighbours.iter().any(|&j| high[j]),
+                "{what}: low cell {c} has no high neighbour: {delta:?}"
+            );
+        }
+    }
+    let n_high = high.iter().filter(|&&h| h).count();
+    assert!((9..=27).contains(&n_high), "{what}: {n_high} of 36 high");
+    high
+}
+
+#[test]
+fn two_detached_neighbours_split_into_high_and_low_delta() {
+    let u = gene_uniforms(0.01, 2);
+    for seed in [1, 2, 3] {
+        let mut s = detached_cells(&[[2.0, 3.0], [3.0, 3.0]], seed);
+        let start = [0, 1].map(|c| gene(&s, c, Species::Delta));
+        assert!((start[0] - start[1]).abs() < 0.01 * start[0]);
+        run_genes(&u, &mut s, 2000);
+        let d = [0, 1].map(|c| gene(&s, c, Species::Delta));
+        let (hi, lo) = if d[0] > d[1] { (0, 1) } else { (1, 0) };
+        assert!(d[hi] > 1.0 && d[lo] < 0.1, "seed {seed}: {:?}", s.genes);
+        // The cell that started higher wins, and the loser's Notch is bound by the winner's
+        // Delta.
+        assert!(start[hi] > start[lo], "seed {seed}: {start:?}");
+        assert!(gene(&s, lo, Species::Bound) > gene(&s, hi, Species::Bound));
+    }
+}
+
+#[test]
+fn a_detached_sheet_forms_the_lateral_inhibition_pattern() {
+    let u = gene_uniforms(0.01, 36);
+    for seed in [4, 5] {
+        let (mut s, at) = detached_sheet(seed);
+        run_genes(&u, &mut s, 2000);
+        assert_lateral_inhibition_pattern(&s, &at, &format!("seed {seed}"));
     }
 }
 
@@ -617,6 +718,39 @@ mod gpu {
         let (gpu, _) = read_state(&ctx, &plan, 32);
         assert!(gpu.genes.iter().flatten().all(|&v| v >= 0.0));
         assert_close(&gpu.genes, &cpu.genes, "clamped step");
+    }
+
+    #[test]
+    fn a_detached_sheet_forms_the_same_pattern_on_the_gpu() {
+        let ctx = test_context();
+        let u = gene_uniforms(0.01, 36);
+        let (mut cpu, at) = detached_sheet(4);
+        let mut plan = gene_plan(&ctx, &cpu, &u);
+        plan.run(&ctx, 2000);
+        run_genes(&u, &mut cpu, 2000);
+        let (gpu, _) = read_state(&ctx, &plan, 36);
+        let want = assert_lateral_inhibition_pattern(&cpu, &at, "CPU");
+        let got = assert_lateral_inhibition_pattern(&gpu, &at, "GPU");
+        assert_eq!(got, want);
+        // Two neighbours from nearly equal starts, on the GPU.
+        let mut pair = detached_cells(&[[2.0, 3.0], [3.0, 3.0]], 1);
+        let u2 = gene_uniforms(0.01, 2);
+        let mut plan = gene_plan(&ctx, &pair, &u2);
+        plan.run(&ctx, 2000);
+        run_genes(&u2, &mut pair, 2000);
+        let (gpu, _) = read_state(&ctx, &plan, 2);
+        for c in 0..2 {
+            let (g, w) = (
+                gene(&gpu, c, Species::Delta),
+                gene(&pair, c, Species::Delta),
+            );
+            assert!(
+                (g - w).abs() <= 1e-3 * w.max(0.01),
+                "cell {c}: GPU {g} CPU {w}"
+            );
+        }
+        assert!(gene(&gpu, 0, Species::Delta).max(gene(&gpu, 1, Species::Delta)) > 1.0);
+        assert!(gene(&gpu, 0, Species::Delta).min(gene(&gpu, 1, Species::Delta)) < 0.1);
     }
 
     /// A plan of the growth passes alone, run after every step.

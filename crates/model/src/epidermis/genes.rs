@@ -12,6 +12,11 @@
 //! dM/dt  = -dM M + h(O2; om)
 //! ```
 //!
+//! The Notch circuit is lateral inhibition: bound Notch represses Notch production (`bn`,
+//! b > 0) and Notch activates Delta (`nd`, b < 0), so a cell that receives its neighbours'
+//! Delta loses the Notch that makes its own Delta, and they receive less from it; Ovol2 keeps
+//! Notch off in basal cells (`on`). docs/models/epidermis.md says why these signs.
+//!
 //! Per step: cell centres and A from the element positions (`update_centres`), neighbour sums
 //! over the cells whose centres lie within `neighbour_distance` (`neighbour_sums`), then one RK2
 //! midpoint step, each stage clamped at 0 (`gene_step`). The neighbour sums are taken once from
@@ -175,10 +180,11 @@ pub struct GeneParams {
 
 impl Default for GeneParams {
     /// Values chosen (the seed's Table 2 is lost) so that, with decay rates of 3 per time unit,
-    /// a basal cell (A >= 0.2) sits at O2 = 2.86, O1 = 0, D = 0.002 (below the growth threshold
-    /// 0.3) and a cell that loses its adhesive elements (A = 0) switches to O1 = 4, O2 = 0.17,
-    /// D = 0.8..1.6 within about 2 time units (1000 steps at dt = 0.002, 400 at dt = 0.005).
-    /// `genes_defaults.json` gives each value's reason.
+    /// a basal cell (A >= 0.2) sits at O2 = 2.86, O1 = 0, N = 0.04, D < 0.001 (below the growth
+    /// threshold 0.3); a cell that loses its adhesive elements (A = 0) switches to O1 = 4,
+    /// O2 = 0.17 within about 2 time units, its Notch comes on, and detached neighbours split
+    /// by lateral inhibition into high Delta (1.6-2) and low Delta (0.03) within about 6 time
+    /// units from a 1% difference. `genes_defaults.json` gives each value's reason.
     fn default() -> Self {
         Self {
             ka: 3.0,
@@ -192,9 +198,9 @@ impl Default for GeneParams {
                 myc: 3.0,
             },
             hill: HillTable {
-                bn: Hill::new(3.0, -1.5, 2.0, 2.0),
+                bn: Hill::new(0.0, 4.0, 4.0, 4.0),
                 on: Hill::new(0.0, 2.0, 1.0, 4.0),
-                nd: Hill::new(6.0, -6.0, 2.0, 2.0),
+                nd: Hill::new(6.0, -6.0, 2.0, 4.0),
                 vo: Hill::new(0.0, 12.0, 1.0, 2.0),
                 go: Hill::new(0.0, 1.0, 1.0, 1.0),
                 ov: Hill::new(0.0, 12.0, 0.5, 2.0),
@@ -204,8 +210,8 @@ impl Default for GeneParams {
             tgf_beta: 0.4,
             neighbour_distance: 1.2,
             initial: PerSpecies {
-                notch: 0.015,
-                delta: 0.002,
+                notch: 0.039,
+                delta: 0.0001,
                 bound: 0.0,
                 ovol1: 0.0,
                 ovol2: 2.86,

@@ -43,8 +43,8 @@ impl Default for GrowthParams {
     fn default() -> Self {
         Self {
             interval: 2000,
-            // Between the basal state's Delta (0.002) and the detached state's (0.8..1.6) with
-            // the default gene parameters.
+            // Between the basal state's Delta (< 0.001) or the low side of lateral inhibition
+            // (0.03) and its high side (1.6..2) with the default gene parameters.
             delta_threshold: 0.3,
             division_normal: [0.0, 0.0, 1.0],
         }
