@@ -133,6 +133,7 @@ pub fn small_epidermis(dir: &Path) -> PathBuf {
     c["box"] = serde_json::json!({"lx": 3.0, "ly": 3.0, "height": 4.0});
     c["initial"]["cells_x"] = 3.into();
     c["initial"]["cells_y"] = 3.into();
+    c["initial"]["extra_elements"] = 0.into();
     c["capacity"]["max_cells"] = 64.into();
     c["growth"]["interval"] = 1.into();
     c["growth"]["delta_threshold"] = 1e9.into();

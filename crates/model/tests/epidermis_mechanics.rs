@@ -27,6 +27,7 @@ fn tissue(nx: u32, ny: u32) -> EpidermisConfig {
             cells_x: nx,
             cells_y: ny,
             elements_per_cell: 20,
+            extra_elements: 0,
             radius: 0.5,
             adhesive_per_cell: 5,
         },

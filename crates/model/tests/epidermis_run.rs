@@ -21,6 +21,7 @@ fn config(max_cells: u32) -> EpidermisConfig {
     v["box"] = serde_json::json!({"lx": 3.0, "ly": 3.0, "height": 4.0});
     v["initial"]["cells_x"] = 3.into();
     v["initial"]["cells_y"] = 3.into();
+    v["initial"]["extra_elements"] = 0.into();
     v["capacity"]["max_cells"] = max_cells.into();
     v["growth"]["interval"] = 1.into();
     v["growth"]["delta_threshold"] = 1e9.into();

@@ -6,28 +6,35 @@ use super::params::EpidermisConfig;
 use super::state::{Counter, EpidermisState, ADHESIVE, COUNTERS, MAX_ELEMENTS, PLAIN};
 use petri_engine::rng;
 
-/// Philox stream of the initial element positions.
+/// Philox streams of the initial element positions and of the cells' element counts.
 const INIT_STREAM: u32 = 0;
+const COUNT_STREAM: u32 = 1;
 
 impl EpidermisState {
     /// The state at step 0 of a validated config; the same for the same seed. Cell
     /// `i + cells_x * j` sits at lattice point ((i + 1/2) lx / cells_x, (j + 1/2) ly / cells_y);
-    /// its elements are uniform in a ball of `initial.radius` centred one radius above the
-    /// floor, in slots ordered by height, the lowest `adhesive_per_cell` adhesive. Gene values
-    /// are `genes.initial`, with the adhesion A of the cell's elements.
+    /// it has `elements_per_cell` + k elements, k uniform in 0..=`extra_elements` (the cell's
+    /// phase of growth), uniform in a ball of `initial.radius` (times the cube root of the
+    /// count over `elements_per_cell`) centred one radius above the floor, in slots ordered by
+    /// height, the lowest `adhesive_per_cell` adhesive. Gene values are `genes.initial`, with
+    /// the adhesion A of the cell's elements.
     pub fn initial(cfg: &EpidermisConfig) -> Self {
         let init = &cfg.initial;
         let mut s = Self::empty(cfg.capacity.max_cells);
         let cells = (init.cells_x * init.cells_y) as usize;
-        let (lx, ly, r) = (cfg.domain.lx, cfg.domain.ly, init.radius);
+        let (lx, ly) = (cfg.domain.lx, cfg.domain.ly);
         for c in 0..cells {
+            let draw = rng::u32x4(cfg.seed, 0, c as u32, COUNT_STREAM)[0];
+            let extra = (draw as u64 * (init.extra_elements as u64 + 1)) >> 32;
+            let count = init.elements_per_cell + extra as u32;
+            let r = init.radius * (count as f64 / init.elements_per_cell as f64).cbrt();
             let (i, j) = (c % init.cells_x as usize, c / init.cells_x as usize);
             let centre = [
                 (i as f64 + 0.5) * lx / init.cells_x as f64,
                 (j as f64 + 0.5) * ly / init.cells_y as f64,
                 r,
             ];
-            let mut elements: Vec<[f32; 4]> = (0..init.elements_per_cell as usize)
+            let mut elements: Vec<[f32; 4]> = (0..count as usize)
                 .map(|e| {
                     let slot = (c * MAX_ELEMENTS + e) as u32;
                     let u = rng::u32x4(cfg.seed, 0, slot, INIT_STREAM).map(rng::unit);
@@ -56,7 +63,7 @@ impl EpidermisState {
                 }
             }
             s.pos[c * MAX_ELEMENTS..c * MAX_ELEMENTS + elements.len()].copy_from_slice(&elements);
-            s.counts[c] = init.elements_per_cell;
+            s.counts[c] = count;
             s.genes[c] = cfg.genes.initial_genes(adhesion(&elements));
         }
         s.cells = cells as u32;

@@ -138,8 +138,14 @@ pub struct Initial {
     pub cells_x: u32,
     pub cells_y: u32,
     pub elements_per_cell: u32,
-    /// Elements start at uniform random points of a ball of this radius around
-    /// (lattice x, lattice y, radius).
+    /// Each cell starts with `elements_per_cell` plus a number of elements drawn uniformly
+    /// from 0..=extra_elements (seeded): cells at different phases of their growth cycle, so
+    /// they divide at different times (0: all alike).
+    #[serde(default)]
+    pub extra_elements: u32,
+    /// Elements start at uniform random points of a ball around (lattice x, lattice y, its
+    /// radius): this radius for `elements_per_cell` elements, scaled by the cube root of the
+    /// count for more.
     pub radius: f64,
     /// The lowest this many elements of each cell are adhesive (basement-membrane type).
     pub adhesive_per_cell: u32,
@@ -201,6 +207,7 @@ impl Default for EpidermisConfig {
                 cells_x: 10,
                 cells_y: 10,
                 elements_per_cell: 20,
+                extra_elements: 19,
                 radius: 0.5,
                 adhesive_per_cell: 5,
             },
@@ -349,6 +356,16 @@ impl EpidermisConfig {
                 "initial.elements_per_cell",
                 init.elements_per_cell,
                 format!("an integer in 1..={MAX_ELEMENTS}"),
+            ));
+        }
+        if init.elements_per_cell as u64 + init.extra_elements as u64 > MAX_ELEMENTS as u64 {
+            return Err(invalid(
+                "initial.extra_elements",
+                init.extra_elements,
+                format!(
+                    "at most {MAX_ELEMENTS} - initial.elements_per_cell = {}",
+                    MAX_ELEMENTS as u32 - init.elements_per_cell
+                ),
             ));
         }
         if init.adhesive_per_cell > init.elements_per_cell {
