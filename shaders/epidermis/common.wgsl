@@ -25,7 +25,7 @@ struct EpiParams {
     inv_ly: f32,
     dt: f32,
     half_dt: f32,
-    inter_range2: f32,  // square of min(inter cutoff, zero of V_inter)
+    inter_range2: f32,  // square of the intercellular cutoff
     max_cells: u32,
     intra: MorseForce,
     inter: MorseForce,
@@ -33,7 +33,7 @@ struct EpiParams {
     bins_x: u32,
     bins_y: u32,
     bins_z: u32,
-    _pad: u32,
+    intra_range2: f32,  // square of the intracellular cutoff
 }
 
 fn morse_force(m: MorseForce, r: f32) -> f32 {
@@ -68,17 +68,17 @@ fn advance(p: vec4<f32>, h: f32, f: vec3<f32>) -> vec4<f32> {
     );
 }
 
-// Adds the intracellular pull or push of pj on pi (any distance; nothing at r = 0).
+// Adds the intracellular pull or push of pj on pi, within range only.
 fn add_intra(f: ptr<function, vec3<f32>>, pi: vec3<f32>, pj: vec3<f32>) {
     let d = separation(pi, pj);
     let r2 = dot(d, d);
-    if r2 > 0.0 {
+    if r2 > 0.0 && r2 < params.intra_range2 {
         let r = sqrt(r2);
         *f += (morse_force(params.intra, r) / r) * d;
     }
 }
 
-// Adds the intercellular push of pj on pi, within range only.
+// Adds the intercellular push (core) or pull (adhesion) of pj on pi, within range only.
 fn add_inter(f: ptr<function, vec3<f32>>, pi: vec3<f32>, pj: vec3<f32>) {
     let d = separation(pi, pj);
     let r2 = dot(d, d);

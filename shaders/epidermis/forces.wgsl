@@ -1,8 +1,8 @@
 //!include common/dispatch.wgsl
 //!include epidermis/common.wgsl
 // Mechanics, step 4 of a force evaluation: the force on each active element and the RK2 stage
-// update. F_i = intracellular Morse over all other elements of i's cell (by slot) + the
-// repulsive intercellular Morse over elements of other cells within range + the membrane's pull
+// update. F_i = intracellular Morse over the other elements of i's cell within its range (by
+// slot) + the intercellular Morse over elements of other cells within range + the membrane's pull
 // along z on adhesive elements (common.wgsl). `forces` finds the intercellular pairs in the 27
 // bins around the element's (one thread per element in bin order: spos, bin_of and offsets come
 // from the binning, bin_of[k] the bin of sorted position k); `all_pairs` tries every active

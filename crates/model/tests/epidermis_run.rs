@@ -217,16 +217,18 @@ fn a_bad_config_is_refused_with_the_field_named() {
 
 #[test]
 fn a_basal_layer_stratifies() {
-    // 3 x 3 basal cells growing every 4th step divide once (step 80) across a horizontal plane:
-    // each basal mother leaves one daughter on the membrane and one above it, so the basal
-    // layer keeps its 9 cells and the 9 new ones form a second layer on top of it.
+    // 3 x 3 basal cells of 36 elements growing every 10th step divide once (after step 39)
+    // across a horizontal plane: each basal mother leaves one daughter on the membrane and one
+    // above it, so the basal layer keeps its 9 cells and the 9 new ones, given 190 steps to
+    // rise, form a second layer on top of it (the next division would come after step 239).
     let ctx = test_context();
     let mut cfg = config(64);
-    cfg.steps = 150;
+    cfg.steps = 230;
     cfg.observe_every = 10;
-    cfg.growth.interval = 4;
+    cfg.initial.elements_per_cell = 36;
+    cfg.growth.interval = 10;
     let mut seen = Vec::new();
-    let opts = options("epidermis_run_stratifies", 150, None);
+    let opts = options("epidermis_run_stratifies", 230, None);
     let dir = opts.out_dir.clone();
     run(&ctx, &cfg, &opts, |o| seen.push(o.observables.clone())).unwrap();
     let first = &seen[0];
@@ -250,7 +252,7 @@ fn a_basal_layer_stratifies() {
     // average.
     let csv = read(&dir.join("cells.csv"));
     let (mut basal, mut upper) = (Vec::new(), Vec::new());
-    for line in csv.lines().skip(1).filter(|l| l.starts_with("150,")) {
+    for line in csv.lines().skip(1).filter(|l| l.starts_with("230,")) {
         let f: Vec<&str> = line.split(',').collect();
         let z: f64 = f[7].parse().unwrap();
         if f[3] == "1" {

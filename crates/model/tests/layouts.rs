@@ -24,7 +24,7 @@ fn host_structs_match_their_wgsl_structs() {
     let tip = host_layout!(Tip: site, age, alive, parent);
     let epi = host_layout!(EpiUniforms:
         lx, ly, inv_lx, inv_ly, dt, half_dt, inter_range2, max_cells, intra, inter, membrane,
-        bins_x, bins_y, bins_z);
+        bins_x, bins_y, bins_z, intra_range2);
     let morse = host_layout!(MorseForce: a, inv_xi1, b, inv_xi2);
     let grid = host_layout!(Grid: nx, ny, nz, r);
     let lattice = host_layout!(LatticeUniforms:

@@ -611,6 +611,7 @@ mod tests {
             xi2: 0.36,
         };
         c.mechanics.intra = m;
+        c.mechanics.intra_cutoff = 1e6;
         c.mechanics.membrane = m;
         c.mechanics.inter = InterMorse {
             u0: 0.5,

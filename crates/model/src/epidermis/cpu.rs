@@ -53,7 +53,7 @@ fn add(f: &mut [f32; 3], d: [f32; 3], s: f32) {
     }
 }
 
-/// Intracellular force on the element at `slot` (all pairs of its cell), the first term.
+/// Intracellular force on the element at `slot` (the pairs of its cell within range).
 fn intra(u: &EpiUniforms, pos: &[[f32; 4]], counts: &[u32], slot: usize) -> [f32; 3] {
     let cell = slot / MAX_ELEMENTS;
     let first = cell * MAX_ELEMENTS;
@@ -64,7 +64,7 @@ fn intra(u: &EpiUniforms, pos: &[[f32; 4]], counts: &[u32], slot: usize) -> [f32
         }
         let d = separation(u, &pos[slot], &pos[s]);
         let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-        if r2 > 0.0 {
+        if r2 > 0.0 && r2 < u.intra_range2 {
             let r = r2.sqrt();
             add(&mut f, d, u.intra.at(r) / r);
         }
@@ -72,7 +72,7 @@ fn intra(u: &EpiUniforms, pos: &[[f32; 4]], counts: &[u32], slot: usize) -> [f32
     f
 }
 
-/// Adds the intercellular push of `pj` on `pi` when it is within range.
+/// Adds the intercellular push or pull of `pj` on `pi` when it is within range.
 fn inter(u: &EpiUniforms, f: &mut [f32; 3], pi: &[f32; 4], pj: &[f32; 4]) {
     let d = separation(u, pi, pj);
     let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];

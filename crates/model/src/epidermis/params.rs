@@ -74,7 +74,8 @@ impl Morse {
     }
 }
 
-/// The intercellular potential: only its repulsive part (V > 0) acts, within `cutoff`.
+/// The intercellular potential, acting within `cutoff`: its repulsive core keeps cells apart,
+/// its attractive shell (from the potential's minimum to the cutoff) is their adhesion.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct InterMorse {
@@ -95,22 +96,30 @@ impl InterMorse {
         }
     }
 
-    /// Distance below which two elements of different cells push each other apart:
-    /// min(cutoff, the zero crossing of V).
+    /// Distance below which two elements of different cells interact: the cutoff.
     pub fn range(&self) -> f64 {
-        self.cutoff.min(self.morse().zero_crossing())
+        self.cutoff
     }
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Mechanics {
-    /// Between elements of one cell, all pairs.
+    /// Between elements of one cell within `intra_cutoff`.
     pub intra: Morse,
-    /// Between elements of different cells: repulsion only, within the cutoff.
+    /// Range of the intracellular potential: an element holds only its near neighbours, so a
+    /// cell keeps its element density and its volume grows with its element count (absent:
+    /// 1e6, every pair).
+    #[serde(default = "no_cutoff")]
+    pub intra_cutoff: f64,
+    /// Between elements of different cells, within the cutoff: repulsion and adhesion.
     pub inter: InterMorse,
     /// Pull of the basement membrane at z = 0 on adhesive elements: -V'(z) along z.
     pub membrane: Morse,
+}
+
+fn no_cutoff() -> f64 {
+    1e6
 }
 
 /// The simulation box: periodic in x (period lx) and y (period ly), floor at z = 0, open top.
@@ -218,12 +227,13 @@ impl Default for EpidermisConfig {
                     w0: 0.1,
                     xi2: 0.36,
                 },
+                intra_cutoff: 0.45,
                 inter: InterMorse {
                     u0: 0.5,
                     xi1: 0.12,
-                    w0: 0.1,
-                    xi2: 0.36,
-                    cutoff: 0.2897,
+                    w0: 0.25,
+                    xi2: 0.2,
+                    cutoff: 0.45,
                 },
                 membrane: Morse {
                     u0: 0.25,
@@ -235,7 +245,7 @@ impl Default for EpidermisConfig {
             genes: GeneParams::default(),
             growth: GrowthParams::default(),
             output: OutputParams {
-                layer_thickness: 0.8,
+                layer_thickness: 0.7,
             },
             provenance: serde_json::Value::Null,
         }
@@ -311,6 +321,7 @@ impl EpidermisConfig {
         length("initial.radius", self.initial.radius)?;
         length("output.layer_thickness", self.output.layer_thickness)?;
         self.mechanics.intra.validate("mechanics.intra")?;
+        length("mechanics.intra_cutoff", self.mechanics.intra_cutoff)?;
         self.mechanics.membrane.validate("mechanics.membrane")?;
         let inter = &self.mechanics.inter;
         inter.morse().validate("mechanics.inter")?;
@@ -392,7 +403,7 @@ impl EpidermisConfig {
                     l,
                     format!(
                         "at least 3 neighbour bins of {} x the intercellular range {range} \
-                         (min of mechanics.inter.cutoff and the zero of its potential), i.e. >= {}",
+                         (mechanics.inter.cutoff), i.e. >= {}",
                         BIN_MARGIN,
                         3.0 * range * BIN_MARGIN
                     ),

@@ -41,7 +41,7 @@ pub struct EpiUniforms {
     pub inv_ly: f32,
     pub dt: f32,
     pub half_dt: f32,
-    /// Square of the intercellular range (min of the cutoff and the potential's zero).
+    /// Square of the intercellular range (its cutoff).
     pub inter_range2: f32,
     pub max_cells: u32,
     pub intra: MorseForce,
@@ -51,7 +51,8 @@ pub struct EpiUniforms {
     pub bins_x: u32,
     pub bins_y: u32,
     pub bins_z: u32,
-    pub _pad: u32,
+    /// Square of the intracellular range (`mechanics.intra_cutoff`).
+    pub intra_range2: f32,
 }
 
 impl EpiUniforms {
@@ -75,7 +76,7 @@ impl EpiUniforms {
             bins_x: grid.dims[0],
             bins_y: grid.dims[1],
             bins_z: grid.dims[2],
-            _pad: 0,
+            intra_range2: (m.intra_cutoff * m.intra_cutoff).min(f32::MAX as f64) as f32,
         }
     }
 }
