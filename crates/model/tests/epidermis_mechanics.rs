@@ -195,8 +195,9 @@ fn a_cell_across_the_periodic_boundary_feels_the_force_it_feels_inside() {
     }
 }
 
-#[test]
-fn an_isolated_cell_keeps_its_size() {
+/// One cell of `n` elements (`adhesive` of them adhesive) started in a ball of `radius`, alone
+/// in a 4 x 4 box, with the intracellular cutoff `cutoff`.
+fn one_cell(n: u32, adhesive: u32, radius: f64, cutoff: f64) -> EpidermisConfig {
     let mut cfg = EpidermisConfig {
         domain: BoxSize {
             lx: 4.0,
@@ -205,10 +206,28 @@ fn an_isolated_cell_keeps_its_size() {
         },
         ..Default::default()
     };
-    cfg.initial.cells_x = 1;
-    cfg.initial.cells_y = 1;
+    cfg.mechanics.intra_cutoff = cutoff;
+    cfg.initial = Initial {
+        cells_x: 1,
+        cells_y: 1,
+        elements_per_cell: n,
+        extra_elements: 0,
+        radius,
+        adhesive_per_cell: adhesive,
+    };
     cfg.capacity.max_cells = 1;
     cfg.validate().unwrap();
+    cfg
+}
+
+#[test]
+fn an_isolated_cell_keeps_its_size() {
+    let cfg = one_cell(
+        20,
+        5,
+        0.5,
+        EpidermisConfig::default().mechanics.intra_cutoff,
+    );
     let (u, g) = (EpiUniforms::new(&cfg), cfg.mechanics_grid());
     let mut s = EpidermisState::initial(&cfg);
     let start = gyration(&s, 0);
@@ -250,30 +269,11 @@ fn an_isolated_cell_keeps_its_size() {
     assert!((a - b).abs() <= 1e-5 * a, "gyration CPU {a} GPU {b}");
 }
 
-/// Positions of the used slots agree within `tol` (minimum image in x, y).
 /// One cell of `n` elements (none adhesive) alone in a 4 x 4 box, started in a ball of radius
 /// 0.5 (20 / n)^(1/3) (the initial state's density) lifted to a centre height of 1.5, clear of
 /// the floor, after `steps` CPU steps, with the intracellular cutoff `cutoff`.
 fn lone_cell(n: u32, steps: usize, cutoff: f64) -> EpidermisState {
-    let mut cfg = EpidermisConfig {
-        domain: BoxSize {
-            lx: 4.0,
-            ly: 4.0,
-            height: 3.0,
-        },
-        ..Default::default()
-    };
-    cfg.mechanics.intra_cutoff = cutoff;
-    cfg.initial = Initial {
-        cells_x: 1,
-        cells_y: 1,
-        elements_per_cell: n,
-        extra_elements: 0,
-        radius: 0.5 * (n as f64 / 20.0).cbrt(),
-        adhesive_per_cell: 0,
-    };
-    cfg.capacity.max_cells = 1;
-    cfg.validate().unwrap();
+    let cfg = one_cell(n, 0, 0.5 * (n as f64 / 20.0).cbrt(), cutoff);
     let (u, g) = (EpiUniforms::new(&cfg), cfg.mechanics_grid());
     let mut s = EpidermisState::initial(&cfg);
     let lift = 1.5 - cfg.initial.radius as f32;
@@ -359,6 +359,7 @@ fn a_basal_layer_is_confluent() {
     }
 }
 
+/// Positions of the used slots agree within `tol` (minimum image in x, y).
 fn assert_close(a: &EpidermisState, b: &EpidermisState, tol: f32) {
     assert_eq!(a.counts, b.counts);
     let mut worst = 0.0f32;
