@@ -708,7 +708,7 @@ fn epidermis_bench_writes_its_rows() {
     ]);
     assert!(o.status.success(), "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("| 320 | 16 | 13x13x7 |"), "{out}");
+    assert!(out.contains("| 320 | 16 | 8x8x5 |"), "{out}");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let rows = v["rows"].as_array().unwrap();
