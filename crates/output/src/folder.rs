@@ -24,6 +24,10 @@ pub const CHECKPOINT_FILE: &str = "checkpoint.petri";
 /// The file a run locks in its output folder, holding the holder's pid and host. The run
 /// removes it when it ends; a killed run leaves it, unlocked, and the next run reuses it.
 pub const LOCK_FILE: &str = ".petri.lock";
+/// Where a run writes a snapshot's, a frame's or a checkpoint's files before its manifest lists
+/// them ([`publish_staged`] then moves them in): a run killed in between leaves no file its
+/// manifest does not list, only this folder, which the next run removes.
+pub const STAGING_DIR: &str = ".petri-staging";
 
 /// A run's exclusive hold on its output folder, released (and its file removed) when
 /// dropped, or released by the system when the process ends however it ends.
@@ -154,9 +158,35 @@ pub fn prepare_output_folder(
     let remove = check_contents(dir, how, model)?;
     for name in &remove {
         let path = dir.join(name);
-        std::fs::remove_file(&path).map_err(OutputError::io(&path))?;
+        match name == STAGING_DIR {
+            true => std::fs::remove_dir_all(&path),
+            false => std::fs::remove_file(&path),
+        }
+        .map_err(OutputError::io(&path))?;
     }
     Ok((lock, remove))
+}
+
+/// The staging folder of `dir`, emptied: where the next files to publish are written.
+pub fn staging_folder(dir: &Path) -> Result<std::path::PathBuf, OutputError> {
+    let staging = dir.join(STAGING_DIR);
+    if staging.exists() {
+        std::fs::remove_dir_all(&staging).map_err(OutputError::io(&staging))?;
+    }
+    std::fs::create_dir(&staging).map_err(OutputError::io(&staging))?;
+    Ok(staging)
+}
+
+/// Moves the files `names` from `dir`'s staging folder into `dir` (each rename atomic, a file
+/// of the same name replaced), then removes the staging folder. Call it once the manifest
+/// lists them.
+pub fn publish_staged(dir: &Path, names: &[String]) -> Result<(), OutputError> {
+    let staging = dir.join(STAGING_DIR);
+    for name in names {
+        let (from, to) = (staging.join(name), dir.join(name));
+        std::fs::rename(&from, &to).map_err(OutputError::io(&from))?;
+    }
+    std::fs::remove_dir_all(&staging).map_err(OutputError::io(&staging))
 }
 
 /// What [`prepare_output_folder`] would do, without doing it: the error it would return, or the
@@ -244,7 +274,9 @@ fn check_contents(dir: &Path, how: FolderUse, model: &str) -> Result<Vec<String>
             };
             let foreign: Vec<String> = entries
                 .iter()
-                .filter(|name| !run.owns(name) || !dir.join(name).is_file())
+                .filter(|name| {
+                    !run.owns(name) || !(dir.join(name).is_file() || *name == STAGING_DIR)
+                })
                 .cloned()
                 .collect();
             if !foreign.is_empty() {
@@ -313,6 +345,9 @@ impl EarlierRun {
 /// Whether `name` is the temporary file of a write that did not finish (`write_atomically`'s
 /// `.NAME.tmp-PID-N`, an earlier version's series `.NAME.partial`).
 fn unfinished(name: &str) -> bool {
+    if name == STAGING_DIR {
+        return true;
+    }
     let Some(hidden) = name.strip_prefix('.') else {
         return false;
     };
@@ -406,6 +441,36 @@ mod tests {
             assert!(e.ends_with("is a file, not a folder"), "{e}");
         }
         assert_eq!(std::fs::read(&file).unwrap(), b"x");
+    }
+
+    /// Files a run writes aside appear in the folder only once the manifest lists them; what a
+    /// killed run left in the staging folder goes with --overwrite and with a resume.
+    #[test]
+    fn staged_files_are_published_once_listed_and_leftovers_removed() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path();
+        manifest(dir, "angiogenesis", &["observables.csv"]);
+        std::fs::write(dir.join("observables.csv"), "x").unwrap();
+        let staging = staging_folder(dir).unwrap();
+        std::fs::write(staging.join("fields_0000010.vti"), "f").unwrap();
+        assert!(!dir.join("fields_0000010.vti").exists());
+        // Killed here: the staged file is not the run's yet, and nothing refuses the folder.
+        for how in [FolderUse::Continue, FolderUse::Overwrite] {
+            assert!(
+                check_output_folder(dir, how, "angiogenesis").is_ok(),
+                "{how:?}"
+            );
+        }
+        publish_staged(dir, &["fields_0000010.vti".to_string()]).unwrap();
+        assert_eq!(std::fs::read(dir.join("fields_0000010.vti")).unwrap(), b"f");
+        assert!(!staging.exists());
+
+        let staging = staging_folder(dir).unwrap();
+        std::fs::write(staging.join("fields_0000020.vti"), "g").unwrap();
+        let (_lock, removed) =
+            prepare_output_folder(dir, FolderUse::Continue, "angiogenesis").unwrap();
+        assert_eq!(removed, [STAGING_DIR]);
+        assert!(!staging.exists());
     }
 
     /// --overwrite removes the earlier run's listed files, its manifest and its unfinished

@@ -38,8 +38,8 @@ pub use atomic::write_atomically;
 
 /// Output folders of runs.
 pub use folder::{
-    check_output_folder, listed_outputs, lock_holder, prepare_output_folder, FolderLock, FolderUse,
-    CHECKPOINT_FILE, LOCK_FILE, MANIFEST_FILE,
+    check_output_folder, listed_outputs, lock_holder, prepare_output_folder, publish_staged,
+    staging_folder, FolderLock, FolderUse, CHECKPOINT_FILE, LOCK_FILE, MANIFEST_FILE, STAGING_DIR,
 };
 
 /// Pretty-printed JSON file writer.

@@ -231,16 +231,17 @@ fn run_steps<S: Simulation>(
     let frame_every = every(schedule.frame_every);
     let checkpoint_every = every(opts.checkpoint_every.unwrap_or(0));
     let next_multiple = |s: u64, n: u64| (s / n).saturating_add(1).saturating_mul(n);
-    let checkpoint_path = dir.join(CHECKPOINT_FILE);
-    let save_checkpoint = |sim: &mut S| -> Result<()> {
+    // Into `into` (the folder, or its staging folder).
+    let save_checkpoint_into = |sim: &mut S, into: &Path| -> Result<()> {
         // Every row up to this step is on disk before the checkpoint says the run got here.
         csv.borrow_mut().sync()?;
         sim.flush_series(true)?;
-        sim.save_checkpoint(&checkpoint_path)?;
+        sim.save_checkpoint(&into.join(CHECKPOINT_FILE))?;
         record.add(&[CHECKPOINT_FILE.to_string()]);
         record.checkpoint_step.set(Some(sim.step()));
         Ok(())
     };
+    let save_checkpoint = |sim: &mut S| save_checkpoint_into(sim, dir);
 
     let t_run = Instant::now();
     let mut output_s = 0.0;
@@ -270,20 +271,25 @@ fn run_steps<S: Simulation>(
             })?;
             drain(sim, &mut pending)?;
             let t = Instant::now();
+            // Written aside, listed in the manifest, then moved in: a kill leaves no file the
+            // manifest does not list.
+            let staging = petri_output::staging_folder(dir)?;
+            let mut staged = Vec::new();
             if snapshot {
-                let files = sim.write_snapshot(dir)?;
-                record.add(&files);
-                outputs.extend(files);
+                staged.extend(sim.write_snapshot(&staging)?);
             }
             if frame {
-                let files = sim.write_frame(dir)?;
-                record.add(&files);
-                outputs.extend(files);
+                staged.extend(sim.write_frame(&staging)?);
             }
+            record.add(&staged);
             if checkpoint {
-                save_checkpoint(sim)?;
+                save_checkpoint_into(sim, &staging)?;
+                staged.push(CHECKPOINT_FILE.to_string());
             }
             record.write(dir, "running", None)?;
+            petri_output::publish_staged(dir, &staged)?;
+            staged.retain(|f| f != CHECKPOINT_FILE);
+            outputs.extend(staged);
             output_s += t.elapsed().as_secs_f64();
         }
         if sim.step() < end && opts.stop.as_ref().is_some_and(StopCheck::requested) {
@@ -577,7 +583,13 @@ pub(super) mod tests {
             self.write_snapshot(dir)
         }
         fn save_checkpoint(&mut self, path: &Path) -> Result<()> {
-            if let Ok(rows) = std::fs::read_to_string(path.with_file_name("observables.csv")) {
+            // A checkpoint due with a snapshot is written in the staging folder.
+            let dir = path.parent().unwrap();
+            let dir = match dir.ends_with(petri_output::STAGING_DIR) {
+                true => dir.parent().unwrap(),
+                false => dir,
+            };
+            if let Ok(rows) = std::fs::read_to_string(dir.join("observables.csv")) {
                 let steps = rows.lines().skip(1).map(|l| l.split(',').next().unwrap());
                 let steps = steps.map(|s| s.parse().unwrap()).collect();
                 self.rows_at_checkpoints.push(steps);
