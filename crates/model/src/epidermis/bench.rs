@@ -98,6 +98,8 @@ pub fn size_config(
         )
     })?;
     let mut cfg = base.clone();
+    // A bench size counts elements: every cell starts at elements_per_cell (no growth phases).
+    cfg.initial.extra_elements = 0;
     let s = spacing(base);
     cfg.initial.cells_x = cx;
     cfg.initial.cells_y = cy;
