@@ -58,7 +58,7 @@ def epidermis():
     cfg = asset("epidermis.json")
     cfg.update(steps=40, observe_every=5, snapshot_every=0, frame_every=0)
     cfg["box"] = {"lx": 3.0, "ly": 3.0, "height": 4.0}
-    cfg["initial"].update(cells_x=3, cells_y=3)
+    cfg["initial"].update(cells_x=3, cells_y=3, extra_elements=0)
     cfg["capacity"]["max_cells"] = 32
     cfg["growth"].update(interval=1, delta_threshold=1e9)
     return cfg
