@@ -1,14 +1,14 @@
-//! Quiet adapter probes on machines without a desktop session.
+//! Quiet adapter probes on machines without a Wayland display.
 //!
 //! wgpu enables the Wayland surface extension on every Vulkan instance. Mesa's device-select
 //! layer (an implicit Vulkan layer installed with Mesa's drivers, lavapipe's included) then asks
 //! the Wayland compositor for the default GPU each time adapters are enumerated, and without
 //! `XDG_RUNTIME_DIR` libwayland prints `error: XDG_RUNTIME_DIR is invalid or not set in the
 //! environment.` on stderr: a line that reads like a failure and is none. Petri ranks adapters
-//! itself, so the layer adds nothing to its choice; where there is no session to ask, it is
+//! itself, so the layer adds nothing to its choice; where there is no display to ask, it is
 //! switched off (the layer's own `NODEVICE_SELECT=1`).
 
-/// Switches Mesa's device-select layer off when no Wayland session is reachable (no
+/// Switches Mesa's device-select layer off when no Wayland display is reachable (no
 /// `WAYLAND_DISPLAY` and no valid `XDG_RUNTIME_DIR`) and the user has not set the layer's own
 /// variables (`NODEVICE_SELECT`, `MESA_VK_DEVICE_SELECT`). Call it at the start of the
 /// process, before other threads run: it sets an environment variable.
@@ -46,13 +46,13 @@ mod tests {
 
     #[test]
     fn the_layer_goes_off_only_where_libwayland_would_complain() {
-        // A container, cron or ssh without a login session.
+        // A container, cron or ssh: no login desktop.
         assert_eq!(switch(&[]), Some(("NODEVICE_SELECT", "1")));
         assert_eq!(
             switch(&[("XDG_RUNTIME_DIR", "run/user")]),
             Some(("NODEVICE_SELECT", "1"))
         );
-        // A desktop session, or a runtime dir where libwayland finds no socket quietly.
+        // A desktop, or a runtime dir where libwayland finds no socket quietly.
         assert_eq!(
             switch(&[
                 ("WAYLAND_DISPLAY", "wayland-0"),
