@@ -236,7 +236,8 @@ impl GeneralTrajectory {
         let tables = self.tables.clone();
         let net = &tables.net;
         self.update_triggers()?;
-        loop {
+        // Most reaction events leave nothing pending.
+        while !self.pending.is_empty() {
             let due: Vec<usize> = (0..self.pending.len())
                 .filter(|&i| self.pending[i].time <= self.t)
                 .collect();
@@ -275,12 +276,16 @@ impl GeneralTrajectory {
             self.apply_rules()?;
             self.update_triggers()?;
         }
+        Ok(())
     }
 
     /// The first time in [t, horizon] at which a trigger may turn true or a pending execution
     /// is due: the values triggers compare time with, checked at and just after each.
     fn next_timed(&self, horizon: f64) -> Option<f64> {
         let net = &self.tables.net;
+        if net.events.is_empty() {
+            return None;
+        }
         let mut next = self
             .pending
             .iter()
