@@ -3,8 +3,7 @@
 //! `--cuda-reference`, cuFFT's time of the same shapes beside it), as Markdown tables and
 //! optionally JSON rows.
 
-use crate::table::{check_json, Rows};
-use crate::GpuArgs;
+use petri_model::command::{check_json, GpuArgs, Rows};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use petri_scheduler::bench::{Meta, Table};

@@ -1,60 +1,74 @@
 //! `petri run CONFIG`: the model comes from the config (or, for `--resume` alone, from the
 //! checkpoint); every flag given is checked against the flags that model takes before any file
-//! is written or device opened, so none is silently ignored.
+//! is written or device opened, so none is silently ignored. The model opens its simulation
+//! (`Model::open`, as the Python package does) and the runtime runs it into the folder.
 
-use crate::models::{epidermis, gliding, rdme, Model};
-use crate::{config, models, GpuArgs};
+use crate::{interrupt, progress};
 use anyhow::{bail, Context, Result};
 use clap::parser::ValueSource;
-use clap::{ArgMatches, Args, CommandFactory};
+use clap::{ArgMatches, Args, Command, FromArgMatches};
+use petri_model::command::{article, GpuArgs};
+use petri_model::model::{Config, Model, OpenRequest, Requested};
+use petri_model::registry::Registry;
+use petri_model::runtime::RunOptions;
 use petri_output::{check_output_folder, FolderUse, MANIFEST_FILE};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
 
-/// The options of `petri run`: the shared ones here, each model's own in its module. A model
-/// takes the shared flags it lists in its `SHARED_RUN_FLAGS`, those of its own `*RunFlags`, and [`ALWAYS`].
+/// The options of `petri run` every model shares; each model adds its own
+/// (`Model::run_flags`) and says which of `--steps`, `--checkpoint-every`, `--resume` and
+/// `--workgroup` it takes (`Model::shared_flags`).
 #[derive(Args)]
-pub(crate) struct RunArgs {
+struct RunArgs {
     /// Model config, e.g. assets/angiogenesis.json or assets/min-system.json, or a reaction
     /// network (JSON like assets/vilar.json, or SBML .xml)
     #[arg(required_unless_present = "resume")]
-    pub(crate) config: Option<PathBuf>,
+    config: Option<PathBuf>,
     /// Steps to run (default: the config's "steps"; ssa: output times, default to --t-end)
     #[arg(long)]
-    pub(crate) steps: Option<u64>,
+    steps: Option<u64>,
     /// Output folder: missing or empty for a new run (see --overwrite); a resumed run continues
     /// the run of its own model in it
     #[arg(long, default_value = "out")]
-    pub(crate) out: PathBuf,
+    out: PathBuf,
     /// Replace the earlier run in --out: remove the files its manifest.json lists first (a folder
     /// that also holds other files is refused, nothing removed)
     #[arg(long, conflicts_with = "resume")]
-    pub(crate) overwrite: bool,
+    overwrite: bool,
     /// Write a checkpoint (OUT/checkpoint.petri) every N steps (N >= 1) and at the end, to
     /// resume from (ssa: output times, on either device)
     #[arg(long, value_name = "N", value_parser = parse_checkpoint_every)]
-    pub(crate) checkpoint_every: Option<u64>,
+    checkpoint_every: Option<u64>,
     /// Continue from a checkpoint written by --checkpoint-every. angiogenesis: give no config
-    /// (the checkpoint holds it); rdme, epidermis and ssa: give the run's config (network) too
-    /// (the checkpoint holds a hash)
+    /// (the checkpoint holds it); the other models: give the run's config too (the checkpoint
+    /// holds a hash)
     #[arg(long)]
-    pub(crate) resume: Option<PathBuf>,
+    resume: Option<PathBuf>,
     /// Workgroup size of the field update (angiogenesis), of the lattice passes (rdme: X,Y,1)
-    /// or of the element and cell passes (epidermis: N,1,1), e.g. 64,4,1 (results do not
-    /// depend on it)
-    #[arg(long, value_parser = crate::parse_triple)]
-    pub(crate) workgroup: Option<[u32; 3]>,
+    /// or of the element and cell passes (epidermis, gliding: N,1,1), e.g. 64,4,1 (results do
+    /// not depend on it)
+    #[arg(long, value_parser = petri_model::command::parse_triple)]
+    workgroup: Option<[u32; 3]>,
     #[command(flatten)]
-    pub(crate) gpu: GpuArgs,
-    #[command(flatten)]
-    pub(crate) angiogenesis: models::angiogenesis::AngiogenesisRunFlags,
-    #[command(flatten)]
-    pub(crate) rdme: models::rdme::RdmeRunFlags,
-    #[command(flatten)]
-    pub(crate) ssa: models::ssa::SsaRunFlags,
+    gpu: GpuArgs,
 }
 
 /// Flags every model takes.
 const ALWAYS: &[&str] = &["--out", "--overwrite", "--backend", "--adapter"];
+
+/// `petri run` with every model's flags.
+pub(crate) fn command(registry: &Registry) -> Command {
+    let mut run = RunArgs::augment_args(Command::new("run").about(
+        "Run a model from its config (the model is the config's \"model\"; a reaction network \
+         runs as an ssa ensemble) and write its outputs.",
+    ));
+    for model in registry.models() {
+        for arg in model.run_flags().get_arguments() {
+            run = run.arg(arg.clone());
+        }
+    }
+    run
+}
 
 /// `--checkpoint-every N`: N >= 1 (0 would checkpoint never, or at every step).
 fn parse_checkpoint_every(s: &str) -> std::result::Result<u64, String> {
@@ -66,45 +80,116 @@ fn parse_checkpoint_every(s: &str) -> std::result::Result<u64, String> {
 }
 
 /// The long flags given on the command line of `petri run` (defaults not included).
-pub(crate) fn given_flags(matches: &ArgMatches) -> Vec<String> {
-    let cli = crate::Cli::command();
-    let run = cli
-        .find_subcommand("run")
-        .expect("petri has a run subcommand");
-    run.get_arguments()
+fn given_flags(registry: &Registry, matches: &ArgMatches) -> Vec<String> {
+    command(registry)
+        .get_arguments()
         .filter(|a| matches.value_source(a.get_id().as_str()) == Some(ValueSource::CommandLine))
         .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
         .collect()
 }
 
-pub(crate) fn run(args: RunArgs, given: &[String]) -> Result<()> {
-    let (model, why) = model_of(&args)?;
-    refuse_other_models_flags(model, &why, given)?;
-    let out = args.out.clone();
-    let result = match model {
-        Model::Angiogenesis => models::angiogenesis::run(args),
-        Model::Rdme => models::rdme::run(args),
-        Model::Ssa => models::ssa::run(args),
-        Model::Epidermis => models::epidermis::run(args),
-        Model::Gliding => models::gliding::run(args),
-    };
-    if result.is_err() {
-        report_kept(&out);
-    }
-    result
+/// The flags `model` takes besides [`ALWAYS`].
+fn flags_of(model: &dyn Model) -> Vec<String> {
+    let shared = model.shared_flags().iter().map(|f| f.long().to_string());
+    let own = model
+        .run_flags()
+        .get_arguments()
+        .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+        .collect::<Vec<_>>();
+    shared.chain(own).collect()
 }
 
-/// Refuses an output folder the run may not use; each model calls it once its config reads
-/// well, before any device is opened (the runtime prepares the folder, with --overwrite
-/// removing the earlier run's files, once the run is built).
-pub(crate) fn check_out(args: &RunArgs, model: Model) -> Result<()> {
+pub(crate) fn run(registry: &Registry, matches: &ArgMatches) -> Result<()> {
+    let args = RunArgs::from_arg_matches(matches)?;
+    let config = args.config.as_deref().map(Config::read).transpose()?;
+    let resume = args.resume.as_deref();
+    let (model, why) = model_of(registry, config.as_ref(), &args)?;
+    refuse_other_models_flags(registry, model, &why, &given_flags(registry, matches))?;
+    match (&args.config, resume) {
+        (Some(c), Some(_)) if model.resumes_from_checkpoint_alone() => bail!(
+            "--resume continues {} {} run from the checkpoint alone; leave out the config {}",
+            article(model.name()),
+            model.name(),
+            c.display()
+        ),
+        (None, Some(ck)) if !model.resumes_from_checkpoint_alone() => bail!(
+            "{} is {} {} checkpoint: give the run's config too (petri run CONFIG --resume {})",
+            ck.display(),
+            article(model.name()),
+            model.name(),
+            ck.display()
+        ),
+        _ => {}
+    }
+    check_out(&args, model.name())?;
+    let t = Instant::now();
+    let opened = model.open(&OpenRequest {
+        config: config.as_ref(),
+        resume,
+        flags: matches,
+        workgroup: args.workgroup,
+        devices: &Requested(args.gpu.request()),
+    })?;
+    let setup_s = t.elapsed().as_secs_f64();
+    let p = &opened.placement;
+    eprintln!("device: {} ({})", p.device, p.reason);
+    let mut sim = opened.sim;
+    let first = sim.step();
+    let total = args.steps.unwrap_or(sim.schedule().steps);
+    if let Some(path) = resume {
+        eprintln!("resuming from {} at step {first}", path.display());
+    }
+    eprintln!("{}; {total} steps from step {first}", sim.describe());
+    let opts = RunOptions {
+        steps: args.steps,
+        out_dir: args.out.clone(),
+        checkpoint_every: args.checkpoint_every,
+        resumed: resume.is_some(),
+        overwrite: args.overwrite,
+        setup_s,
+        stop: Some(interrupt::stop_check()),
+    };
+    let bar = progress::bar(total, "steps");
+    let result = sim.run_into(&opts, &mut |row, words| {
+        bar.set_position(row.step - first);
+        bar.set_message(words.to_string());
+    });
+    bar.finish();
+    let done = match result {
+        Ok(done) => done,
+        Err(e) => {
+            report_kept(&args.out);
+            return Err(e.into());
+        }
+    };
+    for line in &done.summary {
+        println!("{line}");
+    }
+    let t = &done.timings;
+    let simulated = t
+        .simulated_s_per_wall_hour
+        .map_or(String::new(), |s| format!(", {s:.3e} simulated s per wall hour"));
+    println!(
+        "{:.1} steps/s{simulated} over {:.2} s; outputs in {}: {}",
+        t.steps_per_s,
+        t.run_s,
+        args.out.display(),
+        done.outputs.join(", ")
+    );
+    Ok(())
+}
+
+/// Refuses an output folder the run may not use, before any device is opened (the runtime
+/// prepares the folder, with --overwrite removing the earlier run's files, once the run is
+/// built).
+fn check_out(args: &RunArgs, model: &str) -> Result<()> {
     let how = match (&args.resume, args.overwrite) {
         (Some(_), _) => FolderUse::Continue,
         (None, true) => FolderUse::Overwrite,
         (None, false) => FolderUse::Fresh,
     };
-    let removed = check_output_folder(&args.out, how, model.manifest_name())
-        .with_context(|| "--out".to_string())?;
+    let removed =
+        check_output_folder(&args.out, how, model).with_context(|| "--out".to_string())?;
     if how == FolderUse::Overwrite && !removed.is_empty() {
         eprintln!(
             "--overwrite: the earlier run's {} files in {} go once the run starts",
@@ -116,7 +201,7 @@ pub(crate) fn check_out(args: &RunArgs, model: Model) -> Result<()> {
 }
 
 /// After a run stopped on an error, says what its folder kept (its manifest lists it).
-fn report_kept(out: &std::path::Path) {
+fn report_kept(out: &Path) {
     let Ok(text) = std::fs::read_to_string(out.join(MANIFEST_FILE)) else {
         return;
     };
@@ -139,49 +224,43 @@ fn report_kept(out: &std::path::Path) {
 }
 
 /// The model of the run and why (for messages).
-fn model_of(args: &RunArgs) -> Result<(Model, String)> {
-    match (&args.config, &args.resume) {
-        (Some(config), _) => {
-            let model = config::model_of(config)?;
-            let why = format!("{} is for model {}", config.display(), model.label());
-            Ok((model, why))
+fn model_of(
+    registry: &Registry,
+    config: Option<&Config>,
+    args: &RunArgs,
+) -> Result<(&'static dyn Model, String)> {
+    match (config, &args.resume) {
+        (Some(c), _) => {
+            let model = registry
+                .of_config(c)
+                .with_context(|| c.origin())?;
+            Ok((model, format!("{} is for model {}", c.origin(), model.label())))
         }
         (None, Some(ck)) => {
-            // Only an angiogenesis checkpoint holds its config; a file that is no checkpoint
-            // is refused by the angiogenesis loader, which names what is wrong.
-            let model = petri_output::checkpoint::model_of(ck);
-            for name in [
-                rdme::CHECKPOINT_MODEL,
-                epidermis::CHECKPOINT_MODEL,
-                gliding::CHECKPOINT_MODEL,
-            ] {
-                if model.as_ref().is_ok_and(|m| m == name) {
-                    bail!(
-                        "{} is {} {name} checkpoint: give the run's config too (petri run CONFIG \
-                         --resume {})",
-                        ck.display(),
-                        crate::models::article(name),
-                        ck.display()
-                    );
-                }
-            }
-            let why = "--resume without a config continues an angiogenesis run".to_string();
-            Ok((Model::Angiogenesis, why))
+            let model = registry.of_checkpoint(ck)?;
+            let why = format!("{} is {} {} checkpoint", ck.display(), article(model.name()), model.name());
+            Ok((model, why))
         }
         (None, None) => unreachable!("clap requires a config without --resume"),
     }
 }
 
 /// Errors naming each given flag that `model` does not take, and the models that do.
-fn refuse_other_models_flags(model: Model, why: &str, given: &[String]) -> Result<()> {
-    let takes = model.run_flags();
+fn refuse_other_models_flags(
+    registry: &Registry,
+    model: &dyn Model,
+    why: &str,
+    given: &[String],
+) -> Result<()> {
+    let takes = flags_of(model);
     let refused: Vec<String> = given
         .iter()
         .filter(|f| !ALWAYS.contains(&f.as_str()) && !takes.contains(f))
         .map(|f| {
-            let owners: Vec<&str> = Model::ALL
+            let owners: Vec<&str> = registry
+                .models()
                 .iter()
-                .filter(|m| m.run_flags().contains(f))
+                .filter(|m| flags_of(**m).contains(f))
                 .map(|m| m.label())
                 .collect();
             // "a", "a and b", "a, b and c".
@@ -201,40 +280,37 @@ fn refuse_other_models_flags(model: Model, why: &str, given: &[String]) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn run_flags() -> Vec<String> {
-        let cli = crate::Cli::command();
-        let run = cli.find_subcommand("run").unwrap();
-        run.get_arguments()
-            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
-            .collect()
-    }
-
-    #[test]
-    fn the_command_line_is_well_formed() {
-        crate::Cli::command().debug_assert();
-    }
+    use petri_model::model::SharedFlag;
 
     /// Every flag of `petri run` is taken by some model, and every flag a model lists exists:
     /// a new flag or model cannot be left out of the check.
     #[test]
     fn every_run_flag_belongs_to_a_model() {
-        let all = run_flags();
+        let registry = Registry::default();
+        let all: Vec<String> = command(&registry)
+            .get_arguments()
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .collect();
         for f in &all {
             assert!(
                 ALWAYS.contains(&f.as_str())
-                    || Model::ALL.iter().any(|m| m.run_flags().contains(f)),
+                    || registry.models().iter().any(|m| flags_of(*m).contains(f)),
                 "{f} is taken by no model"
             );
         }
-        for m in Model::ALL {
-            for f in m.run_flags() {
-                assert!(
-                    all.contains(&f),
-                    "{} lists {f}, which petri run lacks",
-                    m.label()
-                );
+        for m in registry.models() {
+            for f in flags_of(*m) {
+                assert!(all.contains(&f), "{} lists {f}, which petri run lacks", m.label());
             }
+        }
+        let shared = [
+            SharedFlag::Steps,
+            SharedFlag::CheckpointEvery,
+            SharedFlag::Resume,
+            SharedFlag::Workgroup,
+        ];
+        for f in shared {
+            assert!(all.contains(&f.long().to_string()), "{}", f.long());
         }
     }
 }

@@ -23,7 +23,7 @@
 //! - code under `#[cfg(test)]` counts for (a) but not for (b): a unit test may check one method
 //!   against another of the same model.
 //!
-//! A new shared module (one that models may import) goes into `SHARED`; the catalogue (the list
+//! A new shared module (one that models may import) goes into `SHARED`; the registry (the list
 //! of models a program opens by config) may refer to every model and nothing refers to it;
 //! anything else at the top of `crates/model/src` is treated as a model.
 
@@ -31,9 +31,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Top-level modules every model may import. They must not import a model.
-const SHARED: &[&str] = &["checkpoint", "error", "reactions", "runtime"];
+const SHARED: &[&str] = &["checkpoint", "command", "error", "model", "reactions", "runtime"];
 /// The module above the models: it may refer to any of them; no other module refers to it.
-const CATALOGUE: &str = "catalogue";
+const CATALOGUE: &str = "registry";
 
 /// One source file: its path relative to `src/` ("rdme/sim.rs") and its text.
 struct Source {
@@ -480,7 +480,7 @@ fn check(sources: &[Source]) -> Vec<String> {
         };
         if a != b && b == CATALOGUE {
             errors.push(format!(
-                "{}: `{a}` refers to the catalogue ({to}); the catalogue lists the models, nothing \
+                "{}: `{a}` refers to the registry ({to}); the registry lists the models, nothing \
                  below it may refer to it",
                 witness(from, r)
             ));
@@ -666,13 +666,13 @@ fn a_model_importing_another_model_is_reported() {
 }
 
 #[test]
-fn the_catalogue_may_list_every_model_but_no_model_may_refer_to_it() {
+fn the_registry_may_list_every_model_but_no_model_may_refer_to_it() {
     let errors = check(&sources(&[
-        ("lib.rs", "pub mod a;\npub mod b;\npub mod catalogue;\n"),
+        ("lib.rs", "pub mod a;\npub mod b;\npub mod registry;\n"),
         ("a/mod.rs", "pub struct A;\n"),
-        ("b/mod.rs", "use crate::catalogue::open;\npub struct B;\n"),
+        ("b/mod.rs", "use crate::registry::open;\npub struct B;\n"),
         (
-            "catalogue.rs",
+            "registry.rs",
             "use crate::a::A;\nuse crate::b::B;\npub fn open() {}\n",
         ),
     ]));
@@ -680,11 +680,11 @@ fn the_catalogue_may_list_every_model_but_no_model_may_refer_to_it() {
     assert!(
         errors
             .iter()
-            .any(|e| e.contains("b/mod.rs:1: `use crate::catalogue::open;`")
-                && e.contains("`b` refers to the catalogue")),
+            .any(|e| e.contains("b/mod.rs:1: `use crate::registry::open;`")
+                && e.contains("`b` refers to the registry")),
         "{errors:?}"
     );
-    // ... and the edge back makes a cycle between b and the catalogue.
+    // ... and the edge back makes a cycle between b and the registry.
     assert!(errors.iter().any(|e| e.contains("cycle")), "{errors:?}");
 }
 

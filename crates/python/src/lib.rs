@@ -1,14 +1,14 @@
 //! The native half of Petri's Python package: `petri._petri`. It opens a model through
-//! `petri_model::catalogue` and drives it through the runtime's `Driven` contract, so every model
+//! `petri_model::registry` (as `petri run` does) and drives it through the runtime's `Driven` contract, so every model
 //! is one `Simulation` class here; `python/petri/__init__.py` is the documented front.
 //! Model errors become the package's exceptions with the CLI's messages; arrays leave as numpy
 //! arrays of the type the model keeps them in.
 
 use numpy::{IntoPyArray, PyArrayMethods};
-use petri_engine::{AdapterSummary, DeviceRequest, GpuContext};
-use petri_model::catalogue::{self, Config, Devices, EnsembleRequest, ModelKind};
+use petri_engine::{AdapterSummary, DeviceRequest};
+use petri_model::model::{Config, Model, Requested};
+use petri_model::registry::Registry;
 use petri_model::runtime::{ArrayData, Driven, Row, RunOptions, StateArray, StopCheck};
-use petri_model::ssa::device::Device;
 use petri_model::ModelError;
 use pyo3::create_exception;
 use pyo3::exceptions::{
@@ -202,29 +202,6 @@ fn adapters<'py>(py: Python<'py>, backend: Option<String>) -> PyResult<Vec<Bound
     list.iter().map(|a| summary_dict(py, a)).collect()
 }
 
-/// The device request of a simulation: PETRI_BACKEND / PETRI_ADAPTER, overridden by the
-/// arguments.
-struct Request(DeviceRequest);
-
-impl Devices for Request {
-    fn context(&self) -> petri_model::error::Result<GpuContext> {
-        Ok(GpuContext::new(&self.0)?)
-    }
-    fn adapters(&self) -> petri_model::error::Result<Vec<AdapterSummary>> {
-        Ok(petri_engine::request_adapters(&self.0)?)
-    }
-    fn why(&self) -> String {
-        let asked = [("backend", &self.0.backend), ("adapter", &self.0.adapter)]
-            .into_iter()
-            .filter_map(|(k, v)| v.as_ref().map(|v| format!("{k} = {v:?}")))
-            .collect::<Vec<_>>();
-        match asked.is_empty() {
-            true => "the best adapter present (hardware before software)".into(),
-            false => format!("{} was asked for", asked.join(", ")),
-        }
-    }
-}
-
 /// Opens a simulation; `petri.open` is the documented front of this.
 #[pyfunction]
 #[pyo3(signature = (
@@ -259,22 +236,30 @@ fn open_simulation(
         (None, Some(path)) => Some(Config::Sbml(path)),
         (None, None) => None,
     };
-    let device = Device::parse("device", device.as_deref().unwrap_or("auto")).map_err(to_py)?;
-    let ensemble = EnsembleRequest {
-        method,
-        trajectories,
-        t_end,
-        points,
-        seed,
-        keep_trajectories,
-        device,
+    // The network options as `petri run` takes them, parsed by the model's own flags.
+    let mut flags = Vec::new();
+    let mut flag = |name: &str, value: Option<String>| {
+        if let Some(v) = value {
+            flags.push(format!("--{name}={v}"));
+        }
     };
-    let request = Request(DeviceRequest::from_env().with_overrides(backend, adapter));
+    flag("device", device);
+    flag("method", method);
+    flag("trajectories", trajectories.map(|n| n.to_string()));
+    flag("t-end", t_end.map(|t| t.to_string()));
+    flag("points", points.map(|n| n.to_string()));
+    flag("seed", seed.map(|n| n.to_string()));
+    if keep_trajectories == Some(true) {
+        flags.push("--trajectories-csv".into());
+    }
+    let devices = Requested(DeviceRequest::from_env().with_overrides(backend, adapter));
     let opened = py
-        .detach(|| catalogue::open(config.as_ref(), resume.as_deref(), &ensemble, &request))
+        .detach(|| {
+            Registry::default().open(config.as_ref(), resume.as_deref(), &flags, &devices)
+        })
         .map_err(to_py)?;
     Ok(Simulation {
-        kind: opened.kind,
+        model: opened.model,
         device: opened.placement.device,
         device_reason: opened.placement.reason,
         sim: Mutex::new(opened.sim),
@@ -284,7 +269,7 @@ fn open_simulation(
 /// A simulation of one model, opened by `petri.open`.
 #[pyclass(module = "petri", name = "Simulation")]
 struct Simulation {
-    kind: ModelKind,
+    model: &'static dyn Model,
     device: String,
     device_reason: String,
     sim: Mutex<Box<dyn Driven>>,
@@ -344,7 +329,7 @@ impl Simulation {
     /// The model's name: angiogenesis, rdme, epidermis, gliding or network.
     #[getter]
     fn model(&self) -> &'static str {
-        self.kind.name()
+        self.model.name()
     }
     /// Steps done so far (for a network: output times after the first).
     #[getter]
@@ -458,7 +443,10 @@ impl Simulation {
                     stop: Some(StopCheck::new(move || asked.raised())),
                 };
                 let mut rows = Vec::new();
-                let run = py.detach(|| self.sim().run_into(&opts, &mut rows));
+                let run = py.detach(|| {
+                    self.sim()
+                        .run_into(&opts, &mut |row, _| rows.push(row.clone()))
+                });
                 match run {
                     Ok(_) => rows,
                     Err(ModelError::Interrupted { .. }) => {
@@ -499,7 +487,7 @@ impl Simulation {
     fn __repr__(&self) -> String {
         format!(
             "<petri.Simulation {} at step {} on {}>",
-            self.kind.name(),
+            self.model.name(),
             self.step(),
             self.device
         )

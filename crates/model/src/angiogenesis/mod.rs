@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod checkpoint;
+pub mod model;
 pub mod cpu;
 pub mod output;
 pub mod params;

@@ -59,6 +59,35 @@ impl Simulation for AngioRun {
     fn step(&self) -> u64 {
         self.sim.step()
     }
+    fn describe(&self) -> String {
+        format!(
+            "grid {:?}, h = {:.4e}, dt = {:.4e}",
+            self.sim.cfg.grid,
+            self.sim.h(),
+            self.sim.k
+        )
+    }
+    fn progress(&self, o: &Observables) -> String {
+        format!(
+            "tips {} sprouts {} tip path {:.3}",
+            o.tips, o.sprouts, o.vessel_length
+        )
+    }
+    fn summary(&self, o: &Observables) -> Vec<String> {
+        let mut lines = vec![format!(
+            "step {}: total n {:.4}, tips {}, sprouts {}, branches {}, anastomoses {}, tip path \
+             length {:.3} (moves x h; vessels.png gives the network's)",
+            o.step, o.total_n, o.tips, o.sprouts, o.branches, o.anastomoses, o.vessel_length
+        )];
+        if o.tip_overflow > 0 || o.segment_overflow > 0 {
+            lines.push(format!(
+                "warning: {} branches and {} vessel segments did not fit (raise tips.max_tips / \
+                 tips.max_segments)",
+                o.tip_overflow, o.segment_overflow
+            ));
+        }
+        lines
+    }
     fn schedule(&self) -> Schedule {
         let cfg = &self.sim.cfg;
         Schedule {

@@ -11,6 +11,7 @@ pub mod genes_gpu;
 pub mod growth;
 pub mod growth_gpu;
 mod init;
+pub mod model;
 pub mod output;
 pub mod params;
 pub mod run;

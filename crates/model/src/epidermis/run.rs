@@ -115,6 +115,43 @@ impl Simulation for EpidermisRun {
     type Observation = Observed;
     type Details = Details;
 
+    fn describe(&self) -> String {
+        let cfg = &self.cfg;
+        format!(
+            "box {} x {} (height {}), {} x {} cells, capacity {} cells, dt = {}",
+            cfg.domain.lx,
+            cfg.domain.ly,
+            cfg.domain.height,
+            cfg.initial.cells_x,
+            cfg.initial.cells_y,
+            cfg.capacity.max_cells,
+            cfg.dt
+        )
+    }
+    fn progress(&self, o: &Observed) -> String {
+        let o = &o.observables;
+        format!(
+            "cells {} (basal {}), divisions {}",
+            o.cells, o.basal_cells, o.divisions
+        )
+    }
+    fn summary(&self, last: &Observed) -> Vec<String> {
+        let o = &last.observables;
+        let layers = o.cells_per_layer.map(|n| n.to_string()).join(", ");
+        vec![format!(
+            "step {} (t = {:.3}): {} cells ({} basal, {} suprabasal; layers 1..4+: {layers}), {} \
+             elements, {} divisions, {} elements added",
+            o.step,
+            o.time,
+            o.cells,
+            o.basal_cells,
+            o.suprabasal_cells,
+            o.elements,
+            o.divisions,
+            o.added
+        )]
+    }
+
     fn step(&self) -> u64 {
         self.sim.step()
     }

@@ -22,6 +22,7 @@ pub mod fields;
 pub mod filaments;
 pub mod filaments_cpu;
 pub mod init;
+pub mod model;
 pub mod motors;
 pub mod motors_cpu;
 pub mod output;

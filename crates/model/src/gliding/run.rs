@@ -103,6 +103,49 @@ impl Simulation for GlidingRun {
     type Observation = Observables;
     type Details = Details;
 
+    fn describe(&self) -> String {
+        let (cfg, g) = (&self.cfg, &self.cfg.grid);
+        format!(
+            "{} x {} cells over {} x {}, {} angles, {} arc cells, {} z levels (filaments at z = \
+             {:.4}), {} motor offsets, dt at most {} (courant_safety {})",
+            g.nx,
+            g.ny,
+            g.lx,
+            g.ly,
+            g.ntheta,
+            g.ns,
+            g.nz,
+            self.grid.z[self.grid.z0_level],
+            self.sim.tables().offsets.len(),
+            cfg.dt,
+            cfg.courant_safety
+        )
+    }
+    fn progress(&self, o: &Observables) -> String {
+        format!(
+            "speed {:.3}, polar {:.3}, nematic {:.3}",
+            o.mean_speed, o.polar_order, o.nematic_order
+        )
+    }
+    fn summary(&self, o: &Observables) -> Vec<String> {
+        vec![format!(
+            "step {} (t = {:.3}, dt {:.4}): mean gliding speed {:.4}, polar order {:.3} (local \
+             {:.3}), nematic order {:.3}; motors bound {:.4}, free {:.4} of {:.4}; fluid kinetic \
+             energy {:.3e}",
+            o.step,
+            o.time,
+            o.dt,
+            o.mean_speed,
+            o.polar_order,
+            o.local_polar_order,
+            o.nematic_order,
+            o.bound_motors,
+            o.free_motors,
+            o.total_motors,
+            o.fluid_kinetic_energy
+        )]
+    }
+
     fn step(&self) -> u64 {
         self.sim.step()
     }

@@ -56,6 +56,37 @@ pub struct OscillationReport {
     pub mean_asymmetry: f64,
 }
 
+impl OscillationReport {
+    /// The analysis of species `name` in a line or two.
+    pub fn lines(&self, name: &str) -> Vec<String> {
+        let show =
+            |v: Option<f64>, unit: &str| v.map_or("none".into(), |x| format!("{x:.3}{unit}"));
+        let mut lines = vec![format!(
+            "{name}: pole correlation {}, period {} (autocorrelation) / {} (pole switches from \
+             {:.1} s), lowest at mid-cell: {} (mid-cell / poles {})",
+            show(self.pole_correlation, ""),
+            show(self.period_s, " s"),
+            show(self.switch_period_s, " s"),
+            self.skip_s,
+            if self.lowest_at_mid_cell { "yes" } else { "no" },
+            show(self.mid_to_pole_ratio, "")
+        )];
+        if !self.cycle_periods_s.is_empty() {
+            let cycles: Vec<String> = self
+                .switches_s
+                .iter()
+                .zip(&self.cycle_periods_s)
+                .map(|(t, p)| format!("{t:.1}: {p:.1}"))
+                .collect();
+            lines.push(format!(
+                "full period from each pole switch (switch at s: period s): {}",
+                cycles.join(", ")
+            ));
+        }
+        lines
+    }
+}
+
 /// Fewest rows worth a correlation or an autocorrelation.
 pub const MIN_SAMPLES: usize = 4;
 

@@ -9,6 +9,7 @@ pub mod config;
 pub mod cpu;
 pub mod geometry;
 pub mod lattice;
+pub mod model;
 pub mod options;
 pub mod output;
 pub mod run;

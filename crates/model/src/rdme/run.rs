@@ -92,6 +92,46 @@ impl Simulation for RdmeRun {
     fn step(&self) -> u64 {
         self.sim.step
     }
+    fn describe(&self) -> String {
+        let cfg = &self.model.config;
+        let [nx, ny, nz] = cfg.lattice.shape;
+        format!(
+            "lattice {nx}x{ny}x{nz} at {:.3e} m, tau = {:.3e} s, on {} device(s)",
+            cfg.lattice.spacing_m,
+            cfg.tau_s,
+            self.devices.len()
+        )
+    }
+    fn progress(&self, o: &Observables) -> String {
+        let cfg = &self.model.config;
+        let mut msg = format!("t = {:.3} s", o.time_s);
+        if let Some(name) = &cfg.output.kymograph_species {
+            if let Ok(id) = cfg.species_id("output.kymograph_species", name) {
+                msg += &format!(", {name} {}", o.species_total(id as usize));
+            }
+        }
+        msg
+    }
+    fn summary(&self, last: &Observables) -> Vec<String> {
+        let cfg = &self.model.config;
+        let details = self.details(last.step, last);
+        let totals: Vec<String> = cfg
+            .species
+            .iter()
+            .map(|s| format!("{s} {}", details.final_totals[s]))
+            .collect();
+        let mut lines = vec![format!(
+            "step {} (t = {:.4} s): {}; overflow moved {}",
+            last.step,
+            last.step as f64 * cfg.tau_s,
+            totals.join(", "),
+            details.overflow_moved
+        )];
+        if let (Some(a), Some(name)) = (&self.analysis, &cfg.output.kymograph_species) {
+            lines.extend(a.lines(name));
+        }
+        lines
+    }
     fn schedule(&self) -> Schedule {
         let cfg = &self.model.config;
         Schedule {

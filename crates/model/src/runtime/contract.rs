@@ -66,6 +66,36 @@ pub trait Simulation {
     }
     /// Columns of the observations' file ([`series_file`](Self::series_file)).
     fn columns(&self) -> Vec<String>;
+    /// What the run is, in a line printed as it starts (sizes, time step, steps left).
+    fn describe(&self) -> String {
+        String::new()
+    }
+    /// A few observed quantities in words, for a progress bar.
+    fn progress(&self, _observation: &Self::Observation) -> String {
+        String::new()
+    }
+    /// Lines on the state at the run's end, printed when it ends; by default the last
+    /// observation's columns and values.
+    fn summary(&self, last: &Self::Observation) -> Vec<String> {
+        let values = last.row();
+        let pairs: Vec<String> = self
+            .columns()
+            .iter()
+            .zip(&values)
+            .skip(1)
+            .map(|(c, v)| format!("{c} {v}"))
+            .collect();
+        vec![format!("step {}: {}", last.step(), pairs.join(", "))]
+    }
+    /// Refuses a run of `steps` more steps that the simulation cannot do (an ensemble has
+    /// as many steps as output times left).
+    fn check_steps(&self, _steps: u64) -> Result<()> {
+        Ok(())
+    }
+    /// Refuses checkpoints every `every` steps where the simulation cannot write them.
+    fn check_checkpoint_every(&self, _every: u64) -> Result<()> {
+        Ok(())
+    }
 
     /// Creates the model's own time series in `dir` besides observables.csv (e.g. a
     /// kymograph); with `continue_from`, keeping an earlier run's rows before that step.

@@ -5,7 +5,7 @@
 //! naming the quantity and the steps.
 
 use super::contract::{Observation, Schedule, Simulation, StateArray};
-use super::run_loop::{run, RunOptions, Timings};
+use super::run_loop::{run_seen, RunOptions, Timings};
 use crate::error::{ModelError, Result};
 use std::path::Path;
 
@@ -25,11 +25,15 @@ pub struct Advanced {
     pub stopped: bool,
 }
 
-/// What a run into a folder returns: its timings and its files.
+/// What a run into a folder returns: its timings, its files and the lines on its end state
+/// ([`Simulation::summary`]).
 #[derive(Clone, Debug)]
 pub struct FolderRun {
+    pub first_step: u64,
+    pub last_step: u64,
     pub timings: Timings,
     pub outputs: Vec<String>,
+    pub summary: Vec<String>,
 }
 
 /// A simulation as a program drives it. Every [`Simulation`] is one.
@@ -59,9 +63,16 @@ pub trait Driven: Send {
     fn save_checkpoint(&mut self, path: &Path) -> Result<()>;
     /// Writes a snapshot of the current state into `dir`; returns the file names.
     fn write_snapshot(&mut self, dir: &Path) -> Result<Vec<String>>;
-    /// Runs through the runtime into a folder, as `petri run` does (`runtime::run`); the
-    /// observations go into `rows` as they come, so a run that stops early keeps them.
-    fn run_into(&mut self, opts: &RunOptions, rows: &mut Vec<Row>) -> Result<FolderRun>;
+    /// What the run is, in a line ([`Simulation::describe`]).
+    fn describe(&self) -> String;
+    /// Runs through the runtime into a folder, as `petri run` does (`runtime::run`); each
+    /// observation goes to `progress` as it comes, with the model's words on it
+    /// ([`Simulation::progress`]), so a run that stops early has shown them.
+    fn run_into(
+        &mut self,
+        opts: &RunOptions,
+        progress: &mut dyn FnMut(&Row, &str),
+    ) -> Result<FolderRun>;
 }
 
 fn row_of<O: Observation>(o: &O) -> Row {
@@ -149,9 +160,20 @@ impl<S: Simulation + Send> Driven for S {
         Simulation::write_snapshot(self, dir)
     }
 
-    fn run_into(&mut self, opts: &RunOptions, rows: &mut Vec<Row>) -> Result<FolderRun> {
-        let report = run(self, opts, |o| rows.push(row_of(o)))?;
+    fn describe(&self) -> String {
+        Simulation::describe(self)
+    }
+
+    fn run_into(
+        &mut self,
+        opts: &RunOptions,
+        progress: &mut dyn FnMut(&Row, &str),
+    ) -> Result<FolderRun> {
+        let report = run_seen(self, opts, |sim, o| progress(&row_of(o), &sim.progress(o)))?;
         Ok(FolderRun {
+            first_step: report.first_step,
+            last_step: report.last_step,
+            summary: Simulation::summary(self, &report.last),
             timings: report.timings,
             outputs: report.outputs,
         })

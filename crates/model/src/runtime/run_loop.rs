@@ -52,6 +52,20 @@ pub struct ModelRunOptions<S> {
 }
 
 impl<S> ModelRunOptions<S> {
+    /// The options a model's `start` reads: its own options and the checkpoint to resume
+    /// (the folder fields are the run loop's, not used there).
+    pub fn resuming(sim: S, resume: Option<&Path>) -> Self {
+        ModelRunOptions {
+            steps: None,
+            out_dir: PathBuf::new(),
+            overwrite: false,
+            sim,
+            checkpoint_every: None,
+            resume: resume.map(Path::to_path_buf),
+            stop: None,
+        }
+    }
+
     /// The run loop's options, the simulation having taken `setup_s` seconds to build.
     pub fn run_options(&self, setup_s: f64) -> RunOptions {
         RunOptions {
@@ -113,10 +127,26 @@ pub struct RunReport<O> {
 pub fn run<S: Simulation>(
     sim: &mut S,
     opts: &RunOptions,
-    progress: impl FnMut(&S::Observation),
+    mut progress: impl FnMut(&S::Observation),
+) -> Result<RunReport<S::Observation>> {
+    run_seen(sim, opts, |_, o| progress(o))
+}
+
+/// [`run`], `progress` seeing the simulation with each observation (for its
+/// [`Simulation::progress`] words).
+pub fn run_seen<S: Simulation>(
+    sim: &mut S,
+    opts: &RunOptions,
+    progress: impl FnMut(&S, &S::Observation),
 ) -> Result<RunReport<S::Observation>> {
     let dir = &opts.out_dir;
     let model = sim.schedule().model;
+    if let Some(steps) = opts.steps {
+        sim.check_steps(steps)?;
+    }
+    if let Some(every) = opts.checkpoint_every {
+        sim.check_checkpoint_every(every)?;
+    }
     let how = match (opts.resumed, opts.overwrite) {
         (true, _) => FolderUse::Continue,
         (false, true) => FolderUse::Overwrite,
@@ -144,7 +174,7 @@ fn run_steps<S: Simulation>(
     sim: &mut S,
     opts: &RunOptions,
     record: &RunRecord,
-    mut progress: impl FnMut(&S::Observation),
+    mut progress: impl FnMut(&S, &S::Observation),
 ) -> Result<RunReport<S::Observation>> {
     let dir = &opts.out_dir;
     let first_step = sim.step();
@@ -189,9 +219,7 @@ fn run_steps<S: Simulation>(
 
     // Every observation goes through here: checked, written, shown.
     let mut last: Option<S::Observation> = None;
-    let mut accept = |sim_record: &mut dyn FnMut(&S::Observation) -> Result<()>,
-                      o: S::Observation|
-     -> Result<()> {
+    let mut accept = |sim: &mut S, o: S::Observation| -> Result<()> {
         if let Some(what) = o.non_finite() {
             return Err(ModelError::NonFinite {
                 what: what.to_string(),
@@ -204,10 +232,10 @@ fn run_steps<S: Simulation>(
             let mut csv = csv.borrow_mut();
             csv.write_row(&o.row())?;
             csv.flush()?;
-            sim_record(&o)?;
+            sim.record(&o)?;
         }
         write_next = true;
-        progress(&o);
+        progress(&*sim, &o);
         last = Some(o);
         Ok(())
     };
@@ -220,7 +248,7 @@ fn run_steps<S: Simulation>(
             return Ok(());
         }
         for o in pending.drain(..) {
-            accept(&mut |o| sim.record(o), o)?;
+            accept(sim, o)?;
         }
         sim.flush_series(false)
     };

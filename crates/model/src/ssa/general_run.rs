@@ -26,7 +26,7 @@ pub fn run_general(
 ) -> Result<RunReport<MeanSdRow>> {
     let start = Instant::now();
     let mut sim = GeneralRun::new(net, opts)?;
-    let options = super::run::runtime_options(&sim, opts, start)?;
+    let options = super::run::runtime_options(opts, start);
     runtime::run(&mut sim, &options, progress)
 }
 
@@ -112,6 +112,9 @@ fn stopped(trajectory: u64, why: String) -> ModelError {
     }
 }
 
+/// Why checkpoints, resuming and trajectories.csv are refused here.
+const NOT_YET: &str = "not yet for a network with general laws, rules or events (mass action only)";
+
 /// The options a general network takes; returns the output times.
 pub fn check_options(net: &GeneralNetwork, opts: &RunOptions) -> Result<Vec<f64>> {
     net.validate()?;
@@ -122,15 +125,14 @@ pub fn check_options(net: &GeneralNetwork, opts: &RunOptions) -> Result<Vec<f64>
     if opts.trajectories == 0 {
         return Err(invalid("trajectories", 0, "at least 1"));
     }
-    let not_yet = "not yet for a network with general laws, rules or events (mass action only)";
     if opts.keep_trajectories {
-        return Err(invalid("trajectories_csv", true, not_yet));
+        return Err(invalid("trajectories_csv", true, NOT_YET));
     }
     if let Some(every) = opts.checkpoint_every {
-        return Err(invalid("checkpoint_every", every, not_yet));
+        return Err(invalid("checkpoint_every", every, NOT_YET));
     }
     if let Some(path) = &opts.resume {
-        return Err(invalid("resume", path.display(), not_yet));
+        return Err(invalid("resume", path.display(), NOT_YET));
     }
     // Counts, values, propensities, triggers and the stream of every trajectory, generously.
     let per = 64
@@ -175,10 +177,18 @@ impl Simulation for GeneralRun {
     type Details = Details;
 
     super::run::output_time_steps!();
+    fn describe(&self) -> String {
+        let net = self.tables.network();
+        let extra = format!(", {} rules, {} events", net.rules.len(), net.events.len());
+        super::run::ensemble_description(&net.network, &self.opts, "cpu", &extra)
+    }
     fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
         let stats = self.rows.stats(self.rows.len());
         let name = &self.tables.network().network.id;
         write_ensemble_files(dir, &stats, None, &self.plot, name)
+    }
+    fn check_checkpoint_every(&self, every: u64) -> Result<()> {
+        Err(invalid("checkpoint_every", every, NOT_YET))
     }
     fn save_checkpoint(&mut self, _path: &Path) -> Result<()> {
         Err(invalid(

@@ -41,7 +41,7 @@ pub fn run_gpu(
         Some(path) => GpuSsaRun::resume(ctx, net, opts, options, path)?,
         None => GpuSsaRun::new(ctx, net, opts, options)?,
     };
-    let run_options = runtime_options(&sim, opts, start)?;
+    let run_options = runtime_options(opts, start);
     let report = runtime::run(&mut sim, &run_options, progress)?;
     Ok((report, sim.run_s))
 }
@@ -201,6 +201,15 @@ impl Simulation for GpuSsaRun {
 
     fn step(&self) -> u64 {
         self.step
+    }
+    fn describe(&self) -> String {
+        super::run::ensemble_description(&self.net, &self.opts, "gpu", "")
+    }
+    fn check_steps(&self, steps: u64) -> Result<()> {
+        super::run::check_steps_left(self.schedule().steps, self.step, steps)
+    }
+    fn summary(&self, _last: &MeanSdRow) -> Vec<String> {
+        super::run::ensemble_summary(self.opts.trajectories, self.run_s)
     }
     /// Rows arrive with the span that completes them, so the runtime asks for none in
     /// between (`observe_every` never comes).

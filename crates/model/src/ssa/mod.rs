@@ -19,6 +19,7 @@ pub mod gpu_leap;
 pub mod gpu_mirror;
 pub mod gpu_run;
 pub mod gpu_tables;
+pub mod model;
 pub mod gpu_time;
 pub mod odm;
 pub mod output;

@@ -127,26 +127,13 @@ pub fn run_cpu(
         Some(path) => SsaRun::resume(net, opts, path)?,
         None => SsaRun::new(net, opts)?,
     };
-    let options = runtime_options(&sim, opts, start)?;
+    let options = runtime_options(opts, start);
     runtime::run(&mut sim, &options, progress)
 }
 
-/// The runtime's options of a run of `sim` built since `start`; refuses more steps than output
-/// times are left.
-pub(super) fn runtime_options(
-    sim: &impl Simulation,
-    opts: &RunOptions,
-    start: Instant,
-) -> Result<runtime::RunOptions> {
-    let left = sim.schedule().steps;
-    if let Some(steps) = opts.steps.filter(|&n| n > left) {
-        let allowed = format!(
-            "at most {left}, the output times left after step {}",
-            sim.step()
-        );
-        return Err(invalid("steps", steps, allowed));
-    }
-    Ok(runtime::RunOptions {
+/// The runtime's options of a run built since `start`.
+pub(super) fn runtime_options(opts: &RunOptions, start: Instant) -> runtime::RunOptions {
+    runtime::RunOptions {
         steps: opts.steps,
         out_dir: opts.out_dir.clone(),
         checkpoint_every: opts.checkpoint_every,
@@ -154,7 +141,42 @@ pub(super) fn runtime_options(
         overwrite: opts.overwrite,
         setup_s: start.elapsed().as_secs_f64(),
         stop: opts.stop.clone(),
-    })
+    }
+}
+
+/// Refuses `steps` more steps where only `left` output times are left after `step`.
+pub(super) fn check_steps_left(left: u64, step: u64, steps: u64) -> Result<()> {
+    if steps > left {
+        let allowed = format!("at most {left}, the output times left after step {step}");
+        return Err(invalid("steps", steps, allowed));
+    }
+    Ok(())
+}
+
+/// The line on an ensemble's end: how many trajectories, in how long.
+pub(super) fn ensemble_summary(trajectories: u64, run_s: f64) -> Vec<String> {
+    vec![format!(
+        "{trajectories} trajectories in {run_s:.3} s ({:.1} per s)",
+        trajectories as f64 / run_s.max(1e-9)
+    )]
+}
+
+/// The line on what an ensemble run is.
+pub(super) fn ensemble_description(
+    net: &Network,
+    opts: &RunOptions,
+    device: &str,
+    extra: &str,
+) -> String {
+    format!(
+        "{}: {} species, {} reactions{extra}; {} trajectories by {} on the {device} to t = {}",
+        opts.source,
+        net.species.len(),
+        net.reactions.len(),
+        opts.trajectories,
+        opts.method,
+        opts.t_end
+    )
 }
 
 /// The columns of mean_sd.csv: `time, <species>-mean, <species>-sd, ...`.
@@ -588,6 +610,12 @@ macro_rules! output_time_steps {
         fn series_file(&self) -> &'static str {
             "mean_sd.csv"
         }
+        fn check_steps(&self, steps: u64) -> $crate::error::Result<()> {
+            $crate::ssa::run::check_steps_left(self.schedule().steps, self.step(), steps)
+        }
+        fn summary(&self, _last: &$crate::ssa::run::MeanSdRow) -> Vec<String> {
+            $crate::ssa::run::ensemble_summary(self.opts.trajectories, self.run_s)
+        }
         fn columns(&self) -> Vec<String> {
             $crate::ssa::run::mean_sd_columns(&self.rows.species)
         }
@@ -617,6 +645,9 @@ impl Simulation for SsaRun {
     type Details = Details;
 
     output_time_steps!();
+    fn describe(&self) -> String {
+        ensemble_description(&self.net, &self.opts, "cpu", "")
+    }
     /// trajectories.csv (when kept) and mean_sd.png.
     fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
         let stats = self.rows.stats(self.rows.len());

@@ -1,128 +1,72 @@
-//! `petri run` of an epidermis config (progress bar, summary); resuming takes the run's config
-//! and the checkpoint, which holds the config's hashes. `petri bench epidermis`: the seed's run,
-//! the time per RK2 step by element count split by pass, memory per element, the multithreaded
-//! CPU reference, and (with `--cuda-reference`) the hand-written CUDA force pass on the same
-//! tissue; prints Markdown tables.
+//! The epidermis as a [`Model`]: it opens from its config (and a checkpoint checked against
+//! it), and `petri bench epidermis` times the seed's run, the RK2 step by element count split
+//! by pass, memory per element, the multithreaded CPU reference and (with
+//! `--cuda-reference`) the hand-written CUDA force pass on the same tissue; Markdown tables.
 
-use crate::config::read_for;
-use crate::models::Model;
-use crate::progress;
-use crate::run::RunArgs;
-use crate::table::{cell, check_json, Rows};
-use crate::GpuArgs;
-use anyhow::{bail, Context, Result};
-use clap::Args;
-use petri_model::epidermis::bench::{self, CudaRow};
-use petri_model::epidermis::{
-    checkpoint,
-    run::{self, RunOptions},
-    EpidermisConfig, SimOptions,
-};
+use super::bench::{self, CudaRow};
+use super::run::{start, EpidermisRun, RunOptions};
+use super::{EpidermisConfig, SimOptions};
+use crate::command::{cell, check_json, read_config, GpuArgs, Rows};
+use crate::error::Result;
+use crate::model::{Model, OpenRequest, Opened};
+use anyhow::{bail, Context};
+use clap::{Args, FromArgMatches};
 use petri_scheduler::bench::{Meta, Table};
 use std::path::{Path, PathBuf};
 
-/// The model name an epidermis checkpoint carries.
-pub(crate) const CHECKPOINT_MODEL: &str = checkpoint::MODEL;
+/// The model.
+pub struct Epidermis;
 
-/// The shared `petri run` flags epidermis takes.
-pub(crate) const SHARED_RUN_FLAGS: &[&str] =
-    &["--steps", "--checkpoint-every", "--resume", "--workgroup"];
+impl Model for Epidermis {
+    fn name(&self) -> &'static str {
+        "epidermis"
+    }
+    fn about(&self) -> &'static str {
+        "The seed's run, RK2 step time by element count and pass, memory per element, the \
+         multithreaded CPU reference and the CUDA force pass"
+    }
 
-/// The `petri run` options of epidermis alone: none so far.
-#[derive(Args, Clone)]
-pub(crate) struct EpidermisRunFlags {}
+    fn open(&self, request: &OpenRequest) -> Result<Opened> {
+        let (text, origin) = request.config(self.name())?.json()?;
+        let cfg = EpidermisConfig::from_json(text, origin)?;
+        let sim = sim_options(request.workgroup)?;
+        let ctx = request.devices.context()?;
+        let opts = RunOptions::resuming(sim, request.resume);
+        let state = start(&ctx, &cfg, &opts)?;
+        let placement = request.placement(&ctx);
+        Ok(Opened {
+            model: &Epidermis,
+            sim: Box::new(EpidermisRun::new(&ctx, state, &cfg)),
+            placement,
+        })
+    }
+
+    fn bench_command(&self) -> Option<clap::Command> {
+        Some(BenchArgs::augment_args(clap::Command::new(self.name()).about(self.about())))
+    }
+    fn bench(&self, args: &clap::ArgMatches) -> anyhow::Result<()> {
+        bench_tables(BenchArgs::from_arg_matches(args)?)
+    }
+}
 
 /// Reads an epidermis config.
-fn load_config(path: &Path) -> Result<EpidermisConfig> {
-    let text = read_for(path, Model::Epidermis)?;
-    Ok(EpidermisConfig::from_json(
-        &text,
-        &path.display().to_string(),
-    )?)
+fn load_config(path: &Path) -> anyhow::Result<EpidermisConfig> {
+    let text = read_config(path, "epidermis")?;
+    Ok(EpidermisConfig::from_json(&text, &path.display().to_string())?)
 }
 
 /// The simulation's options from `--workgroup N,1,1` (the default without it).
 fn sim_options(workgroup: Option<[u32; 3]>) -> Result<SimOptions> {
     let mut o = SimOptions::default();
-    if let Some(x) = crate::models::one_dimensional_workgroup("epidermis", workgroup)? {
+    if let Some(x) = crate::command::one_dimensional_workgroup("epidermis", workgroup)? {
         o.workgroup = x;
     }
     Ok(o)
 }
 
-pub(crate) fn run(args: RunArgs) -> Result<()> {
-    let config = args
-        .config
-        .clone()
-        .expect("dispatched on the config's model");
-    let cfg = load_config(&config)?;
-    crate::run::check_out(&args, Model::Epidermis)?;
-    let opts = RunOptions {
-        steps: args.steps,
-        out_dir: args.out.clone(),
-        overwrite: args.overwrite,
-        sim: sim_options(args.workgroup)?,
-        checkpoint_every: args.checkpoint_every,
-        resume: args.resume.clone(),
-        stop: Some(crate::interrupt::stop_check()),
-    };
-    let ctx = args.gpu.context()?;
-    let t = std::time::Instant::now();
-    let sim = run::start(&ctx, &cfg, &opts)?;
-    let setup = t.elapsed().as_secs_f64();
-    let first = sim.step();
-    let total = opts.steps.unwrap_or(cfg.steps);
-    if let Some(path) = &args.resume {
-        eprintln!("resuming from {} at step {first}", path.display());
-    }
-    eprintln!(
-        "box {} x {} (height {}), {} x {} cells, capacity {} cells, dt = {}, {total} steps \
-         from step {first}",
-        cfg.domain.lx,
-        cfg.domain.ly,
-        cfg.domain.height,
-        cfg.initial.cells_x,
-        cfg.initial.cells_y,
-        cfg.capacity.max_cells,
-        cfg.dt
-    );
-    let bar = progress::bar(total, "steps");
-    let (_, report) = run::run_sim(&ctx, sim, &cfg, &opts, setup, |o| {
-        let o = &o.observables;
-        bar.set_position(o.step - first);
-        bar.set_message(format!(
-            "cells {} (basal {}), divisions {}",
-            o.cells, o.basal_cells, o.divisions
-        ));
-    })?;
-    bar.finish();
-    let o = &report.last.observables;
-    let layers = o.cells_per_layer.map(|n| n.to_string()).join(", ");
-    println!(
-        "step {} (t = {:.3}): {} cells ({} basal, {} suprabasal; layers 1..4+: {layers}), {} \
-         elements, {} divisions, {} elements added",
-        o.step,
-        o.time,
-        o.cells,
-        o.basal_cells,
-        o.suprabasal_cells,
-        o.elements,
-        o.divisions,
-        o.added
-    );
-    println!(
-        "{:.1} steps/s over {:.2} s; outputs in {}: {}",
-        report.timings.steps_per_s,
-        report.timings.run_s,
-        args.out.display(),
-        report.outputs.join(", ")
-    );
-    Ok(())
-}
-
 /// `petri bench epidermis`.
 #[derive(Args)]
-pub(crate) struct BenchArgs {
+struct BenchArgs {
     /// Element counts of the per-step case (whole cells of the config's elements per cell;
     /// 1e6 notation allowed)
     #[arg(long, value_delimiter = ',', default_values = ["1e4", "1e5", "1e6", "1e7"])]
@@ -149,7 +93,7 @@ pub(crate) struct BenchArgs {
     #[arg(long)]
     warmup: Option<u32>,
     /// Workgroup size of the element passes, N,1,1
-    #[arg(long, value_parser = crate::parse_triple)]
+    #[arg(long, value_parser = crate::command::parse_triple)]
     workgroup: Option<[u32; 3]>,
     /// The built CUDA reference (nvcc -O3 -arch=sm_90 benches/reference/sem_forces.cu -o
     /// sem_forces): its force pass timed on the state each size's WGSL steps ended at
@@ -166,7 +110,7 @@ pub(crate) struct BenchArgs {
 }
 
 /// An element count: "10000" or "1e4".
-fn parse_size(s: &str) -> Result<u64> {
+fn parse_size(s: &str) -> anyhow::Result<u64> {
     let t = s.trim();
     if let Ok(n) = t.parse::<u64>() {
         if n > 0 {
@@ -186,7 +130,7 @@ fn split(parts: &std::collections::BTreeMap<String, f64>) -> String {
 }
 
 /// Runs the CUDA reference on the state of one size (written to a temporary file); its row.
-fn run_cuda(path: &Path, size: &bench::SizeResult) -> Result<Option<CudaRow>> {
+fn run_cuda(path: &Path, size: &bench::SizeResult) -> anyhow::Result<Option<CudaRow>> {
     let tissue = std::env::temp_dir().join(format!(
         "petri-epidermis-{}-{}.bin",
         std::process::id(),
@@ -214,7 +158,7 @@ fn run_cuda(path: &Path, size: &bench::SizeResult) -> Result<Option<CudaRow>> {
     Ok(bench::parse_cuda_output(&text).into_iter().next())
 }
 
-pub(crate) fn bench(args: BenchArgs) -> Result<()> {
+fn bench_tables(args: BenchArgs) -> anyhow::Result<()> {
     check_json(args.json.as_deref())?;
     let base = load_config(&args.config)?;
     let sim = sim_options(args.workgroup)?;
@@ -225,7 +169,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         .sizes
         .iter()
         .map(|s| parse_size(s))
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let per = base.initial.elements_per_cell;
     if let Some(n) = sizes.iter().find(|&&n| bench::lattice(n, per).is_none()) {
         bail!("--sizes {n}: not a whole number of cells of initial.elements_per_cell = {per}");

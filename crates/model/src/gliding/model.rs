@@ -1,15 +1,53 @@
-//! `petri bench gliding`: GPU time per outer step of the coupled gliding assay at outer x inner
-//! resolutions, split by stage, with each size's stencil and bound-motor cells (model side:
-//! petri_model::gliding::bench). Prints a Markdown table.
+//! The gliding assay as a [`Model`]: it opens from its config (and a checkpoint checked
+//! against it), and `petri bench gliding` times the outer step of the coupled assay at outer x
+//! inner resolutions, split by stage, with each size's stencil and bound-motor cells; a
+//! Markdown table.
 
-use crate::table::{cell, check_json, Rows};
-use crate::GpuArgs;
-use anyhow::{bail, Result};
-use clap::Args;
-use petri_model::gliding::bench::{self, Size, STAGES};
-use petri_model::gliding::params::GlidingConfig;
+use super::bench::{self, Size, STAGES};
+use super::params::GlidingConfig;
+use super::run::{start, GlidingRun, RunOptions};
+use super::sim::SimOptions;
+use crate::command::{cell, check_json, GpuArgs, Rows};
+use crate::error::Result;
+use crate::model::{Model, OpenRequest, Opened};
+use anyhow::bail;
+use clap::{Args, FromArgMatches};
 use petri_scheduler::bench::{Meta, Table};
 use std::path::PathBuf;
+
+/// The model.
+pub struct Gliding;
+
+impl Model for Gliding {
+    fn name(&self) -> &'static str {
+        "gliding"
+    }
+    fn about(&self) -> &'static str {
+        "The gliding assay's outer step by outer x inner resolution, split by stage"
+    }
+
+    fn open(&self, request: &OpenRequest) -> Result<Opened> {
+        let (text, origin) = request.config(self.name())?.json()?;
+        let cfg = GlidingConfig::from_json(text, origin)?;
+        let sim = sim_options(request.workgroup)?;
+        let ctx = request.devices.context()?;
+        let opts = RunOptions::resuming(sim, request.resume);
+        let state = start(&ctx, &cfg, &opts)?;
+        let placement = request.placement(&ctx);
+        Ok(Opened {
+            model: &Gliding,
+            sim: Box::new(GlidingRun::new(&ctx, state, &cfg)),
+            placement,
+        })
+    }
+
+    fn bench_command(&self) -> Option<clap::Command> {
+        Some(BenchArgs::augment_args(clap::Command::new(self.name()).about(self.about())))
+    }
+    fn bench(&self, args: &clap::ArgMatches) -> anyhow::Result<()> {
+        bench_tables(BenchArgs::from_arg_matches(args)?)
+    }
+}
 
 /// The target: at most this many ms per outer step at 256^2 x 32^2 on one GPU (the
 /// seed: 780 ms on four Tesla M2075).
@@ -18,7 +56,7 @@ const TARGET_SIZE: Size = Size::new(256, 32);
 
 /// `petri bench gliding`.
 #[derive(Args)]
-pub(crate) struct BenchArgs {
+struct BenchArgs {
     /// Sizes OUTERxINNER: an OUTER^2 grid (nx = ny) by INNER^2 (ntheta = ns), e.g. 256x32. The
     /// default suits a software adapter; the sizes are
     /// 64x16,128x16,128x32,256x32,512x32
@@ -34,7 +72,7 @@ pub(crate) struct BenchArgs {
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     repeats: u32,
     /// Workgroup size of the per-cell and per-mode passes, N,1,1
-    #[arg(long, value_parser = crate::parse_triple)]
+    #[arg(long, value_parser = crate::command::parse_triple)]
     workgroup: Option<[u32; 3]>,
     /// Config to take parameters from (its grid is replaced by each size's)
     #[arg(long, default_value = "assets/gliding.json")]
@@ -46,15 +84,15 @@ pub(crate) struct BenchArgs {
     gpu: GpuArgs,
 }
 
-pub(crate) fn bench(args: BenchArgs) -> Result<()> {
+fn bench_tables(args: BenchArgs) -> anyhow::Result<()> {
     check_json(args.json.as_deref())?;
     let base = GlidingConfig::from_file(&args.config)?;
-    let sim = super::sim_options(args.workgroup)?;
+    let sim = sim_options(args.workgroup)?;
     let sizes = args
         .sizes
         .iter()
         .map(|s| Size::parse(s).map_err(|e| anyhow::anyhow!("--sizes: {e}")))
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let ctx = args.gpu.context()?;
     if !ctx.has_timestamps() {
         eprintln!("note: this adapter has no timestamp queries; times are wall clock");
@@ -140,4 +178,13 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         println!("{n}");
     }
     rows.write(args.json.as_deref())
+}
+
+/// The simulation's options from `--workgroup N,1,1` (the default without it).
+fn sim_options(workgroup: Option<[u32; 3]>) -> Result<SimOptions> {
+    let mut o = SimOptions::default();
+    if let Some(x) = crate::command::one_dimensional_workgroup("gliding", workgroup)? {
+        o.workgroup = x;
+    }
+    Ok(o)
 }

@@ -1,30 +1,90 @@
-//! `petri run` of an rdme config (progress bar, summary), `petri analyze` of its kymograph,
-//! and `petri bench rdme`, which prints Markdown tables.
+//! RDME as a [`Model`]: its run flags (devices, sweeps), `petri analyze` of a finished run's
+//! kymograph, and `petri bench rdme` (the Min system and uniform lattices, particle-count and
+//! multi-device scaling; Markdown tables).
 
-use crate::models::{Model, TimedSteps};
-use crate::run::RunArgs;
-use crate::table::{cell, check_json, grid_name, parse_grid, Rows};
-use crate::{progress, GpuArgs};
-use anyhow::{bail, Context, Result};
-use clap::Args;
-use petri_model::rdme::analysis::OscillationReport;
-use petri_model::rdme::bench::{bench_devices, bench_model, uniform_model, BenchRow, DeviceRow};
-use petri_model::rdme::run::{reanalyze, RunOptions, ANALYSIS_SKIP_FRACTION};
-use petri_model::rdme::{checkpoint, RdmeConfig, RdmeModel, SimOptions, Sweeps};
+use super::analysis::OscillationReport;
+use super::bench::{bench_devices, bench_model, uniform_model, BenchRow, DeviceRow};
+use super::run::{reanalyze, start, ANALYSIS_SKIP_FRACTION};
+use super::{RdmeConfig, RdmeModel, SimOptions, Sweeps};
+use crate::command::{cell, check_json, grid_name, parse_grid, GpuArgs, Rows, TimedSteps};
+use crate::error::{invalid, Result};
+use crate::model::{Model, OpenRequest, Opened};
+use anyhow::{bail, Context};
+use clap::{Args, FromArgMatches};
 use petri_scheduler::bench::{Meta, Table};
 use std::path::{Path, PathBuf};
 
-/// The model name an rdme checkpoint carries.
-pub(crate) const CHECKPOINT_MODEL: &str = checkpoint::MODEL;
+/// The model.
+pub struct Rdme;
 
-/// The shared `petri run` flags rdme takes.
-pub(crate) const SHARED_RUN_FLAGS: &[&str] =
-    &["--steps", "--checkpoint-every", "--resume", "--workgroup"];
+impl Model for Rdme {
+    fn name(&self) -> &'static str {
+        "rdme"
+    }
+    fn about(&self) -> &'static str {
+        "The Min system and uniform lattices, particle-count and multi-device scaling"
+    }
+    fn run_flags(&self) -> clap::Command {
+        RdmeRunFlags::augment_args(clap::Command::new(self.name()))
+    }
+
+    fn open(&self, request: &OpenRequest) -> Result<Opened> {
+        let config = request.config(self.name())?;
+        let (text, origin) = config.json()?;
+        let cfg = RdmeConfig::from_json(text, origin)?;
+        let model = cfg.resolve(&config.base())?;
+        for w in &model.warnings {
+            log::warn!("{w}");
+        }
+        let flags: RdmeRunFlags = request.flags()?;
+        // Before any device opens: each device owns one z plane at least.
+        let nz = cfg.lattice.shape[2];
+        if flags.devices == 0 || flags.devices > nz as usize {
+            return Err(invalid(
+                "--devices",
+                flags.devices,
+                format!("1 to lattice.shape.z = {nz} devices (one z plane each at least)"),
+            ));
+        }
+        let options = SimOptions {
+            workgroup: workgroup(request.workgroup)?,
+            sweeps: flags.sweeps,
+            ..SimOptions::default()
+        };
+        let contexts = request.devices.contexts(flags.devices)?;
+        let placement = request.placement(&contexts[0]);
+        let sim = start(contexts, &model, &options, request.resume)?;
+        Ok(Opened {
+            model: &Rdme,
+            sim: Box::new(sim),
+            placement,
+        })
+    }
+
+    fn bench_command(&self) -> Option<clap::Command> {
+        Some(BenchArgs::augment_args(clap::Command::new(self.name()).about(self.about())))
+    }
+    fn bench(&self, args: &clap::ArgMatches) -> anyhow::Result<()> {
+        bench_tables(BenchArgs::from_arg_matches(args)?)
+    }
+    fn commands(&self) -> Vec<clap::Command> {
+        vec![AnalyzeArgs::augment_args(
+            clap::Command::new("analyze")
+                .about("rdme: analyse a finished run's kymograph again, e.g. skipping more of its start"),
+        )]
+    }
+    fn command(&self, name: &str, args: &clap::ArgMatches) -> anyhow::Result<()> {
+        match name {
+            "analyze" => analyze(AnalyzeArgs::from_arg_matches(args)?),
+            other => bail!("rdme has no command {other}"),
+        }
+    }
+}
 
 /// The `petri run` options of rdme alone.
 #[derive(Args, Clone)]
 #[command(next_help_heading = "rdme options")]
-pub(crate) struct RdmeRunFlags {
+struct RdmeRunFlags {
     /// Devices to split the lattice over along z (adapters in turn, several per adapter when
     /// there are fewer)
     #[arg(long, default_value_t = 1)]
@@ -35,10 +95,9 @@ pub(crate) struct RdmeRunFlags {
     #[arg(long, default_value = "auto")]
     sweeps: Sweeps,
 }
-
 /// `petri analyze`: an rdme run's kymograph analysed again.
 #[derive(Args)]
-pub(crate) struct AnalyzeArgs {
+struct AnalyzeArgs {
     /// The run's rdme config, e.g. assets/min-system.json
     config: PathBuf,
     /// The run's output folder (holding kymograph.csv)
@@ -54,7 +113,7 @@ pub(crate) struct AnalyzeArgs {
 
 /// `petri bench rdme`.
 #[derive(Args)]
-pub(crate) struct BenchArgs {
+struct BenchArgs {
     /// Lattices of the uniform cases: N for N^3, or NXxNYxNZ
     #[arg(long, value_delimiter = ',', default_values = ["64", "128", "256", "256x256x1024"])]
     sizes: Vec<String>,
@@ -85,7 +144,7 @@ pub(crate) struct BenchArgs {
     #[command(flatten)]
     timed: TimedSteps,
     /// Workgroup size of the lattice passes, X,Y,1
-    #[arg(long, value_parser = crate::parse_triple)]
+    #[arg(long, value_parser = crate::command::parse_triple)]
     workgroup: Option<[u32; 3]>,
     /// Which sites the diffusion sweeps look at: auto (occupied on Vulkan unless a device's
     /// slab is small and crowded, every-site otherwise; docs/models/rdme.md), every-site or
@@ -107,134 +166,18 @@ fn workgroup(arg: Option<[u32; 3]>) -> Result<[u32; 2]> {
     match arg {
         None => Ok(SimOptions::default().workgroup),
         Some([x, y, 1]) => Ok([x, y]),
-        Some([x, y, z]) => {
-            bail!("--workgroup {x},{y},{z}: rdme workgroups are two-dimensional, give X,Y,1")
-        }
+        Some([x, y, z]) => Err(invalid(
+            "--workgroup",
+            format!("{x},{y},{z}"),
+            "X,Y,1: rdme workgroups are two-dimensional",
+        )),
     }
-}
-
-/// One context per device: one device opens as every model's does, several in turn.
-fn contexts(gpu: &GpuArgs, devices: usize) -> Result<Vec<petri_engine::GpuContext>> {
-    if devices == 1 {
-        return Ok(vec![gpu.context()?]);
-    }
-    let contexts = gpu.contexts(devices)?;
-    for (k, c) in contexts.iter().enumerate() {
-        eprintln!(
-            "device {k}: {} ({}, {})",
-            c.adapter.name, c.adapter.backend, c.adapter.device_type
-        );
-    }
-    Ok(contexts)
-}
-
-pub(crate) fn run(args: RunArgs) -> Result<()> {
-    let config = args
-        .config
-        .clone()
-        .expect("dispatched on the config's model");
-    let cfg = RdmeConfig::load(&config)?;
-    let base = config.parent().map(Path::to_path_buf).unwrap_or_default();
-    let model = cfg.resolve(&base)?;
-    for w in &model.warnings {
-        eprintln!("warning: {w}");
-    }
-    crate::run::check_out(&args, Model::Rdme)?;
-    let flags = &args.rdme;
-    // Before any device opens: each device owns one z plane at least.
-    let nz = cfg.lattice.shape[2];
-    if flags.devices == 0 || flags.devices > nz as usize {
-        bail!(
-            "--devices {}: 1 to lattice.shape.z = {nz} devices (one z plane each at least)",
-            flags.devices
-        );
-    }
-    let sim = SimOptions {
-        workgroup: workgroup(args.workgroup)?,
-        sweeps: flags.sweeps,
-        ..SimOptions::default()
-    };
-    let contexts = contexts(&args.gpu, flags.devices)?;
-    let opts = RunOptions {
-        steps: args.steps,
-        out_dir: args.out.clone(),
-        overwrite: args.overwrite,
-        sim,
-        checkpoint_every: args.checkpoint_every,
-        resume: args.resume.clone(),
-        stop: Some(crate::interrupt::stop_check()),
-    };
-    let total = opts.steps.unwrap_or(cfg.steps);
-    let [nx, ny, nz] = cfg.lattice.shape;
-    eprintln!(
-        "lattice {nx}x{ny}x{nz} at {:.3e} m, tau = {:.3e} s, {total} steps ({:.3e} s simulated) on {} device(s)",
-        cfg.lattice.spacing_m,
-        cfg.tau_s,
-        total as f64 * cfg.tau_s,
-        flags.devices
-    );
-    if let Some(path) = &args.resume {
-        eprintln!("resuming from {}", path.display());
-    }
-    let bar = progress::bar(total, "steps");
-    // The first observation is the starting state, at the resumed step when resuming.
-    let mut first = None;
-    let kymo = match &cfg.output.kymograph_species {
-        Some(k) => Some((k, cfg.species_id("output.kymograph_species", k)? as usize)),
-        None => None,
-    };
-    let manifest = petri_model::rdme::run::run(contexts, &model, &opts, |o| {
-        let first = *first.get_or_insert(o.step);
-        bar.set_position(o.step - first);
-        let mut msg = format!("t = {:.3} s", o.time_s);
-        if let Some((name, id)) = kymo {
-            msg += &format!(", {name} {}", o.species_total(id));
-        }
-        bar.set_message(msg);
-    })?;
-    bar.finish();
-
-    let totals: Vec<String> = cfg
-        .species
-        .iter()
-        .map(|s| format!("{s} {}", manifest.details.final_totals[s]))
-        .collect();
-    println!(
-        "step {} (t = {:.4} s): {}; overflow moved {}",
-        manifest.last_step,
-        manifest.last_step as f64 * cfg.tau_s,
-        totals.join(", "),
-        manifest.details.overflow_moved
-    );
-    println!(
-        "{:.1} steps/s, {:.3e} simulated s per wall hour over {:.2} s; outputs in {}: {}",
-        manifest.timings.steps_per_s,
-        manifest
-            .timings
-            .simulated_s_per_wall_hour
-            .unwrap_or_default(),
-        manifest.timings.run_s,
-        args.out.display(),
-        manifest.outputs.join(", ")
-    );
-    if let (Some(a), Some(name)) = (&manifest.analysis, &cfg.output.kymograph_species) {
-        print_analysis(name, a);
-    }
-    Ok(())
 }
 
 /// `petri analyze` of an rdme run: its kymograph analysed again with `--skip-fraction`.
-pub(crate) fn analyze(args: AnalyzeArgs) -> Result<()> {
+fn analyze(args: AnalyzeArgs) -> anyhow::Result<()> {
     let (config, out) = (&args.config, &args.out);
-    let model = crate::config::model_of(config)?;
-    if model != crate::models::Model::Rdme {
-        bail!(
-            "{} is for model {}; only rdme runs have a kymograph to analyse",
-            config.display(),
-            model.label()
-        );
-    }
-    let cfg = RdmeConfig::load(config)?;
+    let cfg = RdmeConfig::from_json(&crate::command::read_config(config, "rdme")?, &config.display().to_string())?;
     let base = config.parent().map(Path::to_path_buf).unwrap_or_default();
     let model = cfg.resolve(&base)?;
     let report = reanalyze(&model, out, args.skip_fraction)?;
@@ -253,34 +196,13 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<()> {
     Ok(())
 }
 
-/// The oscillation analysis of `name` in a line or two.
 fn print_analysis(name: &str, a: &OscillationReport) {
-    let show = |v: Option<f64>, unit: &str| v.map_or("none".into(), |x| format!("{x:.3}{unit}"));
-    println!(
-        "{name}: pole correlation {}, period {} (autocorrelation) / {} (pole switches from \
-             {:.1} s), lowest at mid-cell: {} (mid-cell / poles {})",
-        show(a.pole_correlation, ""),
-        show(a.period_s, " s"),
-        show(a.switch_period_s, " s"),
-        a.skip_s,
-        if a.lowest_at_mid_cell { "yes" } else { "no" },
-        show(a.mid_to_pole_ratio, "")
-    );
-    if !a.cycle_periods_s.is_empty() {
-        let cycles: Vec<String> = a
-            .switches_s
-            .iter()
-            .zip(&a.cycle_periods_s)
-            .map(|(t, p)| format!("{t:.1}: {p:.1}"))
-            .collect();
-        println!(
-            "full period from each pole switch (switch at s: period s): {}",
-            cycles.join(", ")
-        );
+    for line in a.lines(name) {
+        println!("{line}");
     }
 }
 
-pub(crate) fn bench(args: BenchArgs) -> Result<()> {
+fn bench_tables(args: BenchArgs) -> anyhow::Result<()> {
     check_json(args.json.as_deref())?;
     let cfg = RdmeConfig::load(&args.config)?;
     let base = args
@@ -293,7 +215,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
         .sizes
         .iter()
         .map(|s| parse_grid(s).with_context(|| format!("size {s:?}: expected N or NXxNYxNZ")))
-        .collect::<Result<_>>()?;
+        .collect::<anyhow::Result<_>>()?;
     let large = parse_grid(&args.large).context("--large: expected N or NXxNYxNZ")?;
     let steps = args.timed.steps as u64;
     let cpu_steps = args.timed.cpu_steps as u64;
@@ -319,7 +241,7 @@ pub(crate) fn bench(args: BenchArgs) -> Result<()> {
             "CPU us/step",
             "GPU/CPU",
         ]);
-        let mut one = |label: &str, model: &RdmeModel, cpu| -> Result<BenchRow> {
+        let mut one = |label: &str, model: &RdmeModel, cpu| -> anyhow::Result<BenchRow> {
             let (timing, r) = bench_model(
                 &ctx,
                 label,
