@@ -1,0 +1,26 @@
+//! The whole state of a run at a step: the two fields, row-major with x fastest
+//! (`u[x + nx y]`). Nothing else carries over from one step to the next.
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct GrayScottState {
+    pub step: u64,
+    pub u: Vec<f32>,
+    pub v: Vec<f32>,
+}
+
+impl GrayScottState {
+    /// The first field, if any, whose length is not `cells`: (name, length).
+    pub fn wrong_length(&self, cells: usize) -> Option<(&'static str, usize)> {
+        [("u", self.u.len()), ("v", self.v.len())]
+            .into_iter()
+            .find(|&(_, n)| n != cells)
+    }
+
+    /// The first field, if any, holding a value that is not finite.
+    pub fn non_finite(&self) -> Option<&'static str> {
+        [("u", &self.u), ("v", &self.v)]
+            .into_iter()
+            .find(|(_, f)| f.iter().any(|x| !x.is_finite()))
+            .map(|(name, _)| name)
+    }
+}
