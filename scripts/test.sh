@@ -13,6 +13,8 @@ echo "== all tests (default adapter: Vulkan)"
 cargo test --workspace --exclude petri-python --locked 2>&1 | tee "$log"
 # The embedding example, as the tests above built it: `cargo run -p petri-model --example embed`
 # resolves the features of petri-model alone and builds the dependency tree a second time.
+echo "== the model written outside the workspace (examples/custom_model, its own crate)"
+cargo test --locked --manifest-path examples/custom_model/Cargo.toml 2>&1 | tee -a "$log"
 echo "== the embedding example (examples/embed.rs)"
 "${CARGO_TARGET_DIR:-target}/debug/examples/embed"
 echo "== GPU tests on the OpenGL backend (PETRI_BACKEND=gl)"

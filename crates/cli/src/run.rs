@@ -8,7 +8,9 @@ use anyhow::{bail, Context, Result};
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 use petri_model::command::{article, GpuArgs};
-use petri_model::model::{Config, Model, OpenRequest, Requested};
+use petri_engine::DeviceRequest;
+use petri_model::model::{Config, Devices, Model, OpenRequest};
+use petri_model::ModelError;
 use petri_model::registry::Registry;
 use petri_model::runtime::RunOptions;
 use petri_output::{check_output_folder, FolderUse, MANIFEST_FILE};
@@ -121,14 +123,17 @@ pub(crate) fn run(registry: &Registry, matches: &ArgMatches) -> Result<()> {
         ),
         _ => {}
     }
-    check_out(&args, model.name())?;
+    let devices = RunDevices {
+        args: &args,
+        model: model.name(),
+    };
     let t = Instant::now();
     let opened = model.open(&OpenRequest {
         config: config.as_ref(),
         resume,
         flags: matches,
         workgroup: args.workgroup,
-        devices: &Requested(args.gpu.request()),
+        devices: &devices,
     })?;
     let setup_s = t.elapsed().as_secs_f64();
     let p = &opened.placement;
@@ -179,17 +184,32 @@ pub(crate) fn run(registry: &Registry, matches: &ArgMatches) -> Result<()> {
     Ok(())
 }
 
+/// The devices of `petri run --backend --adapter`; before a model looks at them (its config
+/// read well), the output folder is checked.
+struct RunDevices<'a> {
+    args: &'a RunArgs,
+    model: &'static str,
+}
+
+impl Devices for RunDevices<'_> {
+    fn request(&self) -> DeviceRequest {
+        self.args.gpu.request()
+    }
+    fn before_devices(&self) -> petri_model::error::Result<()> {
+        check_out(self.args, self.model).map_err(|e| ModelError::Usage(format!("--out: {e}")))
+    }
+}
+
 /// Refuses an output folder the run may not use, before any device is opened (the runtime
 /// prepares the folder, with --overwrite removing the earlier run's files, once the run is
-/// built).
-fn check_out(args: &RunArgs, model: &str) -> Result<()> {
+/// built; a run on no device meets the same check there).
+fn check_out(args: &RunArgs, model: &str) -> std::result::Result<(), petri_output::OutputError> {
     let how = match (&args.resume, args.overwrite) {
         (Some(_), _) => FolderUse::Continue,
         (None, true) => FolderUse::Overwrite,
         (None, false) => FolderUse::Fresh,
     };
-    let removed =
-        check_output_folder(&args.out, how, model).with_context(|| "--out".to_string())?;
+    let removed = check_output_folder(&args.out, how, model)?;
     if how == FolderUse::Overwrite && !removed.is_empty() {
         eprintln!(
             "--overwrite: the earlier run's {} files in {} go once the run starts",

@@ -84,10 +84,10 @@ pub fn one_dimensional_workgroup(
     match workgroup {
         None => Ok(None),
         Some([x, 1, 1]) => Ok(Some(x)),
-        Some([x, y, z]) => Err(crate::error::invalid(
+        Some([x, y, z]) => Err(crate::error::invalid_flag(
             "--workgroup",
             format!("{x},{y},{z}"),
-            format!("N,1,1: {model} passes are one-dimensional"),
+            format!("{model} passes are one-dimensional, give N,1,1"),
         )),
     }
 }

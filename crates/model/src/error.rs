@@ -10,6 +10,17 @@ pub enum ModelError {
     },
     #[error("config {path}: {message}")]
     Parse { path: String, message: String },
+    /// A program option (a command-line flag, a keyword argument) with a value not allowed.
+    #[error("{flag} {value}: {allowed}")]
+    Flag {
+        flag: String,
+        value: String,
+        allowed: String,
+    },
+    /// A way of calling that cannot work, in words (a required option missing, a folder that
+    /// cannot take the run).
+    #[error("{0}")]
+    Usage(String),
     #[error("reading {path}: {source}")]
     Io {
         path: String,
@@ -45,6 +56,15 @@ pub enum ModelError {
 }
 
 pub type Result<T> = std::result::Result<T, ModelError>;
+
+/// The error of a program option `flag` given `value`: `allowed` says what it may be.
+pub fn invalid_flag(flag: &str, value: impl std::fmt::Display, allowed: impl Into<String>) -> ModelError {
+    ModelError::Flag {
+        flag: flag.to_string(),
+        value: value.to_string(),
+        allowed: allowed.into(),
+    }
+}
 
 /// A scheduler primitive's error: a device limit, or a bad size the primitive names.
 impl From<petri_scheduler::primitives::PrimitiveError> for ModelError {

@@ -245,17 +245,27 @@ pub trait Devices {
             false => format!("{} was asked for", asked.join(", ")),
         }
     }
+    /// The program's last word before a model looks at devices, once its config reads well
+    /// (`petri run` refuses an output folder the run may not use here).
+    fn before_devices(&self) -> Result<()> {
+        Ok(())
+    }
     fn context(&self) -> Result<GpuContext> {
+        self.before_devices()?;
         Ok(GpuContext::new(&self.request())?)
     }
     /// `n` devices, adapters in turn (several per adapter when there are fewer).
     fn contexts(&self, n: usize) -> Result<Vec<GpuContext>> {
         match n {
             1 => Ok(vec![self.context()?]),
-            _ => Ok(GpuContext::new_many(&self.request(), n)?),
+            _ => {
+                self.before_devices()?;
+                Ok(GpuContext::new_many(&self.request(), n)?)
+            }
         }
     }
     fn adapters(&self) -> Result<Vec<AdapterSummary>> {
+        self.before_devices()?;
         Ok(petri_engine::request_adapters(&self.request())?)
     }
 }

@@ -108,7 +108,10 @@ fn to_py(e: ModelError) -> PyErr {
         _ => PyOSError::new_err(message.clone()),
     };
     match &e {
-        ModelError::Invalid { .. } | ModelError::Parse { .. } => config_error(message),
+        ModelError::Invalid { .. }
+        | ModelError::Parse { .. }
+        | ModelError::Flag { .. }
+        | ModelError::Usage(_) => config_error(message),
         ModelError::NonFinite { .. } => NonFiniteError::new_err(message),
         ModelError::Checkpoint { .. } | ModelError::Output(OutputError::Checkpoint { .. }) => {
             CheckpointError::new_err(message)

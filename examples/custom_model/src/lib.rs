@@ -3,7 +3,8 @@
 //! its own WGSL kernel and CPU twin, Petri's GPU context, step plan, runtime (observables,
 //! snapshots, checkpoints, manifest), output writers and bench harness.
 //!
-//! Entry points: [`GrayScottConfig::from_json`] / [`GrayScottConfig::from_file`], then
+//! Entry points: [`model::GrayScott`], the model as Petri's registry holds it (`main.rs` adds
+//! it to Petri's command line); or by hand [`GrayScottConfig::from_json`], then
 //! [`GrayScottSim::new`] (from the initial condition) or [`GrayScottSim::resume`] (from a
 //! checkpoint), driven by `petri_model::runtime::run` (or [`sim::run`]).
 
@@ -13,6 +14,7 @@ pub mod config;
 pub mod cpu;
 pub mod gpu;
 pub mod init;
+pub mod model;
 pub mod observables;
 pub mod output;
 pub mod params;

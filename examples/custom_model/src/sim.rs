@@ -112,6 +112,21 @@ impl Simulation for GrayScottSim {
         Observables::COLUMNS.map(String::from).to_vec()
     }
 
+    fn describe(&self) -> String {
+        let c = &self.cfg;
+        format!(
+            "grid {}x{} over {} x {}, Du = {:e}, Dv = {:e}, F = {}, k = {}, dt = {}",
+            c.grid[0], c.grid[1], c.length, c.length, c.du, c.dv, c.feed, c.kill, c.dt
+        )
+    }
+
+    fn progress(&self, o: &Observables) -> String {
+        format!(
+            "mean v {:.4}, max v {:.3}, pattern {:.3}",
+            o.mean_v, o.max_v, o.pattern_fraction
+        )
+    }
+
     fn observe(&mut self) -> Result<Observables> {
         Ok(Observables::of(&self.read_state()?, self.cfg.dt))
     }

@@ -7,7 +7,7 @@ use super::bench::{bench_devices, bench_model, uniform_model, BenchRow, DeviceRo
 use super::run::{reanalyze, start, ANALYSIS_SKIP_FRACTION};
 use super::{RdmeConfig, RdmeModel, SimOptions, Sweeps};
 use crate::command::{cell, check_json, grid_name, parse_grid, GpuArgs, Rows, TimedSteps};
-use crate::error::{invalid, Result};
+use crate::error::{invalid_flag, Result};
 use crate::model::{Model, OpenRequest, Opened};
 use anyhow::{bail, Context};
 use clap::{Args, FromArgMatches};
@@ -40,7 +40,7 @@ impl Model for Rdme {
         // Before any device opens: each device owns one z plane at least.
         let nz = cfg.lattice.shape[2];
         if flags.devices == 0 || flags.devices > nz as usize {
-            return Err(invalid(
+            return Err(invalid_flag(
                 "--devices",
                 flags.devices,
                 format!("1 to lattice.shape.z = {nz} devices (one z plane each at least)"),
@@ -166,10 +166,10 @@ fn workgroup(arg: Option<[u32; 3]>) -> Result<[u32; 2]> {
     match arg {
         None => Ok(SimOptions::default().workgroup),
         Some([x, y, 1]) => Ok([x, y]),
-        Some([x, y, z]) => Err(invalid(
+        Some([x, y, z]) => Err(invalid_flag(
             "--workgroup",
             format!("{x},{y},{z}"),
-            "X,Y,1: rdme workgroups are two-dimensional",
+            "rdme workgroups are two-dimensional, give X,Y,1",
         )),
     }
 }
@@ -177,7 +177,9 @@ fn workgroup(arg: Option<[u32; 3]>) -> Result<[u32; 2]> {
 /// `petri analyze` of an rdme run: its kymograph analysed again with `--skip-fraction`.
 fn analyze(args: AnalyzeArgs) -> anyhow::Result<()> {
     let (config, out) = (&args.config, &args.out);
-    let cfg = RdmeConfig::from_json(&crate::command::read_config(config, "rdme")?, &config.display().to_string())?;
+    let text = crate::command::read_config(config, "rdme")
+        .context("only rdme runs have a kymograph to analyse")?;
+    let cfg = RdmeConfig::from_json(&text, &config.display().to_string())?;
     let base = config.parent().map(Path::to_path_buf).unwrap_or_default();
     let model = cfg.resolve(&base)?;
     let report = reanalyze(&model, out, args.skip_fraction)?;

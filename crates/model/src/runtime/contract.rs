@@ -87,13 +87,10 @@ pub trait Simulation {
             .collect();
         vec![format!("step {}: {}", last.step(), pairs.join(", "))]
     }
-    /// Refuses a run of `steps` more steps that the simulation cannot do (an ensemble has
-    /// as many steps as output times left).
-    fn check_steps(&self, _steps: u64) -> Result<()> {
-        Ok(())
-    }
-    /// Refuses checkpoints every `every` steps where the simulation cannot write them.
-    fn check_checkpoint_every(&self, _every: u64) -> Result<()> {
+    /// Told what a run will do before it starts (`steps` more steps, checkpoints every
+    /// `checkpoint_every`): refuses what the simulation cannot do (more steps than it has,
+    /// checkpoints it cannot write) and plans for the rest (where a GPU ensemble pauses).
+    fn plan_run(&mut self, _steps: u64, _checkpoint_every: Option<u64>) -> Result<()> {
         Ok(())
     }
 

@@ -141,12 +141,10 @@ pub fn run_seen<S: Simulation>(
 ) -> Result<RunReport<S::Observation>> {
     let dir = &opts.out_dir;
     let model = sim.schedule().model;
-    if let Some(steps) = opts.steps {
-        sim.check_steps(steps)?;
-    }
-    if let Some(every) = opts.checkpoint_every {
-        sim.check_checkpoint_every(every)?;
-    }
+    sim.plan_run(
+        opts.steps.unwrap_or(sim.schedule().steps),
+        opts.checkpoint_every,
+    )?;
     let how = match (opts.resumed, opts.overwrite) {
         (true, _) => FolderUse::Continue,
         (false, true) => FolderUse::Overwrite,

@@ -187,8 +187,12 @@ impl Simulation for GeneralRun {
         let name = &self.tables.network().network.id;
         write_ensemble_files(dir, &stats, None, &self.plot, name)
     }
-    fn check_checkpoint_every(&self, every: u64) -> Result<()> {
-        Err(invalid("checkpoint_every", every, NOT_YET))
+    fn plan_run(&mut self, steps: u64, checkpoint_every: Option<u64>) -> Result<()> {
+        super::run::check_steps_left(self.schedule().steps, self.step(), steps)?;
+        match checkpoint_every {
+            Some(every) => Err(invalid("checkpoint_every", every, NOT_YET)),
+            None => Ok(()),
+        }
     }
     fn save_checkpoint(&mut self, _path: &Path) -> Result<()> {
         Err(invalid(

@@ -120,20 +120,9 @@ impl GpuSsaRun {
         options: &EnsembleOptions,
     ) -> Result<Self> {
         let (times, plot) = opts.check(net)?;
-        // Paused threads are held on the host between spans.
         let spans =
             opts.checkpoint_every.is_some() || opts.steps.is_some() || opts.resume.is_some();
-        let words = 8 + net.species.len() as u128 + net.reactions.len() as u128;
-        let bytes = opts.trajectories as u128 * 4 * words;
-        if spans && bytes > MAX_RESIDENT_BYTES as u128 {
-            let allowed = format!(
-                "an ensemble whose paused threads fit in {} GiB with checkpoints or --steps \
-                 (this one needs about {} GiB): fewer trajectories, or no checkpoints",
-                MAX_RESIDENT_BYTES >> 30,
-                bytes >> 30
-            );
-            return Err(invalid("trajectories", opts.trajectories, allowed));
-        }
+        check_paused_memory(net, opts.trajectories, spans)?;
         let mut ensemble = GpuEnsemble::new(ctx, net, opts.method, options)?;
         // Pipelines built at setup, not in the first span.
         ensemble.prepare(opts.trajectories, &times, opts.keep_trajectories)?;
@@ -205,8 +194,15 @@ impl Simulation for GpuSsaRun {
     fn describe(&self) -> String {
         super::run::ensemble_description(&self.net, &self.opts, "gpu", "")
     }
-    fn check_steps(&self, steps: u64) -> Result<()> {
-        super::run::check_steps_left(self.schedule().steps, self.step, steps)
+    /// The spans end at the run's end and at its checkpoints, where the paused threads are
+    /// held on the host.
+    fn plan_run(&mut self, steps: u64, checkpoint_every: Option<u64>) -> Result<()> {
+        super::run::check_steps_left(self.schedule().steps, self.step, steps)?;
+        self.end = self.step.saturating_add(steps);
+        self.opts.checkpoint_every = checkpoint_every;
+        let last = self.rows.times.len() as u64 - 1;
+        let spans = checkpoint_every.is_some() || self.end < last || self.states.is_some();
+        check_paused_memory(&self.net, self.opts.trajectories, spans)
     }
     fn summary(&self, _last: &MeanSdRow) -> Vec<String> {
         super::run::ensemble_summary(self.opts.trajectories, self.run_s)
@@ -312,4 +308,21 @@ impl Simulation for GpuSsaRun {
         d.resumed_from = self.resumed_from.clone();
         Ok(d)
     }
+}
+
+/// With `spans` (checkpoints, a run that stops before the end, a resumed run), the paused
+/// threads are held on the host between spans: refuses an ensemble whose threads would not fit.
+fn check_paused_memory(net: &Network, trajectories: u64, spans: bool) -> Result<()> {
+    let words = 8 + net.species.len() as u128 + net.reactions.len() as u128;
+    let bytes = trajectories as u128 * 4 * words;
+    if spans && bytes > MAX_RESIDENT_BYTES as u128 {
+        let allowed = format!(
+            "an ensemble whose paused threads fit in {} GiB with checkpoints or --steps \
+             (this one needs about {} GiB): fewer trajectories, or no checkpoints",
+            MAX_RESIDENT_BYTES >> 30,
+            bytes >> 30
+        );
+        return Err(invalid("trajectories", trajectories, allowed));
+    }
+    Ok(())
 }

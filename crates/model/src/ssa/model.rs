@@ -17,7 +17,7 @@ use super::gpu_run::GpuSsaRun;
 use super::run::{RunOptions as SsaOptions, SsaRun};
 use super::synthetic::square_network;
 use crate::command::{cell, check_json, GpuArgs, Rows};
-use crate::error::{invalid, Result};
+use crate::error::{invalid, invalid_flag, ModelError, Result};
 use crate::model::{model_field, Config, Model, OpenRequest, Opened, Placement, SharedFlag};
 use crate::reactions::json::{parse_network_json, read_network};
 use crate::reactions::sbml::read_sbml_general;
@@ -64,6 +64,12 @@ impl Model for Ssa {
     fn open(&self, request: &OpenRequest) -> Result<Opened> {
         let config = request.config(self.name())?;
         let flags: SsaRunFlags = request.flags()?;
+        if flags.t_end.is_none() && request.resume.is_none() {
+            return Err(ModelError::Usage(
+                "--t-end is required for a network run: the end time of the trajectories (t_end)"
+                    .into(),
+            ));
+        }
         let ensemble = flags.request()?;
         let header = match request.resume {
             Some(path) => Some(Checkpoint::load(path)?.header),
@@ -155,12 +161,12 @@ fn open_general(
     path: &Path,
 ) -> Result<Opened> {
     if ensemble.device == Some(Device::Gpu) {
-        return Err(invalid(
+        return Err(invalid_flag(
             "--device",
             "gpu",
             format!(
-                "cpu or auto: {} has general laws, rules or events, which run on the CPU only \
-                 (docs/models/sbml-subset.md)",
+                "{} has general laws, rules or events, which run on the CPU only \
+                 (docs/models/sbml-subset.md); use --device cpu or auto",
                 path.display()
             ),
         ));

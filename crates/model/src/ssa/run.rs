@@ -610,9 +610,6 @@ macro_rules! output_time_steps {
         fn series_file(&self) -> &'static str {
             "mean_sd.csv"
         }
-        fn check_steps(&self, steps: u64) -> $crate::error::Result<()> {
-            $crate::ssa::run::check_steps_left(self.schedule().steps, self.step(), steps)
-        }
         fn summary(&self, _last: &$crate::ssa::run::MeanSdRow) -> Vec<String> {
             $crate::ssa::run::ensemble_summary(self.opts.trajectories, self.run_s)
         }
@@ -647,6 +644,9 @@ impl Simulation for SsaRun {
     output_time_steps!();
     fn describe(&self) -> String {
         ensemble_description(&self.net, &self.opts, "cpu", "")
+    }
+    fn plan_run(&mut self, steps: u64, _checkpoint_every: Option<u64>) -> Result<()> {
+        check_steps_left(self.schedule().steps, self.step(), steps)
     }
     /// trajectories.csv (when kept) and mean_sd.png.
     fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
