@@ -241,11 +241,6 @@ pub fn write_picture(paths: &[&Path], cfg: &AngioConfig, k: f64, s: &AngioState)
     Ok(())
 }
 
-/// File name of the picture of the vessels at `step` (one frame of a run's film).
-pub fn frame_file(dir: &Path, step: u64) -> PathBuf {
-    dir.join(format!("vessels_{step:07}.png"))
-}
-
 /// File name of the field snapshot at `step`.
 pub fn fields_file(dir: &Path, step: u64) -> PathBuf {
     dir.join(format!("fields_{step:07}.vti"))

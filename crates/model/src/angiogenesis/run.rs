@@ -5,7 +5,7 @@
 //! too, or drive [`AngioRun`] with `runtime::run` itself.
 
 use super::checkpoint::Checkpoint;
-use super::output::{fields_file, frame_file, write_fields, write_picture, write_vessels};
+use super::output::{fields_file, write_fields, write_picture, write_vessels};
 use super::params::AngioConfig;
 use super::sim::{AngioSim, Observables, SimOptions};
 use crate::error::Result;
@@ -132,40 +132,28 @@ impl Simulation for AngioRun {
     }
 
     fn write_snapshot(&mut self, dir: &Path) -> Result<Vec<String>> {
-        let (cfg, k) = (&self.sim.cfg, self.sim.k);
         let state = self.sim.read_state(&self.ctx)?;
         let fields = fields_file(dir, state.step);
-        write_fields(&fields, cfg, &state)?;
-        let frame = frame_file(dir, state.step);
-        write_picture(&[&frame], cfg, k, &state)?;
-        Ok(vec![file_name(&fields), file_name(&frame)])
+        write_fields(&fields, &self.sim.cfg, &state)?;
+        Ok(vec![file_name(&fields)])
     }
 
-    fn write_frame(&mut self, dir: &Path) -> Result<Vec<String>> {
-        let state = self.sim.read_state(&self.ctx)?;
-        let frame = frame_file(dir, state.step);
-        write_picture(&[&frame], &self.sim.cfg, self.sim.k, &state)?;
-        Ok(vec![file_name(&frame)])
-    }
-
+    /// The fields and the vessel network.
     fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
-        let (cfg, k) = (&self.sim.cfg, self.sim.k);
         let state = self.sim.read_state(&self.ctx)?;
         let fields = fields_file(dir, state.step);
-        write_fields(&fields, cfg, &state)?;
-        write_vessels(&dir.join("vessels.vtp"), cfg, &state)?;
-        let picture = dir.join("vessels.png");
-        let mut files = vec![file_name(&fields), "vessels.vtp".into()];
-        // With frames on, the film ends on the final state too.
-        if cfg.snapshot_every > 0 || cfg.frame_every > 0 {
-            let frame = frame_file(dir, state.step);
-            write_picture(&[&picture, &frame], cfg, k, &state)?;
-            files.push(file_name(&frame));
-        } else {
-            write_picture(&[&picture], cfg, k, &state)?;
-        }
-        files.push("vessels.png".into());
-        Ok(files)
+        write_fields(&fields, &self.sim.cfg, &state)?;
+        write_vessels(&dir.join("vessels.vtp"), &self.sim.cfg, &state)?;
+        Ok(vec![file_name(&fields), "vessels.vtp".into()])
+    }
+
+    fn picture_name(&self) -> Option<&'static str> {
+        Some("vessels")
+    }
+
+    fn draw(&mut self, paths: &[&Path]) -> Result<()> {
+        let state = self.sim.read_state(&self.ctx)?;
+        write_picture(paths, &self.sim.cfg, self.sim.k, &state)
     }
 
     fn save_checkpoint(&mut self, path: &Path) -> Result<()> {

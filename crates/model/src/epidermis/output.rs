@@ -348,11 +348,6 @@ pub fn write_picture(paths: &[&Path], s: &EpidermisState, g: &Geometry) -> Resul
     Ok(())
 }
 
-/// File name of the picture of the tissue at `step` (one frame of a run's film).
-pub fn frame_file(dir: &Path, step: u64) -> PathBuf {
-    dir.join(format!("tissue_{step:07}.png"))
-}
-
 /// File name of the elements at `step`.
 pub fn elements_file(dir: &Path, step: u64) -> PathBuf {
     dir.join(format!("elements_{step:07}.vtp"))
@@ -463,7 +458,7 @@ mod tests {
     fn the_side_view_shows_basal_cells_below_suprabasal_ones() {
         let s = tissue();
         let dir = tempfile_dir();
-        let path = frame_file(&dir, s.step);
+        let path = dir.join("tissue.png");
         write_picture(&[&path], &s, &geometry()).unwrap();
         let img = RgbImage::load_png(&path).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();

@@ -8,7 +8,7 @@
 
 use super::checkpoint::{config_hashes, Checkpoint};
 use super::output::{
-    cell_columns, elements_file, frame_file, write_elements, write_picture, Geometry, Observables,
+    cell_columns, elements_file, write_elements, write_picture, Geometry, Observables,
     Observed,
 };
 use super::params::EpidermisConfig;
@@ -89,25 +89,6 @@ impl EpidermisRun {
             geometry: Geometry::of(cfg),
             cells: None,
         }
-    }
-
-    /// Writes the elements and the side view of the current state; returns the file names.
-    fn write_state(
-        &mut self,
-        dir: &Path,
-        elements: bool,
-        pictures: &[&Path],
-    ) -> Result<Vec<String>> {
-        let state = self.sim.read_state(&self.ctx)?;
-        let mut files = Vec::new();
-        if elements {
-            let path = elements_file(dir, state.step);
-            write_elements(&path, &state, &self.geometry)?;
-            files.push(file_name(&path));
-        }
-        write_picture(pictures, &state, &self.geometry)?;
-        files.extend(pictures.iter().map(|p| file_name(p)));
-        Ok(files)
     }
 }
 
@@ -221,24 +202,19 @@ impl Simulation for EpidermisRun {
     }
 
     fn write_snapshot(&mut self, dir: &Path) -> Result<Vec<String>> {
-        let frame = frame_file(dir, self.sim.step());
-        self.write_state(dir, true, &[&frame])
+        let state = self.sim.read_state(&self.ctx)?;
+        let path = elements_file(dir, state.step);
+        write_elements(&path, &state, &self.geometry)?;
+        Ok(vec![file_name(&path)])
     }
 
-    fn write_frame(&mut self, dir: &Path) -> Result<Vec<String>> {
-        let frame = frame_file(dir, self.sim.step());
-        self.write_state(dir, false, &[&frame])
+    fn picture_name(&self) -> Option<&'static str> {
+        Some("tissue")
     }
 
-    fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
-        let picture = dir.join("tissue.png");
-        // With snapshots or frames on, the film ends on the final state too.
-        if self.cfg.snapshot_every > 0 || self.cfg.frame_every > 0 {
-            let frame = frame_file(dir, self.sim.step());
-            self.write_state(dir, true, &[&frame, &picture])
-        } else {
-            self.write_state(dir, true, &[&picture])
-        }
+    fn draw(&mut self, paths: &[&Path]) -> Result<()> {
+        let state = self.sim.read_state(&self.ctx)?;
+        write_picture(paths, &state, &self.geometry)
     }
 
     fn save_checkpoint(&mut self, path: &Path) -> Result<()> {

@@ -12,7 +12,7 @@ use petri_output::{
     Panel, RgbImage,
 };
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The observables of one step: a row of observables.csv.
 #[derive(Clone, Debug, Serialize)]
@@ -272,11 +272,6 @@ fn field_files(step: u64) -> [String; 2] {
         format!("gliding_{step:07}.vti"),
         format!("fluid_{step:07}.vtr"),
     ]
-}
-
-/// File name of the frame of `step` (one picture of a run's film).
-pub fn frame_file(dir: &Path, step: u64) -> PathBuf {
-    dir.join(format!("gliding_{step:07}.png"))
 }
 
 /// Writes the fields of a step into `dir` and returns the file names:

@@ -10,12 +10,12 @@
 
 use super::checkpoint;
 use super::fields::{GlidingFields, GlidingGrid};
-use super::output::{frame_file, write_fields, write_frame, Observables};
+use super::output::{write_fields, write_frame, Observables};
 use super::params::GlidingConfig;
 use super::sim::{GlidingSim, SimOptions};
 use crate::error::Result;
 use crate::runtime::{
-    self, run_loop::file_name, ArrayData, Observation, RunReport, Schedule, Simulation, StateArray,
+    self, ArrayData, Observation, RunReport, Schedule, Simulation, StateArray,
 };
 use petri_engine::{AdapterSummary, GpuContext};
 use serde::Serialize;
@@ -81,21 +81,6 @@ impl GlidingRun {
             self.fields = Some(self.sim.read_fields(&self.ctx)?);
         }
         Ok(self.fields.as_ref().expect("just read"))
-    }
-
-    /// Writes the fields and the picture (to each of `pictures`) of the current state; returns
-    /// the file names.
-    fn write_state(&mut self, dir: &Path, fields: bool, pictures: &[&Path]) -> Result<Vec<String>> {
-        let every = self.cfg.output.arrow_every;
-        let grid = self.grid.clone();
-        let f = self.fields()?;
-        let mut files = Vec::new();
-        if fields {
-            files.extend(write_fields(dir, &grid, f)?);
-        }
-        write_frame(pictures, &grid, f, every)?;
-        files.extend(pictures.iter().map(|p| file_name(p)));
-        Ok(files)
     }
 }
 
@@ -196,24 +181,17 @@ impl Simulation for GlidingRun {
     }
 
     fn write_snapshot(&mut self, dir: &Path) -> Result<Vec<String>> {
-        let frame = frame_file(dir, self.sim.step());
-        self.write_state(dir, true, &[&frame])
+        let grid = self.grid.clone();
+        write_fields(dir, &grid, self.fields()?)
     }
 
-    fn write_frame(&mut self, dir: &Path) -> Result<Vec<String>> {
-        let frame = frame_file(dir, self.sim.step());
-        self.write_state(dir, false, &[&frame])
+    fn picture_name(&self) -> Option<&'static str> {
+        Some("gliding")
     }
 
-    fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
-        let picture = dir.join("gliding.png");
-        // With snapshots or frames on, the film ends on the final state too.
-        if self.cfg.snapshot_every > 0 || self.cfg.frame_every > 0 {
-            let frame = frame_file(dir, self.sim.step());
-            self.write_state(dir, true, &[&frame, &picture])
-        } else {
-            self.write_state(dir, true, &[&picture])
-        }
+    fn draw(&mut self, paths: &[&Path]) -> Result<()> {
+        let (every, grid) = (self.cfg.output.arrow_every, self.grid.clone());
+        write_frame(paths, &grid, self.fields()?, every)
     }
 
     fn save_checkpoint(&mut self, path: &Path) -> Result<()> {

@@ -41,11 +41,11 @@ pub trait Observation {
 
 /// A simulation in progress, built by its model from a validated config (or a checkpoint).
 ///
-/// The runtime calls, in this order: [`open_series`](Self::open_series), `observe` at the
-/// first step, then repeatedly `advance` (to the next observation, snapshot, frame or
-/// checkpoint) with `write_snapshot`, `write_frame` and `save_checkpoint` where due, then `flush_observations`,
-/// `write_final_state`, `save_checkpoint` (when checkpoints were asked for), `finish` and
-/// `manifest_details`.
+/// The runtime calls, in this order: [`plan_run`](Self::plan_run),
+/// [`open_series`](Self::open_series), `observe` at the first step, then repeatedly `advance`
+/// (to the next observation, snapshot, frame or checkpoint) with `write_snapshot`, `draw` and
+/// `save_checkpoint` where due, then `flush_observations`, `write_final_state` and `draw`,
+/// `save_checkpoint` (when checkpoints were asked for), `finish` and `manifest_details`.
 pub trait Simulation {
     type Observation: Observation;
     /// The model's part of manifest.json (its fields join the runtime's at the top level).
@@ -129,15 +129,23 @@ pub trait Simulation {
         Ok(())
     }
 
-    /// Writes a snapshot of the state at the current step into `dir`; returns the file names.
+    /// Writes the state's data files at the current step into `dir` (a snapshot; the runtime
+    /// adds the picture, [`draw`](Self::draw)); returns the file names.
     fn write_snapshot(&mut self, dir: &Path) -> Result<Vec<String>>;
-    /// Writes a picture of the state at the current step into `dir` (at frame steps that are
-    /// no snapshot steps); returns the file names. A model without pictures writes none.
-    fn write_frame(&mut self, _dir: &Path) -> Result<Vec<String>> {
-        Ok(Vec::new())
+    /// Writes the final state's data files into `dir` (the last snapshot, and what only the
+    /// end has); by default the snapshot's.
+    fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
+        self.write_snapshot(dir)
     }
-    /// Writes the final state (the last snapshot, pictures of it) into `dir`.
-    fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>>;
+    /// The name of the model's pictures, for a model that draws its state: frames are
+    /// `NAME_STEP.png`, the final picture `NAME.png` (`runtime::film`).
+    fn picture_name(&self) -> Option<&'static str> {
+        None
+    }
+    /// Draws the state at the current step into each of `paths` (PNG).
+    fn draw(&mut self, _paths: &[&Path]) -> Result<()> {
+        Ok(())
+    }
     /// Writes a checkpoint of the current step to `path`.
     fn save_checkpoint(&mut self, path: &Path) -> Result<()>;
     /// Writes what is made from the whole run (e.g. an analysis of its time series).

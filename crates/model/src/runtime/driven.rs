@@ -157,7 +157,7 @@ impl<S: Simulation + Send> Driven for S {
             path: dir.display().to_string(),
             source,
         })?;
-        Simulation::write_snapshot(self, dir)
+        super::film::snapshot(self, dir)
     }
 
     fn describe(&self) -> String {

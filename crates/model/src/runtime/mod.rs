@@ -11,6 +11,7 @@
 
 pub mod contract;
 pub mod driven;
+pub mod film;
 pub mod run_loop;
 pub mod stop;
 

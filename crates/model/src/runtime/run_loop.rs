@@ -3,6 +3,8 @@
 //! one folder.
 
 use super::contract::{Observation, Simulation};
+pub use super::film::file_name;
+use super::film;
 use super::stop::StopCheck;
 use crate::error::{ModelError, Result};
 use petri_output::folder::{listed_outputs, prepare_output_folder, FolderUse, MANIFEST_FILE};
@@ -302,10 +304,10 @@ fn run_steps<S: Simulation>(
             let staging = petri_output::staging_folder(dir)?;
             let mut staged = Vec::new();
             if snapshot {
-                staged.extend(sim.write_snapshot(&staging)?);
+                staged.extend(film::snapshot(sim, &staging)?);
             }
             if frame {
-                staged.extend(sim.write_frame(&staging)?);
+                staged.extend(film::frame(sim, &staging)?);
             }
             record.add(&staged);
             if checkpoint {
@@ -340,7 +342,7 @@ fn run_steps<S: Simulation>(
     let run_s = (t_run.elapsed().as_secs_f64() - output_s).max(1e-9);
 
     let t = Instant::now();
-    let files = sim.write_final_state(dir)?;
+    let files = film::final_state(sim, dir)?;
     record.add(&files);
     outputs.extend(files);
     if opts.checkpoint_every.is_some() {
@@ -481,12 +483,6 @@ impl RunRecord {
     }
 }
 
-/// The name of a file inside a folder, as the manifest lists it.
-pub fn file_name(p: &Path) -> String {
-    p.file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
 
 #[cfg(test)]
 pub(super) mod tests {
@@ -599,14 +595,16 @@ pub(super) mod tests {
             self.events.push(name.clone());
             Ok(vec![name])
         }
-        fn write_frame(&mut self, dir: &Path) -> Result<Vec<String>> {
-            let name = format!("frame_{}", self.step);
-            std::fs::write(dir.join(&name), b"f").unwrap();
-            self.events.push(name.clone());
-            Ok(vec![name])
+        /// Pictures where frames are asked for.
+        fn picture_name(&self) -> Option<&'static str> {
+            (self.frame_every > 0).then_some("frame")
         }
-        fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
-            self.write_snapshot(dir)
+        fn draw(&mut self, paths: &[&Path]) -> Result<()> {
+            for path in paths {
+                std::fs::write(path, b"f").unwrap();
+                self.events.push(file_name(path));
+            }
+            Ok(())
         }
         fn save_checkpoint(&mut self, path: &Path) -> Result<()> {
             // A checkpoint due with a snapshot is written in the staging folder.
@@ -719,25 +717,26 @@ pub(super) mod tests {
         let mut sim = Counter::new(0);
         sim.frame_every = 4;
         let report = run(&mut sim, &options(&dir, 14, None, false), |_| {}).unwrap();
-        // Frames every 4 before the end; at 12 the snapshot holds the picture.
-        assert_eq!(
-            sim.events,
-            ["frame_4", "snap_6", "frame_8", "snap_12", "snap_14"]
-        );
-        assert_eq!(
-            report.outputs,
-            [
-                "observables.csv",
-                "frame_4",
-                "snap_6",
-                "frame_8",
-                "snap_12",
-                "snap_14",
-                "manifest.json"
-            ]
-        );
+        // Frames every 4 before the end; a snapshot holds the picture of its step, and the
+        // end the last frame and the final picture.
+        let drawn = [
+            "frame_0000004.png",
+            "snap_6",
+            "frame_0000006.png",
+            "frame_0000008.png",
+            "snap_12",
+            "frame_0000012.png",
+            "snap_14",
+            "frame_0000014.png",
+            "frame.png",
+        ];
+        assert_eq!(sim.events, drawn);
+        let mut listed = vec!["observables.csv"];
+        listed.extend(drawn);
+        listed.push("manifest.json");
+        assert_eq!(report.outputs, listed);
         // The manifest lists them all.
-        assert_eq!(listed_outputs(&dir), report.outputs[..6]);
+        assert_eq!(listed_outputs(&dir), report.outputs[..drawn.len() + 1]);
     }
 
     #[test]
