@@ -1,6 +1,6 @@
 //! The files a run writes of its state, through petri-output's writers: both fields as VTK image
 //! data (`.vti`, opens in ParaView), and a picture of v (PNG, viridis from v's smallest value to
-//! its largest, y up).
+//! its largest, y up) that the runtime names and schedules.
 
 use crate::config::GrayScottConfig;
 use crate::state::GrayScottState;
@@ -11,11 +11,6 @@ use std::path::{Path, PathBuf};
 /// `fields_STEP.vti` in `dir`.
 pub fn fields_file(dir: &Path, step: u64) -> PathBuf {
     dir.join(format!("fields_{step:08}.vti"))
-}
-
-/// `v_STEP.png` in `dir`.
-pub fn picture_file(dir: &Path, step: u64) -> PathBuf {
-    dir.join(format!("v_{step:08}.png"))
 }
 
 /// u and v at the cells' centres, one z layer.

@@ -7,7 +7,7 @@ use crate::config::{GrayScottConfig, MODEL};
 use crate::gpu::GrayScottGpu;
 use crate::init::initial_state;
 use crate::observables::Observables;
-use crate::output::{fields_file, picture_file, write_fields, write_picture};
+use crate::output::{fields_file, write_fields, write_picture};
 use crate::state::GrayScottState;
 use petri_engine::{AdapterSummary, GpuContext};
 use petri_model::error::Result;
@@ -146,21 +146,24 @@ impl Simulation for GrayScottSim {
         }
     }
 
+    /// The fields; the runtime adds the picture of v (`draw`), `v_STEP.png` at snapshots and
+    /// frames, `v.png` at the end.
     fn write_snapshot(&mut self, dir: &Path) -> Result<Vec<String>> {
-        let state = self.read_state()?;
-        let (fields, picture) = (fields_file(dir, state.step), picture_file(dir, state.step));
-        write_fields(&fields, &self.cfg, &state)?;
-        write_picture(&picture, &self.cfg, &state)?;
-        Ok(vec![file_name(&fields), file_name(&picture)])
-    }
-
-    /// The fields at the last step and `v.png`, the picture of v there.
-    fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
         let state = self.read_state()?;
         let fields = fields_file(dir, state.step);
         write_fields(&fields, &self.cfg, &state)?;
-        write_picture(&dir.join("v.png"), &self.cfg, &state)?;
-        Ok(vec![file_name(&fields), "v.png".into()])
+        Ok(vec![file_name(&fields)])
+    }
+
+    fn picture_name(&self) -> Option<&'static str> {
+        Some("v")
+    }
+
+    fn draw(&mut self, paths: &[&Path]) -> Result<()> {
+        let state = self.read_state()?;
+        paths
+            .iter()
+            .try_for_each(|path| write_picture(path, &self.cfg, &state))
     }
 
     fn save_checkpoint(&mut self, path: &Path) -> Result<()> {

@@ -71,7 +71,7 @@ fn a_run_writes_its_series_snapshots_and_manifest() {
     for file in [
         "observables.csv",
         "fields_00000100.vti",
-        "v_00000100.png",
+        "v_0000100.png",
         "fields_00000200.vti",
         "v.png",
         "manifest.json",
