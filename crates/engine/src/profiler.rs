@@ -37,6 +37,14 @@ impl PassTimes {
         self.by_label.values().map(|(_, t)| t).sum()
     }
 
+    /// Milliseconds per step of each label, the times covering `steps` steps.
+    pub fn ms_per_step(&self, steps: f64) -> BTreeMap<String, f64> {
+        self.by_label
+            .iter()
+            .map(|(k, (_, ns))| (k.clone(), ns * 1e-6 / steps))
+            .collect()
+    }
+
     pub fn add(&mut self, other: &PassTimes) {
         for (k, (n, t)) in &other.by_label {
             let e = self.by_label.entry(k.clone()).or_default();

@@ -71,6 +71,17 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
+/// The config fields of the run schedule and outputs: they do not change the trajectory, so
+/// a checkpoint's config hashes leave them out.
+pub const RUN_SETTINGS: [&str; 6] = [
+    "steps",
+    "observe_every",
+    "snapshot_every",
+    "frame_every",
+    "output",
+    "provenance",
+];
+
 /// The hash of each top-level field of `config` (of its JSON text), less the fields named in
 /// `unhashed` (those that do not change the trajectory, such as the step count).
 pub fn config_field_hashes(config: &impl Serialize, unhashed: &[&str]) -> Vec<(String, u64)> {

@@ -61,6 +61,11 @@ pub struct TimedSteps {
     pub warmup: Option<u32>,
 }
 
+/// The command of the options struct `A` (a benchmark's, a model's own command).
+pub fn command_of<A: Args>(name: &'static str, about: &'static str) -> clap::Command {
+    A::augment_args(clap::Command::new(name).about(about))
+}
+
 /// Three positive integers `X,Y,Z` (a workgroup size).
 pub fn parse_triple(s: &str) -> std::result::Result<[u32; 3], String> {
     let v: Vec<u32> = s

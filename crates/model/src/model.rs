@@ -203,6 +203,22 @@ impl OpenRequest<'_> {
         A::from_arg_matches(self.flags).map_err(|e| invalid("flags", e, "the model's run flags"))
     }
 
+    /// The simulation `build` makes on the one device the program opens (call it once the
+    /// config reads well), placed there.
+    pub fn on_one_device(
+        &self,
+        model: &'static dyn Model,
+        build: impl FnOnce(&GpuContext) -> Result<Box<dyn Driven>>,
+    ) -> Result<Opened> {
+        let ctx = self.devices.context()?;
+        let sim = build(&ctx)?;
+        Ok(Opened {
+            model,
+            sim,
+            placement: self.placement(&ctx),
+        })
+    }
+
     /// Where a GPU simulation runs, on `ctx`.
     pub fn placement(&self, ctx: &GpuContext) -> Placement {
         Placement {

@@ -6,7 +6,7 @@
 use crate::bench::{bench, BenchOptions};
 use crate::{GrayScottConfig, GrayScottSim, MODEL};
 use clap::{Args, FromArgMatches};
-use petri_model::command::{read_config, GpuArgs};
+use petri_model::command::{command_of, read_config, GpuArgs};
 use petri_model::error::Result;
 use petri_model::model::{Model, OpenRequest, Opened, SharedFlag};
 use petri_scheduler::bench::{Meta, Table};
@@ -30,20 +30,16 @@ impl Model for GrayScott {
     fn open(&self, request: &OpenRequest) -> Result<Opened> {
         let (text, origin) = request.config(MODEL)?.json()?;
         let cfg = GrayScottConfig::from_json(text, origin)?;
-        let ctx = request.devices.context()?;
-        let sim = match request.resume {
-            Some(path) => GrayScottSim::resume(&ctx, &cfg, path)?,
-            None => GrayScottSim::new(&ctx, &cfg)?,
-        };
-        Ok(Opened {
-            model: &GrayScott,
-            placement: request.placement(&ctx),
-            sim: Box::new(sim),
+        request.on_one_device(&GrayScott, |ctx| {
+            Ok(Box::new(match request.resume {
+                Some(path) => GrayScottSim::resume(ctx, &cfg, path)?,
+                None => GrayScottSim::new(ctx, &cfg)?,
+            }))
         })
     }
 
     fn bench_command(&self) -> Option<clap::Command> {
-        Some(BenchArgs::augment_args(clap::Command::new(MODEL).about(self.about())))
+        Some(command_of::<BenchArgs>(MODEL, self.about()))
     }
     fn bench(&self, args: &clap::ArgMatches) -> anyhow::Result<()> {
         let args = BenchArgs::from_arg_matches(args)?;

@@ -219,12 +219,7 @@ pub fn bench_size(
         cpu_ms,
         cpu_threads,
         speedup_vs_cpu: cpu_ms.map(|c| c / fields_ms),
-        pass_ms: case
-            .times
-            .by_label
-            .iter()
-            .map(|(k, (_, ns))| (k.clone(), ns * 1e-6 / steps))
-            .collect(),
+        pass_ms: case.times.ms_per_step(steps),
     };
     Ok((timing, row))
 }

@@ -5,7 +5,7 @@
 use super::checkpoint::Checkpoint;
 use super::run::AngioRun;
 use super::{bench, AngioConfig, AngioSim, SimOptions};
-use crate::command::{
+use crate::command::{command_of, 
     cell, check_json, grid_name, parse_grid, read_config, GpuArgs, Rows, TimedSteps,
 };
 use crate::error::Result;
@@ -43,21 +43,18 @@ impl Model for Angiogenesis {
                 Start::New(Box::new(config))
             }
         };
-        let ctx = request.devices.context()?;
-        let sim = match start {
-            Start::Resume(ck) => ck.into_sim(&ctx, &options)?,
-            Start::New(config) => AngioSim::new(&ctx, &config, &options)?,
-        };
-        let placement = request.placement(&ctx);
-        Ok(Opened {
-            model: &Angiogenesis,
-            sim: Box::new(AngioRun { ctx, sim }),
-            placement,
+        request.on_one_device(&Angiogenesis, |ctx| {
+            let sim = match start {
+                Start::Resume(ck) => ck.into_sim(ctx, &options)?,
+                Start::New(config) => AngioSim::new(ctx, &config, &options)?,
+            };
+            let ctx = ctx.clone();
+            Ok(Box::new(AngioRun { ctx, sim }))
         })
     }
 
     fn bench_command(&self) -> Option<clap::Command> {
-        Some(BenchArgs::augment_args(clap::Command::new(self.name()).about(self.about())))
+        Some(command_of::<BenchArgs>(self.name(), self.about()))
     }
     fn bench(&self, args: &clap::ArgMatches) -> anyhow::Result<()> {
         bench_tables(BenchArgs::from_arg_matches(args)?)

@@ -1,8 +1,9 @@
 //! An angiogenesis run as the runtime drives it (`crate::runtime`): observables every
 //! `observe_every` steps through the GPU readback ring, field snapshots with a picture each,
 //! pictures alone every `frame_every` steps, and at the end the fields, the vessel network and
-//! its picture. The CLI calls [`run`]; an embedding program can
-//! too, or drive [`AngioRun`] with `runtime::run` itself.
+//! its picture (the runtime names and schedules the pictures, `runtime::film`). The model opens
+//! as an [`AngioRun`] (`model.rs`); an embedding program can build one and drive it with
+//! `runtime::run` itself.
 
 use super::checkpoint::Checkpoint;
 use super::output::{fields_file, write_fields, write_picture, write_vessels};
@@ -10,12 +11,11 @@ use super::params::AngioConfig;
 use super::sim::{AngioSim, Observables, SimOptions};
 use crate::error::Result;
 use crate::runtime::{
-    self, run_loop::file_name, ArrayData, Observation, RunReport, Schedule, Simulation, StateArray,
+    self, run_loop::file_name, ArrayData, Observation, Schedule, Simulation, StateArray,
 };
 use petri_engine::{AdapterSummary, GpuContext};
 use serde::Serialize;
 use std::path::Path;
-use std::time::Instant;
 
 /// An angiogenesis run's options (`resume`: the checkpoint the simulation was built from; it
 /// holds the config).
@@ -214,38 +214,3 @@ impl Simulation for AngioRun {
     }
 }
 
-/// Runs the model from `sim`'s current step and writes everything into `opts.out_dir`
-/// (`runtime::run`). With `opts.resume`, `sim` comes from that checkpoint, so the rows an
-/// earlier run wrote into the folder before its step are kept. `progress` sees each
-/// observation.
-pub fn run_sim(
-    ctx: &GpuContext,
-    sim: AngioSim,
-    opts: &RunOptions,
-    setup_s: f64,
-    progress: impl FnMut(&Observables),
-) -> Result<(AngioSim, RunReport<Observables>)> {
-    let mut run = AngioRun {
-        ctx: ctx.clone(),
-        sim,
-    };
-    let report = runtime::run(&mut run, &opts.run_options(setup_s), progress)?;
-    Ok((run.sim, report))
-}
-
-/// Builds the model from its config, or from the checkpoint `opts.resume` (which holds the
-/// config; `cfg` is then not read), and runs it (see `run_sim`).
-pub fn run(
-    ctx: &GpuContext,
-    cfg: &AngioConfig,
-    opts: &RunOptions,
-    progress: impl FnMut(&Observables),
-) -> Result<RunReport<Observables>> {
-    let t = Instant::now();
-    let sim = match &opts.resume {
-        Some(path) => Checkpoint::load(path)?.into_sim(ctx, &opts.sim)?,
-        None => AngioSim::new(ctx, cfg, &opts.sim)?,
-    };
-    let setup = t.elapsed().as_secs_f64();
-    Ok(run_sim(ctx, sim, opts, setup, progress)?.1)
-}

@@ -443,12 +443,7 @@ pub fn bench_size(
         },
     )?;
     let steps = opts.steps as f64;
-    let pass_ms: BTreeMap<String, f64> = case
-        .times
-        .by_label
-        .iter()
-        .map(|(k, (_, ns))| (k.clone(), ns * 1e-6 / steps))
-        .collect();
+    let pass_ms: BTreeMap<String, f64> = case.times.ms_per_step(steps);
     let mut split_ms = BTreeMap::new();
     for (label, ms) in &pass_ms {
         *split_ms.entry(pass_group(label).to_string()).or_insert(0.0) += ms;

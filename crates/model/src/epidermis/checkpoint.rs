@@ -40,16 +40,6 @@ use std::path::Path;
 pub const VERSION: u32 = 1;
 /// Model name in the container.
 pub const MODEL: &str = "epidermis";
-/// Config fields left out of the hashes (they do not change the trajectory).
-pub const UNHASHED: [&str; 6] = [
-    "steps",
-    "observe_every",
-    "snapshot_every",
-    "frame_every",
-    "output",
-    "provenance",
-];
-
 /// A resumable snapshot of an epidermis run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Checkpoint {
@@ -71,9 +61,9 @@ struct Header {
     fields: Vec<(String, u64)>,
 }
 
-/// The hashes of the config fields that shape a run (all but [`UNHASHED`]).
+/// The hashes of the config fields that shape a run (all but the run settings, `crate::checkpoint::RUN_SETTINGS`).
 pub fn config_hashes(config: &impl Serialize) -> Vec<(String, u64)> {
-    config_field_hashes(config, &UNHASHED)
+    config_field_hashes(config, &crate::checkpoint::RUN_SETTINGS)
 }
 
 impl Checkpoint {

@@ -6,7 +6,7 @@
 use super::bench::{self, CudaRow};
 use super::run::{start, EpidermisRun, RunOptions};
 use super::{EpidermisConfig, SimOptions};
-use crate::command::{cell, check_json, read_config, GpuArgs, Rows};
+use crate::command::{command_of, cell, check_json, read_config, GpuArgs, Rows};
 use crate::error::Result;
 use crate::model::{Model, OpenRequest, Opened};
 use anyhow::{bail, Context};
@@ -29,20 +29,15 @@ impl Model for Epidermis {
     fn open(&self, request: &OpenRequest) -> Result<Opened> {
         let (text, origin) = request.config(self.name())?.json()?;
         let cfg = EpidermisConfig::from_json(text, origin)?;
-        let sim = sim_options(request.workgroup)?;
-        let ctx = request.devices.context()?;
-        let opts = RunOptions::resuming(sim, request.resume);
-        let state = start(&ctx, &cfg, &opts)?;
-        let placement = request.placement(&ctx);
-        Ok(Opened {
-            model: &Epidermis,
-            sim: Box::new(EpidermisRun::new(&ctx, state, &cfg)),
-            placement,
+        let opts = RunOptions::resuming(sim_options(request.workgroup)?, request.resume);
+        request.on_one_device(&Epidermis, |ctx| {
+            let state = start(ctx, &cfg, &opts)?;
+            Ok(Box::new(EpidermisRun::new(ctx, state, &cfg)))
         })
     }
 
     fn bench_command(&self) -> Option<clap::Command> {
-        Some(BenchArgs::augment_args(clap::Command::new(self.name()).about(self.about())))
+        Some(command_of::<BenchArgs>(self.name(), self.about()))
     }
     fn bench(&self, args: &clap::ArgMatches) -> anyhow::Result<()> {
         bench_tables(BenchArgs::from_arg_matches(args)?)

@@ -4,7 +4,8 @@
 //! the side view (`tissue_NNNNNNN.png`); every `frame_every` steps the side view alone; at the
 //! end the elements, `tissue.png` and, with `--checkpoint-every`, the checkpoint. A division
 //! that does not fit `capacity.max_cells` stops the run with an error naming it (the
-//! simulation's `advance` reports it). The CLI calls [`run`]; an embedding program can too.
+//! simulation's `advance` reports it). The runtime names and schedules the pictures
+//! (`runtime::film`); the model opens as an [`EpidermisRun`] (`model.rs`).
 
 use super::checkpoint::{config_hashes, Checkpoint};
 use super::output::{
@@ -16,13 +17,12 @@ use super::sim::{EpidermisSim, SimOptions};
 use super::state::{ADHESIVE, GENE_NAMES, SPECIES};
 use crate::error::Result;
 use crate::runtime::{
-    self, run_loop::file_name, ArrayData, Observation, RunReport, Schedule, Simulation, StateArray,
+    self, run_loop::file_name, ArrayData, Observation, Schedule, Simulation, StateArray,
 };
 use petri_engine::{AdapterSummary, GpuContext};
 use petri_output::TimeSeriesWriter;
 use serde::Serialize;
 use std::path::Path;
-use std::time::Instant;
 
 /// An epidermis run's options (`resume`: a checkpoint written by a run of the same config).
 pub type RunOptions = runtime::ModelRunOptions<SimOptions>;
@@ -306,30 +306,3 @@ pub fn start(ctx: &GpuContext, cfg: &EpidermisConfig, opts: &RunOptions) -> Resu
     }
 }
 
-/// Runs `sim` from its current step and writes everything into `opts.out_dir`
-/// (`runtime::run`). `progress` sees each observation.
-pub fn run_sim(
-    ctx: &GpuContext,
-    sim: EpidermisSim,
-    cfg: &EpidermisConfig,
-    opts: &RunOptions,
-    setup_s: f64,
-    progress: impl FnMut(&Observed),
-) -> Result<(EpidermisSim, RunReport<Observed>)> {
-    let mut run = EpidermisRun::new(ctx, sim, cfg);
-    let report = runtime::run(&mut run, &opts.run_options(setup_s), progress)?;
-    Ok((run.sim, report))
-}
-
-/// Builds the simulation ([`start`]) and runs it ([`run_sim`]).
-pub fn run(
-    ctx: &GpuContext,
-    cfg: &EpidermisConfig,
-    opts: &RunOptions,
-    progress: impl FnMut(&Observed),
-) -> Result<RunReport<Observed>> {
-    let t = Instant::now();
-    let sim = start(ctx, cfg, opts)?;
-    let setup = t.elapsed().as_secs_f64();
-    Ok(run_sim(ctx, sim, cfg, opts, setup, progress)?.1)
-}

@@ -341,12 +341,7 @@ pub fn bench_size(
     // A step that could not be taken (a non-finite rate, a dt under the floor) fails here.
     let clock = case.sim.checked_clock(ctx)?;
     let steps = opts.steps as f64;
-    let pass_ms: BTreeMap<String, f64> = case
-        .times
-        .by_label
-        .iter()
-        .map(|(k, (_, ns))| (k.clone(), ns * 1e-6 / steps))
-        .collect();
+    let pass_ms: BTreeMap<String, f64> = case.times.ms_per_step(steps);
     let mut split_ms = BTreeMap::new();
     for (label, ms) in &pass_ms {
         *split_ms.entry(stage(label).to_string()).or_insert(0.0) += ms;

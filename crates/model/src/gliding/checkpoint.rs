@@ -49,16 +49,6 @@ use std::path::Path;
 pub const VERSION: u32 = 2;
 /// Model name in the container.
 pub const MODEL: &str = "gliding";
-/// Config fields left out of the hashes (they do not change the trajectory).
-pub const UNHASHED: [&str; 6] = [
-    "steps",
-    "observe_every",
-    "snapshot_every",
-    "frame_every",
-    "output",
-    "provenance",
-];
-
 /// The metadata: everything but the arrays.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -68,9 +58,9 @@ struct Header {
     fields: Vec<(String, u64)>,
 }
 
-/// The hashes of the config fields that shape a run (all but [`UNHASHED`]).
+/// The hashes of the config fields that shape a run (all but the run settings, `crate::checkpoint::RUN_SETTINGS`).
 pub fn config_hashes(cfg: &GlidingConfig) -> Vec<(String, u64)> {
-    config_field_hashes(cfg, &UNHASHED)
+    config_field_hashes(cfg, &crate::checkpoint::RUN_SETTINGS)
 }
 
 /// Writes `state`, a state of a run of `cfg`, to `path`, replacing any file there atomically

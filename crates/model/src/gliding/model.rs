@@ -7,7 +7,7 @@ use super::bench::{self, Size, STAGES};
 use super::params::GlidingConfig;
 use super::run::{start, GlidingRun, RunOptions};
 use super::sim::SimOptions;
-use crate::command::{cell, check_json, GpuArgs, Rows};
+use crate::command::{command_of, cell, check_json, GpuArgs, Rows};
 use crate::error::Result;
 use crate::model::{Model, OpenRequest, Opened};
 use anyhow::bail;
@@ -29,20 +29,15 @@ impl Model for Gliding {
     fn open(&self, request: &OpenRequest) -> Result<Opened> {
         let (text, origin) = request.config(self.name())?.json()?;
         let cfg = GlidingConfig::from_json(text, origin)?;
-        let sim = sim_options(request.workgroup)?;
-        let ctx = request.devices.context()?;
-        let opts = RunOptions::resuming(sim, request.resume);
-        let state = start(&ctx, &cfg, &opts)?;
-        let placement = request.placement(&ctx);
-        Ok(Opened {
-            model: &Gliding,
-            sim: Box::new(GlidingRun::new(&ctx, state, &cfg)),
-            placement,
+        let opts = RunOptions::resuming(sim_options(request.workgroup)?, request.resume);
+        request.on_one_device(&Gliding, |ctx| {
+            let state = start(ctx, &cfg, &opts)?;
+            Ok(Box::new(GlidingRun::new(ctx, state, &cfg)))
         })
     }
 
     fn bench_command(&self) -> Option<clap::Command> {
-        Some(BenchArgs::augment_args(clap::Command::new(self.name()).about(self.about())))
+        Some(command_of::<BenchArgs>(self.name(), self.about()))
     }
     fn bench(&self, args: &clap::ArgMatches) -> anyhow::Result<()> {
         bench_tables(BenchArgs::from_arg_matches(args)?)

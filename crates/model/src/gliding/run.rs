@@ -3,10 +3,10 @@
 //! last step's dt and its Courant number dt x rate, at most courant_safety x 0.25); a step since
 //! the last observation that could not be taken (a non-finite Courant rate, or a dt under the
 //! floor: `clock.rs`) stops the run there, naming that step; every `snapshot_every` steps the
-//! fields
-//! (`gliding_NNNNNNN.vti`, `fluid_NNNNNNN.vtr`) and the picture (`frame_NNNNNNN.png`); every
-//! `frame_every` steps the picture alone; at the end the fields, `gliding.png` and, with
-//! `--checkpoint-every`, the checkpoint. The CLI calls [`run`]; an embedding program can too.
+//! fields (`gliding_NNNNNNN.vti`, `fluid_NNNNNNN.vtr`) and the picture (`gliding_NNNNNNN.png`);
+//! every `frame_every` steps the picture alone; at the end the fields, `gliding.png` and, with
+//! `--checkpoint-every`, the checkpoint (the runtime names and schedules the pictures,
+//! `runtime::film`). The model opens as a [`GlidingRun`] (`model.rs`).
 
 use super::checkpoint;
 use super::fields::{GlidingFields, GlidingGrid};
@@ -15,12 +15,11 @@ use super::params::GlidingConfig;
 use super::sim::{GlidingSim, SimOptions};
 use crate::error::Result;
 use crate::runtime::{
-    self, ArrayData, Observation, RunReport, Schedule, Simulation, StateArray,
+    self, ArrayData, Observation, Schedule, Simulation, StateArray,
 };
 use petri_engine::{AdapterSummary, GpuContext};
 use serde::Serialize;
 use std::path::Path;
-use std::time::Instant;
 
 /// A gliding run's options (`resume`: a checkpoint written by a run of the same config).
 pub type RunOptions = runtime::ModelRunOptions<SimOptions>;
@@ -261,30 +260,3 @@ pub fn start(ctx: &GpuContext, cfg: &GlidingConfig, opts: &RunOptions) -> Result
     }
 }
 
-/// Runs `sim` from its current step and writes everything into `opts.out_dir`
-/// (`runtime::run`). `progress` sees each observation.
-pub fn run_sim(
-    ctx: &GpuContext,
-    sim: GlidingSim,
-    cfg: &GlidingConfig,
-    opts: &RunOptions,
-    setup_s: f64,
-    progress: impl FnMut(&Observables),
-) -> Result<(GlidingSim, RunReport<Observables>)> {
-    let mut run = GlidingRun::new(ctx, sim, cfg);
-    let report = runtime::run(&mut run, &opts.run_options(setup_s), progress)?;
-    Ok((run.sim, report))
-}
-
-/// Builds the simulation ([`start`]) and runs it ([`run_sim`]).
-pub fn run(
-    ctx: &GpuContext,
-    cfg: &GlidingConfig,
-    opts: &RunOptions,
-    progress: impl FnMut(&Observables),
-) -> Result<RunReport<Observables>> {
-    let t = Instant::now();
-    let sim = start(ctx, cfg, opts)?;
-    let setup = t.elapsed().as_secs_f64();
-    Ok(run_sim(ctx, sim, cfg, opts, setup, progress)?.1)
-}

@@ -6,7 +6,7 @@ use super::analysis::OscillationReport;
 use super::bench::{bench_devices, bench_model, uniform_model, BenchRow, DeviceRow};
 use super::run::{reanalyze, start, ANALYSIS_SKIP_FRACTION};
 use super::{RdmeConfig, RdmeModel, SimOptions, Sweeps};
-use crate::command::{cell, check_json, grid_name, parse_grid, GpuArgs, Rows, TimedSteps};
+use crate::command::{command_of, cell, check_json, grid_name, parse_grid, GpuArgs, Rows, TimedSteps};
 use crate::error::{invalid_flag, Result};
 use crate::model::{Model, OpenRequest, Opened};
 use anyhow::{bail, Context};
@@ -62,15 +62,15 @@ impl Model for Rdme {
     }
 
     fn bench_command(&self) -> Option<clap::Command> {
-        Some(BenchArgs::augment_args(clap::Command::new(self.name()).about(self.about())))
+        Some(command_of::<BenchArgs>(self.name(), self.about()))
     }
     fn bench(&self, args: &clap::ArgMatches) -> anyhow::Result<()> {
         bench_tables(BenchArgs::from_arg_matches(args)?)
     }
     fn commands(&self) -> Vec<clap::Command> {
-        vec![AnalyzeArgs::augment_args(
-            clap::Command::new("analyze")
-                .about("rdme: analyse a finished run's kymograph again, e.g. skipping more of its start"),
+        vec![command_of::<AnalyzeArgs>(
+            "analyze",
+            "rdme: analyse a finished run's kymograph again, e.g. skipping more of its start",
         )]
     }
     fn command(&self, name: &str, args: &clap::ArgMatches) -> anyhow::Result<()> {

@@ -1,7 +1,7 @@
 //! A whole RDME run into an output folder: observables.csv, the kymograph (CSV, PNG) and its
 //! oscillation analysis, VTK snapshots of the lattice, checkpoints and manifest.json (config,
-//! seed, devices, timings, warnings, final counts). The CLI calls this; an embedding program
-//! can too.
+//! seed, devices, timings, warnings, final counts). The model opens as an [`RdmeRun`]
+//! ([`start`], from `model.rs`); an embedding program can drive one with `runtime::run`.
 
 use super::analysis::{analyze, OscillationReport};
 use super::checkpoint::Checkpoint;
@@ -16,13 +16,12 @@ use super::output::{
 use super::sim::{Observables, RdmeSim};
 use crate::error::{invalid, Result};
 use crate::runtime::{
-    self, run_loop::file_name, ArrayData, Observation, Schedule, Simulation, StateArray, Timings,
+    self, run_loop::file_name, ArrayData, Observation, Schedule, Simulation, StateArray,
 };
 use petri_engine::{AdapterSummary, GpuContext};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Instant;
 
 /// The oscillation analysis discards this fraction of the run's simulated time as transient.
 pub const ANALYSIS_SKIP_FRACTION: f64 = 0.2;
@@ -50,18 +49,6 @@ pub struct Details {
     pub final_by_type: BTreeMap<String, BTreeMap<String, u64>>,
     /// Particles moved to another site of their plane because their site was full.
     pub overflow_moved: u64,
-}
-
-/// What a run returns: manifest.json's contents, and the kymograph's analysis.
-#[derive(Debug)]
-pub struct Manifest {
-    pub first_step: u64,
-    pub last_step: u64,
-    pub timings: Timings,
-    pub outputs: Vec<String>,
-    pub details: Details,
-    /// The analysis of the kymograph species (also in analysis.json).
-    pub analysis: Option<OscillationReport>,
 }
 
 /// An RDME simulation on its devices, for the runtime.
@@ -308,28 +295,6 @@ fn check_device_memory(
         ctx.check_storage_buffer("rdme particles", 16 * sites)?;
     }
     Ok(())
-}
-
-/// Runs `model` on `contexts` (one z-slab each) and writes everything into `opts.out_dir`
-/// (`runtime::run`). `progress` sees every observation, the one at the first step included.
-pub fn run(
-    contexts: Vec<GpuContext>,
-    model: &RdmeModel,
-    opts: &RunOptions,
-    progress: impl FnMut(&Observables),
-) -> Result<Manifest> {
-    let t_setup = Instant::now();
-    let mut run = start(contexts, model, &opts.sim, opts.resume.as_deref())?;
-    let setup_s = t_setup.elapsed().as_secs_f64();
-    let report = runtime::run(&mut run, &opts.run_options(setup_s), progress)?;
-    Ok(Manifest {
-        first_step: report.first_step,
-        last_step: report.last_step,
-        details: run.details(report.first_step, &report.last),
-        timings: report.timings,
-        outputs: report.outputs,
-        analysis: run.analysis,
-    })
 }
 
 /// The simulation of `model` on `contexts` (one z-slab each) at its initial state, or at the

@@ -16,7 +16,7 @@ use super::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
 use super::gpu_run::GpuSsaRun;
 use super::run::{RunOptions as SsaOptions, SsaRun};
 use super::synthetic::square_network;
-use crate::command::{cell, check_json, GpuArgs, Rows};
+use crate::command::{command_of, cell, check_json, GpuArgs, Rows};
 use crate::error::{invalid, invalid_flag, ModelError, Result};
 use crate::model::{model_field, Config, Model, OpenRequest, Opened, Placement, SharedFlag};
 use crate::reactions::json::{parse_network_json, read_network};
@@ -127,15 +127,16 @@ impl Model for Ssa {
     }
 
     fn bench_command(&self) -> Option<clap::Command> {
-        Some(BenchArgs::augment_args(clap::Command::new("ssa").about(self.about())))
+        Some(command_of::<BenchArgs>("ssa", self.about()))
     }
     fn bench(&self, args: &clap::ArgMatches) -> anyhow::Result<()> {
         bench_tables(BenchArgs::from_arg_matches(args)?)
     }
     fn commands(&self) -> Vec<clap::Command> {
-        vec![ValidateArgs::augment_args(clap::Command::new("validate").about(
+        vec![command_of::<ValidateArgs>(
+            "validate",
             "Check the stochastic simulators against a test suite: petri validate dsmts --method tau",
-        ))]
+        )]
     }
     fn command(&self, name: &str, args: &clap::ArgMatches) -> anyhow::Result<()> {
         match name {
