@@ -6,6 +6,7 @@ use petri_model::angiogenesis::{bench::Grid, state::Tip, uniforms::AngioUniforms
 use petri_model::epidermis::uniforms::{EpiUniforms, MorseForce};
 use petri_model::epidermis::{genes::GeneUniforms, growth::GrowthUniforms};
 use petri_model::gliding::clock::{Clock, ClockParams};
+use petri_model::gliding::coupling::CouplingUniforms;
 use petri_model::gliding::filaments::FilamentUniforms;
 use petri_model::gliding::motors::{MotorChunkUniforms, MotorUniforms};
 use petri_model::gliding::stokes::StokesUniforms;
@@ -60,7 +61,11 @@ fn host_structs_match_their_wgsl_structs() {
     let clock = host_layout!(Clock:
         dt, dt_prev, rate, failure, ticks_lo, ticks_hi, failed_step, failed_rate);
     let clock_params = host_layout!(ClockParams: max_ticks, min_ticks, tick, courant_ticks);
+    let coupling = host_layout!(CouplingUniforms:
+        nx, ny, ntheta, nz, level, turn_rate, dtheta, inv_2dx, inv_2dy, inv_sheet, v_sp, u_t,
+        u_r, sigma_f, sigma_t, inv_dx, inv_dy, inv_dtheta);
     layout::all([
+        layout::check(shaders::gliding::coupling::SHADER, "CouplingParams", &coupling),
         layout::check(shaders::angiogenesis::common::SHADER, "AngioParams", &angio),
         layout::check(shaders::angiogenesis::common::SHADER, "Tip", &tip),
         // epidermis/common.wgsl is a fragment: reflected inside a shader that includes it.
@@ -91,4 +96,66 @@ fn host_structs_match_their_wgsl_structs() {
         layout::check(shaders::gliding::motors::SHADER, "MotorChunk", &motor_chunk),
     ])
     .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Every `#[repr(C)]` struct that derives `bytemuck::Pod` in the workspace's crates (and the
+/// model outside it) is a host mirror of a WGSL struct, and each one is checked by a
+/// `host_layout!` somewhere (here, or next to a private struct in its own file): a new mirror
+/// without a check fails here, so no list of them has to be kept by hand.
+#[test]
+fn every_pod_struct_has_its_layout_checked() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    for dir in ["crates", "examples/custom_model"] {
+        rust_files(&root.join(dir), &mut files);
+    }
+    let (mut pods, mut checked) = (Vec::new(), std::collections::BTreeSet::new());
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            // `#[derive(.., Pod, ..)]` then, before the next blank line, `struct Name`.
+            if line.trim_start().starts_with("#[derive(") && line.contains("Pod") {
+                let name = lines[i + 1..]
+                    .iter()
+                    .take_while(|l| !l.trim().is_empty())
+                    .find_map(|l| l.split("struct ").nth(1))
+                    .and_then(|rest| rest.split([' ', '{', '<', '(', ';']).next());
+                if let Some(name) = name {
+                    pods.push((name.to_string(), path.display().to_string()));
+                }
+            }
+            // `host_layout!(path::Name: fields)`: the type's last path segment.
+            for use_ in line.split("host_layout!(").skip(1) {
+                let path: String = use_
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                    .collect();
+                let path = path.trim_end_matches(':');
+                checked.insert(path.rsplit("::").next().unwrap_or(path).to_string());
+            }
+        }
+    }
+    assert!(pods.len() > 20, "found only {} Pod structs", pods.len());
+    let unchecked: Vec<String> = pods
+        .iter()
+        .filter(|(name, _)| !checked.contains(name))
+        .map(|(name, path)| format!("{name} ({path})"))
+        .collect();
+    assert!(
+        unchecked.is_empty(),
+        "Pod structs whose layout no host_layout! checks: {}",
+        unchecked.join(", ")
+    );
+}
+
+fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() && !path.ends_with("target") {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
 }

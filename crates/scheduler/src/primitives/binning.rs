@@ -296,3 +296,16 @@ pub fn cpu_binning(grid: &Grid, positions: &[[f32; 4]]) -> Result<BinningResult>
         cell_offsets,
     })
 }
+
+/// `GridCfg` mirrors the shader's `GridCfg`: checked here, where its fields are visible.
+#[cfg(test)]
+mod layout {
+    use petri_engine::{host_layout, layout, shaders};
+
+    #[test]
+    fn the_host_struct_mirrors_the_wgsl_struct() {
+        let host = host_layout!(super::GridCfg: origin, periodic, inv_cell, cells, dims);
+        layout::check(shaders::scheduler::binning::SHADER, "GridCfg", &host)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+}

@@ -229,3 +229,16 @@ fn check_host_len(primitive: &'static str, n: u32, capacity: u32) -> Result<()> 
     }
     Ok(())
 }
+
+/// `Cfg` mirrors the shader's `DispatchCfg`: checked here, where its fields are visible.
+#[cfg(test)]
+mod layout {
+    use petri_engine::{host_layout, layout, shaders};
+
+    #[test]
+    fn the_host_struct_mirrors_the_wgsl_struct() {
+        let host = host_layout!(super::Cfg: slots, capacity, word, slot);
+        layout::check(shaders::scheduler::dispatch::SHADER, "DispatchCfg", &host)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+}

@@ -322,3 +322,16 @@ mod tests {
         assert_eq!(digit_bits(16_000_000, 32), 4);
     }
 }
+
+/// `PassCfg` mirrors the shader's `RadixPass`: checked here, where its fields are visible.
+#[cfg(test)]
+mod layout {
+    use petri_engine::{host_layout, layout, shaders};
+
+    #[test]
+    fn the_host_struct_mirrors_the_wgsl_struct() {
+        let host = host_layout!(super::PassCfg: shift, mask, bins);
+        layout::check(shaders::scheduler::radix_sort::SHADER, "RadixPass", &host)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+}

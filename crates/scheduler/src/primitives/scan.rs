@@ -168,3 +168,16 @@ pub fn cpu_exclusive_scan(input: &[u32]) -> (Vec<u32>, u32) {
     }
     (out, run)
 }
+
+/// `LevelCfg` mirrors the shader's `ScanLevel`: checked here, where its fields are visible.
+#[cfg(test)]
+mod layout {
+    use petri_engine::{host_layout, layout, shaders};
+
+    #[test]
+    fn the_host_struct_mirrors_the_wgsl_struct() {
+        let host = host_layout!(super::LevelCfg: level, len_slot, data_off, sums_off, top);
+        layout::check(shaders::scheduler::scan::SHADER, "ScanLevel", &host)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+}
