@@ -2,13 +2,15 @@
 //! the steps a run may resume from, reading a container with its errors as model errors
 //! (`load`, `header`, `take`, `refuse`), and hashes of a config's fields, for a checkpoint that
 //! holds the hashes of its run's config rather than the config (`config_field_hashes`,
-//! `combined_hash`, `differing_fields`).
+//! `combined_hash`, `differing_fields`). A model whose state is a few named arrays needs no
+//! checkpoint code of its own: [`save_arrays`] and [`load_arrays`] write and check them.
 
 use crate::error::{ModelError, Result};
-use petri_output::checkpoint::{CheckpointFile, Element};
+use crate::runtime::{ArrayData, StateArray};
+use petri_output::checkpoint::{CheckpointFile, CheckpointWriter, Element};
 use petri_output::OutputError;
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// Largest step a checkpoint may hold. The shaders see the step as a 32-bit number (the random
@@ -123,6 +125,119 @@ pub fn differing_fields(now: &[(String, u64)], then: &[(String, u64)]) -> Vec<St
     differ
 }
 
+/// The metadata of a checkpoint of state arrays.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ArraysHeader {
+    step: u64,
+    /// The run's config, for people (resuming compares the hashes).
+    config: serde_json::Value,
+    config_hashes: Vec<(String, u64)>,
+    /// Each array's name and shape, in order.
+    shapes: Vec<(String, Vec<usize>)>,
+}
+
+/// Writes a checkpoint of `model` (format `version`) holding `arrays`, the whole state of a run
+/// of `config` at `step`, atomically to `path`. The config is kept with the hashes of its
+/// fields but the [`RUN_SETTINGS`], which [`load_arrays`] compares.
+pub fn save_arrays(
+    path: &Path,
+    (model, version): (&str, u32),
+    config: &impl Serialize,
+    step: u64,
+    arrays: &[StateArray],
+) -> Result<()> {
+    let header = ArraysHeader {
+        step,
+        config: serde_json::to_value(config).expect("the config serializes"),
+        config_hashes: config_field_hashes(config, &RUN_SETTINGS),
+        shapes: arrays
+            .iter()
+            .map(|a| (a.name.clone(), a.shape.clone()))
+            .collect(),
+    };
+    let mut writer = CheckpointWriter::new(model, version)
+        .meta(serde_json::to_value(header).expect("the header serializes"));
+    for a in arrays {
+        writer = match &a.data {
+            ArrayData::F32(v) => writer.array(&a.name, v),
+            ArrayData::F64(v) => writer.array(&a.name, v),
+            ArrayData::U8(v) => writer.array(&a.name, v),
+            ArrayData::U32(v) => writer.array(&a.name, v),
+            ArrayData::U64(v) => writer.array(&a.name, v),
+            // Names along an axis come from the config, not the state.
+            ArrayData::Text(_) => writer,
+        };
+    }
+    writer.save(path).map_err(model_error)
+}
+
+/// The step and state arrays of the checkpoint at `path`, in the order of `expected` (name,
+/// shape), refused (naming the file and what is wrong) unless a run of `config` wrote it with
+/// [`save_arrays`]: the same model and format, the same config fields but the run settings,
+/// a step a run can reach, every expected array with its shape, and finite values.
+pub fn load_arrays(
+    path: &Path,
+    (model, version): (&str, u32),
+    config: &impl Serialize,
+    expected: &[(&str, &[usize])],
+) -> Result<(u64, Vec<StateArray>)> {
+    let mut file = load(path, model, version)?;
+    let h: ArraysHeader = header(&file)?;
+    let differ = differing_fields(&config_field_hashes(config, &RUN_SETTINGS), &h.config_hashes);
+    if !differ.is_empty() {
+        return Err(refuse(
+            &file,
+            format!(
+                "written by a run with another config: {} differ{} (every field but {} must \
+                 match the checkpoint's; its config is in its metadata)",
+                differ.join(", "),
+                if differ.len() == 1 { "s" } else { "" },
+                RUN_SETTINGS.join(", ")
+            ),
+        ));
+    }
+    check_step(h.step).map_err(|m| refuse(&file, m))?;
+    let mut arrays = Vec::new();
+    for (name, shape) in expected {
+        let stored = h.shapes.iter().find(|(n, _)| n == name).map(|(_, s)| s);
+        if stored.map(Vec::as_slice) != Some(*shape) {
+            return Err(refuse(
+                &file,
+                format!("array {name}: shape {stored:?}, the run needs {shape:?}"),
+            ));
+        }
+        let data = take_any(&mut file, name)?;
+        let finite = match &data {
+            ArrayData::F32(v) => v.iter().all(|x| x.is_finite()),
+            ArrayData::F64(v) => v.iter().all(|x| x.is_finite()),
+            _ => true,
+        };
+        if data.len() != shape.iter().product::<usize>() || !finite {
+            return Err(refuse(
+                &file,
+                format!("array {name} holds a value that is not finite, or not {shape:?} of them"),
+            ));
+        }
+        arrays.push(StateArray::new(name, shape, data));
+    }
+    Ok((h.step, arrays))
+}
+
+/// The array `name` in whichever element type it was stored.
+fn take_any(file: &mut CheckpointFile, name: &str) -> Result<ArrayData> {
+    use petri_output::checkpoint::ElementType as T;
+    let ty = file.element_type(name).map_err(model_error)?;
+    Ok(match ty {
+        T::F32 => ArrayData::F32(take(file, name)?),
+        T::F64 => ArrayData::F64(take(file, name)?),
+        T::U8 => ArrayData::U8(take(file, name)?),
+        T::U32 => ArrayData::U32(take(file, name)?),
+        T::U64 => ArrayData::U64(take(file, name)?),
+        T::I32 => return Err(refuse(file, format!("array {name}: i32 holds no state array"))),
+    })
+}
+
 /// Test helpers for the models' checkpoint tests: files read from memory.
 #[cfg(test)]
 pub(crate) mod testing {
@@ -155,3 +270,48 @@ pub(crate) mod testing {
         e
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn arrays() -> Vec<StateArray> {
+        vec![
+            StateArray::new("u", &[2, 3], ArrayData::F32(vec![0.5, 1.0, 1.5, 2.0, 2.5, 3.0])),
+            StateArray::new("ids", &[3], ArrayData::U64(vec![7, 8, 9])),
+        ]
+    }
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("petri-ck-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join("a.petri")
+    }
+
+    #[test]
+    fn state_arrays_round_trip_and_are_checked_against_the_config() {
+        let path = scratch("arrays");
+        let config = json!({"k": 0.06, "steps": 100});
+        save_arrays(&path, ("m", 1), &config, 42, &arrays()).unwrap();
+        let expected: [(&str, &[usize]); 2] = [("u", &[2, 3]), ("ids", &[3])];
+        // The run settings may differ.
+        let later = json!({"k": 0.06, "steps": 500});
+        let (step, back) = load_arrays(&path, ("m", 1), &later, &expected).unwrap();
+        assert_eq!((step, back), (42, arrays()));
+        let other = json!({"k": 0.07, "steps": 100});
+        let e = load_arrays(&path, ("m", 1), &other, &expected).unwrap_err().to_string();
+        assert!(e.contains("k differs"), "{e}");
+        let e = load_arrays(&path, ("m", 1), &config, &[("u", &[3, 2])]).unwrap_err();
+        assert!(e.to_string().contains("array u: shape Some([2, 3])"), "{e}");
+        let e = load_arrays(&path, ("m", 2), &config, &expected).unwrap_err();
+        assert!(e.to_string().contains("a.petri"), "{e}");
+        let mut bad = arrays();
+        bad[0].data = ArrayData::F32(vec![0.0, f32::NAN, 0.0, 0.0, 0.0, 0.0]);
+        save_arrays(&path, ("m", 1), &config, 42, &bad).unwrap();
+        let e = load_arrays(&path, ("m", 1), &config, &expected).unwrap_err();
+        assert!(e.to_string().contains("not finite"), "{e}");
+        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+    }
+}
+

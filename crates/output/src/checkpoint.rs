@@ -378,6 +378,17 @@ impl CheckpointFile {
         &self.meta
     }
 
+    /// The element type of the array `name`; an error naming the arrays there if it is missing.
+    pub fn element_type(&self, name: &str) -> Result<ElementType, OutputError> {
+        match self.arrays.get(name) {
+            Some(data) => Ok(data.ty()),
+            None => {
+                let names: Vec<&str> = self.arrays.keys().map(String::as_str).collect();
+                Err(self.error(format!("no array \"{name}\" (arrays: {})", names.join(", "))))
+            }
+        }
+    }
+
     /// Moves the array `name` out of the checkpoint (a second take of it is an error), which must
     /// hold elements of type `T`.
     pub fn take<T: Element>(&mut self, name: &str) -> Result<Vec<T>, OutputError> {

@@ -15,12 +15,4 @@ impl GrayScottState {
             .into_iter()
             .find(|&(_, n)| n != cells)
     }
-
-    /// The first field, if any, holding a value that is not finite.
-    pub fn non_finite(&self) -> Option<&'static str> {
-        [("u", &self.u), ("v", &self.v)]
-            .into_iter()
-            .find(|(_, f)| f.iter().any(|x| !x.is_finite()))
-            .map(|(name, _)| name)
-    }
 }
