@@ -36,8 +36,9 @@ pub fn command(registry: &Registry) -> Command {
         }
     }
     bench = bench.subcommand(primitives::BenchArgs::augment_args(
-        Command::new("primitives")
-            .about("The scheduler's GPU primitives: scan, radix sort (32 and 20 key bits), binning"),
+        Command::new("primitives").about(
+            "The scheduler's GPU primitives: scan, radix sort (32 and 20 key bits), binning",
+        ),
     ));
     let mut cli = Command::new("petri")
         .version(env!("CARGO_PKG_VERSION"))

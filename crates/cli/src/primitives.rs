@@ -3,9 +3,9 @@
 //! `--cuda-reference`, cuFFT's time of the same shapes beside it), as Markdown tables and
 //! optionally JSON rows.
 
-use petri_model::command::{check_json, GpuArgs, Rows};
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use petri_model::command::{check_json, run_cuda_reference, GpuArgs, Rows};
 use petri_scheduler::bench::{Meta, Table};
 use petri_scheduler::primitives::bench::fft_flops;
 use petri_scheduler::primitives::{bench as bench_primitives, bench_fft, FftShape};
@@ -112,20 +112,7 @@ fn run_cuda(path: &Path, shapes: &[FftShape]) -> Result<Vec<Option<f64>>> {
         .iter()
         .map(|s| format!("{}x{}x{}", s.batch, s.ny, s.nx))
         .collect();
-    eprintln!("CUDA reference: {} {}", path.display(), args.join(" "));
-    let out = std::process::Command::new(path)
-        .args(&args)
-        .output()
-        .with_context(|| format!("--cuda-reference {}", path.display()))?;
-    if !out.status.success() {
-        bail!(
-            "--cuda-reference {}: exited with {}: {}",
-            path.display(),
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = run_cuda_reference(path, &args)?;
     let lines: Vec<CudaFft> = text
         .lines()
         .filter_map(|l| serde_json::from_str(l.trim()).ok())

@@ -7,12 +7,12 @@ use crate::{interrupt, progress};
 use anyhow::{bail, Context, Result};
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, Command, FromArgMatches};
-use petri_model::command::{article, GpuArgs};
 use petri_engine::DeviceRequest;
+use petri_model::command::{article, GpuArgs};
 use petri_model::model::{Config, Devices, Model, OpenRequest};
-use petri_model::ModelError;
 use petri_model::registry::Registry;
 use petri_model::runtime::RunOptions;
+use petri_model::ModelError;
 use petri_output::{check_output_folder, FolderUse, MANIFEST_FILE};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -171,9 +171,9 @@ pub(crate) fn run(registry: &Registry, matches: &ArgMatches) -> Result<()> {
         println!("{line}");
     }
     let t = &done.timings;
-    let simulated = t
-        .simulated_s_per_wall_hour
-        .map_or(String::new(), |s| format!(", {s:.3e} simulated s per wall hour"));
+    let simulated = t.simulated_s_per_wall_hour.map_or(String::new(), |s| {
+        format!(", {s:.3e} simulated s per wall hour")
+    });
     println!(
         "{:.1} steps/s{simulated} over {:.2} s; outputs in {}: {}",
         t.steps_per_s,
@@ -251,14 +251,20 @@ fn model_of(
 ) -> Result<(&'static dyn Model, String)> {
     match (config, &args.resume) {
         (Some(c), _) => {
-            let model = registry
-                .of_config(c)
-                .with_context(|| c.origin())?;
-            Ok((model, format!("{} is for model {}", c.origin(), model.label())))
+            let model = registry.of_config(c).with_context(|| c.origin())?;
+            Ok((
+                model,
+                format!("{} is for model {}", c.origin(), model.label()),
+            ))
         }
         (None, Some(ck)) => {
             let model = registry.of_checkpoint(ck)?;
-            let why = format!("{} is {} {} checkpoint", ck.display(), article(model.name()), model.name());
+            let why = format!(
+                "{} is {} {} checkpoint",
+                ck.display(),
+                article(model.name()),
+                model.name()
+            );
             Ok((model, why))
         }
         (None, None) => unreachable!("clap requires a config without --resume"),
@@ -320,7 +326,11 @@ mod tests {
         }
         for m in registry.models() {
             for f in flags_of(*m) {
-                assert!(all.contains(&f), "{} lists {f}, which petri run lacks", m.label());
+                assert!(
+                    all.contains(&f),
+                    "{} lists {f}, which petri run lacks",
+                    m.label()
+                );
             }
         }
         let shared = [

@@ -184,7 +184,10 @@ pub fn load_arrays(
 ) -> Result<(u64, Vec<StateArray>)> {
     let mut file = load(path, model, version)?;
     let h: ArraysHeader = header(&file)?;
-    let differ = differing_fields(&config_field_hashes(config, &RUN_SETTINGS), &h.config_hashes);
+    let differ = differing_fields(
+        &config_field_hashes(config, &RUN_SETTINGS),
+        &h.config_hashes,
+    );
     if !differ.is_empty() {
         return Err(refuse(
             &file,
@@ -234,7 +237,12 @@ fn take_any(file: &mut CheckpointFile, name: &str) -> Result<ArrayData> {
         T::U8 => ArrayData::U8(take(file, name)?),
         T::U32 => ArrayData::U32(take(file, name)?),
         T::U64 => ArrayData::U64(take(file, name)?),
-        T::I32 => return Err(refuse(file, format!("array {name}: i32 holds no state array"))),
+        T::I32 => {
+            return Err(refuse(
+                file,
+                format!("array {name}: i32 holds no state array"),
+            ))
+        }
     })
 }
 
@@ -278,7 +286,11 @@ mod tests {
 
     fn arrays() -> Vec<StateArray> {
         vec![
-            StateArray::new("u", &[2, 3], ArrayData::F32(vec![0.5, 1.0, 1.5, 2.0, 2.5, 3.0])),
+            StateArray::new(
+                "u",
+                &[2, 3],
+                ArrayData::F32(vec![0.5, 1.0, 1.5, 2.0, 2.5, 3.0]),
+            ),
             StateArray::new("ids", &[3], ArrayData::U64(vec![7, 8, 9])),
         ]
     }
@@ -300,7 +312,9 @@ mod tests {
         let (step, back) = load_arrays(&path, ("m", 1), &later, &expected).unwrap();
         assert_eq!((step, back), (42, arrays()));
         let other = json!({"k": 0.07, "steps": 100});
-        let e = load_arrays(&path, ("m", 1), &other, &expected).unwrap_err().to_string();
+        let e = load_arrays(&path, ("m", 1), &other, &expected)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("k differs"), "{e}");
         let e = load_arrays(&path, ("m", 1), &config, &[("u", &[3, 2])]).unwrap_err();
         assert!(e.to_string().contains("array u: shape Some([2, 3])"), "{e}");
@@ -314,4 +328,3 @@ mod tests {
         std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     }
 }
-

@@ -61,6 +61,25 @@ pub struct TimedSteps {
     pub warmup: Option<u32>,
 }
 
+/// Runs the CUDA reference program at `path` (given by `--cuda-reference`) with `args`; its
+/// standard output. A program that cannot start or fails is an error naming it.
+pub fn run_cuda_reference(path: &Path, args: &[String]) -> Result<String> {
+    eprintln!("CUDA reference: {} {}", path.display(), args.join(" "));
+    let out = std::process::Command::new(path)
+        .args(args)
+        .output()
+        .with_context(|| format!("--cuda-reference {}", path.display()))?;
+    if !out.status.success() {
+        bail!(
+            "--cuda-reference {}: exited with {}: {}",
+            path.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 /// The command of the options struct `A` (a benchmark's, a model's own command).
 pub fn command_of<A: Args>(name: &'static str, about: &'static str) -> clap::Command {
     A::augment_args(clap::Command::new(name).about(about))

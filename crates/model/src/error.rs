@@ -58,7 +58,11 @@ pub enum ModelError {
 pub type Result<T> = std::result::Result<T, ModelError>;
 
 /// The error of a program option `flag` given `value`: `allowed` says what it may be.
-pub fn invalid_flag(flag: &str, value: impl std::fmt::Display, allowed: impl Into<String>) -> ModelError {
+pub fn invalid_flag(
+    flag: &str,
+    value: impl std::fmt::Display,
+    allowed: impl Into<String>,
+) -> ModelError {
     ModelError::Flag {
         flag: flag.to_string(),
         value: value.to_string(),

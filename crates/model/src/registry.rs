@@ -71,7 +71,10 @@ impl Registry {
         if let Some(m) = self.models.iter().find(|m| m.claims(config, json.as_ref())) {
             return Ok(*m);
         }
-        let given = match (json.as_ref().and_then(|j| j.get("model")), model_field(json.as_ref())) {
+        let given = match (
+            json.as_ref().and_then(|j| j.get("model")),
+            model_field(json.as_ref()),
+        ) {
             (_, Some(name)) => format!("{name:?}"),
             (Some(other), None) => other.to_string(),
             (None, None) => "(missing)".to_string(),
@@ -82,9 +85,8 @@ impl Registry {
     /// The model that wrote the checkpoint at `path`.
     pub fn of_checkpoint(&self, path: &Path) -> Result<&'static dyn Model> {
         let name = petri_output::checkpoint::model_of(path)?;
-        self.find(&name).ok_or_else(|| {
-            invalid("checkpoint model", format!("{name:?}"), self.names())
-        })
+        self.find(&name)
+            .ok_or_else(|| invalid("checkpoint model", format!("{name:?}"), self.names()))
     }
 
     /// The model of a run of `config` (or, without one, of the checkpoint `resume`); a
@@ -97,9 +99,7 @@ impl Registry {
         let model = match (config, resume) {
             (Some(c), _) => self.of_config(c)?,
             (None, Some(path)) => self.of_checkpoint(path)?,
-            (None, None) => {
-                return Err(invalid("config", "(missing)", "a config or a checkpoint"))
-            }
+            (None, None) => return Err(invalid("config", "(missing)", "a config or a checkpoint")),
         };
         if let (Some(path), Some(_)) = (resume, config) {
             let name = petri_output::checkpoint::model_of(path)?;
@@ -147,7 +147,11 @@ pub fn parse_flags(model: &dyn Model, flags: &[String]) -> Result<clap::ArgMatch
         .try_get_matches_from(flags)
         .map_err(|e| {
             let text = e.to_string();
-            let first = text.lines().next().unwrap_or("").trim_start_matches("error: ");
+            let first = text
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("error: ");
             invalid(
                 "options",
                 flags.join(" "),

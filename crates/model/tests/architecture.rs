@@ -32,7 +32,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Top-level modules every model may import. They must not import a model.
-const SHARED: &[&str] = &["checkpoint", "command", "error", "model", "reactions", "runtime"];
+const SHARED: &[&str] = &[
+    "checkpoint",
+    "command",
+    "error",
+    "model",
+    "reactions",
+    "runtime",
+];
 /// The module above the models: it may refer to any of them; no other module refers to it.
 const CATALOGUE: &str = "registry";
 
@@ -598,7 +605,11 @@ fn model_crate_sources() -> Vec<Source> {
 fn no_crate_imports_in_a_loop() {
     for name in ["engine", "scheduler", "output", "cli"] {
         let sources = crate_sources(name);
-        assert!(sources.len() > 3, "crates/{name}/src: {} files", sources.len());
+        assert!(
+            sources.len() > 3,
+            "crates/{name}/src: {} files",
+            sources.len()
+        );
         let errors = cycle_errors(&graph(&sources));
         assert!(
             errors.is_empty(),
@@ -642,9 +653,15 @@ fn the_checker_sees_the_crates_real_imports() {
     assert!(g.edges.len() > 100, "{} edges", g.edges.len());
     // ... and those of the CLI and the scheduler.
     let cli = graph(&crate_sources("cli"));
-    assert!(cli.edges.contains_key(&("run.rs".into(), "progress.rs".into())));
+    assert!(cli
+        .edges
+        .contains_key(&("run.rs".into(), "progress.rs".into())));
     let scheduler = graph(&crate_sources("scheduler"));
-    assert!(scheduler.edges.len() > 20, "{} edges", scheduler.edges.len());
+    assert!(
+        scheduler.edges.len() > 20,
+        "{} edges",
+        scheduler.edges.len()
+    );
 }
 
 fn sources(files: &[(&str, &str)]) -> Vec<Source> {

@@ -65,7 +65,11 @@ fn host_structs_match_their_wgsl_structs() {
         nx, ny, ntheta, nz, level, turn_rate, dtheta, inv_2dx, inv_2dy, inv_sheet, v_sp, u_t,
         u_r, sigma_f, sigma_t, inv_dx, inv_dy, inv_dtheta);
     layout::all([
-        layout::check(shaders::gliding::coupling::SHADER, "CouplingParams", &coupling),
+        layout::check(
+            shaders::gliding::coupling::SHADER,
+            "CouplingParams",
+            &coupling,
+        ),
         layout::check(shaders::angiogenesis::common::SHADER, "AngioParams", &angio),
         layout::check(shaders::angiogenesis::common::SHADER, "Tip", &tip),
         // epidermis/common.wgsl is a fragment: reflected inside a shader that includes it.

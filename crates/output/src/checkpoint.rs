@@ -384,7 +384,10 @@ impl CheckpointFile {
             Some(data) => Ok(data.ty()),
             None => {
                 let names: Vec<&str> = self.arrays.keys().map(String::as_str).collect();
-                Err(self.error(format!("no array \"{name}\" (arrays: {})", names.join(", "))))
+                Err(self.error(format!(
+                    "no array \"{name}\" (arrays: {})",
+                    names.join(", ")
+                )))
             }
         }
     }

@@ -257,9 +257,7 @@ fn open_simulation(
     }
     let devices = Requested(DeviceRequest::from_env().with_overrides(backend, adapter));
     let opened = py
-        .detach(|| {
-            Registry::default().open(config.as_ref(), resume.as_deref(), &flags, &devices)
-        })
+        .detach(|| Registry::default().open(config.as_ref(), resume.as_deref(), &flags, &devices))
         .map_err(to_py)?;
     Ok(Simulation {
         model: opened.model,

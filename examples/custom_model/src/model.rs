@@ -24,7 +24,11 @@ impl Model for GrayScott {
     }
     /// One kernel of 16 x 16 threads: no workgroup choice to offer.
     fn shared_flags(&self) -> &'static [SharedFlag] {
-        &[SharedFlag::Steps, SharedFlag::CheckpointEvery, SharedFlag::Resume]
+        &[
+            SharedFlag::Steps,
+            SharedFlag::CheckpointEvery,
+            SharedFlag::Resume,
+        ]
     }
 
     fn open(&self, request: &OpenRequest) -> Result<Opened> {

@@ -140,10 +140,7 @@ impl Simulation for GrayScottSim {
         sink: &mut dyn FnMut(Observables) -> Result<()>,
     ) -> Result<()> {
         self.run_steps(steps);
-        match observe_at_end {
-            true => sink(self.observe()?),
-            false => Ok(()),
-        }
+        self.observe_into(observe_at_end, sink)
     }
 
     /// The fields; the runtime adds the picture of v (`draw`), `v_STEP.png` at snapshots and

@@ -28,7 +28,12 @@ fn text(o: &Output) -> String {
 
 fn ok(args: &[&str]) -> String {
     let o = gray_scott(args);
-    assert!(o.status.success(), "gray-scott {}: {}", args.join(" "), text(&o));
+    assert!(
+        o.status.success(),
+        "gray-scott {}: {}",
+        args.join(" "),
+        text(&o)
+    );
     text(&o)
 }
 
@@ -45,12 +50,24 @@ fn run_checkpoint_and_resume_through_the_command_line() {
     let asset = "assets/gray_scott.json";
     let said = ok(&["run", asset, "--steps", "200", "--out", &s]);
     assert!(said.contains("grid 256x256"), "{said}");
-    ok(&["run", asset, "--steps", "100", "--checkpoint-every", "100", "--out", &p]);
+    ok(&[
+        "run",
+        asset,
+        "--steps",
+        "100",
+        "--checkpoint-every",
+        "100",
+        "--out",
+        &p,
+    ]);
     let ck = split.join("checkpoint.petri").display().to_string();
     let said = ok(&["run", asset, "--steps", "100", "--resume", &ck, "--out", &p]);
     assert!(said.contains("resuming from"), "{said}");
     for file in ["observables.csv", "fields_00000200.vti", "v.png"] {
-        assert!(read(&straight, file) == read(&split, file), "{file} differs");
+        assert!(
+            read(&straight, file) == read(&split, file),
+            "{file} differs"
+        );
     }
     let manifest: serde_json::Value =
         serde_json::from_slice(&read(&split, "manifest.json")).unwrap();
@@ -85,7 +102,9 @@ fn the_workspace_models_run_beside_it_and_flags_stay_with_their_models() {
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(
-        text(&o).contains("--workgroup is an option of angiogenesis, rdme, epidermis and gliding runs only"),
+        text(&o).contains(
+            "--workgroup is an option of angiogenesis, rdme, epidermis and gliding runs only"
+        ),
         "{}",
         text(&o)
     );
@@ -93,7 +112,16 @@ fn the_workspace_models_run_beside_it_and_flags_stay_with_their_models() {
 
 #[test]
 fn the_benchmark_is_a_petri_bench_subcommand() {
-    let said = ok(&["bench", "gray-scott", "--sizes", "32", "--steps", "10", "--cpu-steps", "2"]);
+    let said = ok(&[
+        "bench",
+        "gray-scott",
+        "--sizes",
+        "32",
+        "--steps",
+        "10",
+        "--cpu-steps",
+        "2",
+    ]);
     assert!(said.lines().any(|l| l.starts_with("| 32x32 |")), "{said}");
 }
 

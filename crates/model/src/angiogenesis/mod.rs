@@ -4,8 +4,8 @@
 
 pub mod bench;
 pub mod checkpoint;
-pub mod model;
 pub mod cpu;
+pub mod model;
 pub mod output;
 pub mod params;
 pub mod run;

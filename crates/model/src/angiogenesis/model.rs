@@ -5,8 +5,8 @@
 use super::checkpoint::Checkpoint;
 use super::run::AngioRun;
 use super::{bench, AngioConfig, AngioSim, SimOptions};
-use crate::command::{command_of, 
-    cell, check_json, grid_name, parse_grid, read_config, GpuArgs, Rows, TimedSteps,
+use crate::command::{
+    cell, check_json, command_of, grid_name, parse_grid, read_config, GpuArgs, Rows, TimedSteps,
 };
 use crate::error::Result;
 use crate::model::{Model, OpenRequest, Opened};

@@ -11,7 +11,7 @@ use super::params::AngioConfig;
 use super::sim::{AngioSim, Observables, SimOptions};
 use crate::error::Result;
 use crate::runtime::{
-    self, run_loop::file_name, ArrayData, Observation, Schedule, Simulation, StateArray,
+    self, run_loop::file_name, ArrayData, Observation, RunReport, Schedule, Simulation, StateArray,
 };
 use petri_engine::{AdapterSummary, GpuContext};
 use serde::Serialize;
@@ -214,3 +214,23 @@ impl Simulation for AngioRun {
     }
 }
 
+/// Builds the model from its config, or from the checkpoint `opts.resume` (which holds the
+/// config; `cfg` is then not read), and runs it into `opts.out_dir` (`runtime::build_and_run`).
+pub fn run(
+    ctx: &GpuContext,
+    cfg: &AngioConfig,
+    opts: &RunOptions,
+    progress: impl FnMut(&Observables),
+) -> Result<RunReport<Observables>> {
+    let build = || {
+        let sim = match &opts.resume {
+            Some(path) => Checkpoint::load(path)?.into_sim(ctx, &opts.sim)?,
+            None => AngioSim::new(ctx, cfg, &opts.sim)?,
+        };
+        Ok(AngioRun {
+            ctx: ctx.clone(),
+            sim,
+        })
+    };
+    Ok(runtime::build_and_run(opts, build, progress)?.1)
+}

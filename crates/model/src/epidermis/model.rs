@@ -6,10 +6,12 @@
 use super::bench::{self, CudaRow};
 use super::run::{start, EpidermisRun, RunOptions};
 use super::{EpidermisConfig, SimOptions};
-use crate::command::{command_of, cell, check_json, read_config, GpuArgs, Rows};
+use crate::command::{
+    cell, check_json, command_of, read_config, run_cuda_reference, GpuArgs, Rows,
+};
 use crate::error::Result;
 use crate::model::{Model, OpenRequest, Opened};
-use anyhow::{bail, Context};
+use anyhow::bail;
 use clap::{Args, FromArgMatches};
 use petri_scheduler::bench::{Meta, Table};
 use std::path::{Path, PathBuf};
@@ -47,7 +49,10 @@ impl Model for Epidermis {
 /// Reads an epidermis config.
 fn load_config(path: &Path) -> anyhow::Result<EpidermisConfig> {
     let text = read_config(path, "epidermis")?;
-    Ok(EpidermisConfig::from_json(&text, &path.display().to_string())?)
+    Ok(EpidermisConfig::from_json(
+        &text,
+        &path.display().to_string(),
+    )?)
 }
 
 /// The simulation's options from `--workgroup N,1,1` (the default without it).
@@ -134,19 +139,9 @@ fn run_cuda(path: &Path, size: &bench::SizeResult) -> anyhow::Result<Option<Cuda
     bench::write_tissue(&tissue, &size.cfg, &size.state)?;
     let mut args = bench::cuda_reference_args(&size.cfg, size.cfg.seed as u32);
     args.extend(["--tissue".to_string(), tissue.display().to_string()]);
-    eprintln!("CUDA reference: {} {}", path.display(), args.join(" "));
-    let out = std::process::Command::new(path).args(&args).output();
+    let text = run_cuda_reference(path, &args);
     let _ = std::fs::remove_file(&tissue);
-    let out = out.with_context(|| format!("--cuda-reference {}", path.display()))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    if !out.status.success() {
-        bail!(
-            "--cuda-reference {}: exited with {}: {}",
-            path.display(),
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-    }
+    let text = text?;
     for line in text.lines().filter(|l| l.contains("skipped")) {
         eprintln!("CUDA reference: {line}");
     }

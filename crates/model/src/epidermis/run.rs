@@ -9,15 +9,14 @@
 
 use super::checkpoint::{config_hashes, Checkpoint};
 use super::output::{
-    cell_columns, elements_file, write_elements, write_picture, Geometry, Observables,
-    Observed,
+    cell_columns, elements_file, write_elements, write_picture, Geometry, Observables, Observed,
 };
 use super::params::EpidermisConfig;
 use super::sim::{EpidermisSim, SimOptions};
 use super::state::{ADHESIVE, GENE_NAMES, SPECIES};
 use crate::error::Result;
 use crate::runtime::{
-    self, run_loop::file_name, ArrayData, Observation, Schedule, Simulation, StateArray,
+    self, run_loop::file_name, ArrayData, Observation, RunReport, Schedule, Simulation, StateArray,
 };
 use petri_engine::{AdapterSummary, GpuContext};
 use petri_output::TimeSeriesWriter;
@@ -195,10 +194,7 @@ impl Simulation for EpidermisRun {
         sink: &mut dyn FnMut(Observed) -> Result<()>,
     ) -> Result<()> {
         self.sim.advance(&self.ctx, steps)?;
-        if observe_at_end {
-            sink(self.observe()?)?;
-        }
-        Ok(())
+        self.observe_into(observe_at_end, sink)
     }
 
     fn write_snapshot(&mut self, dir: &Path) -> Result<Vec<String>> {
@@ -306,3 +302,14 @@ pub fn start(ctx: &GpuContext, cfg: &EpidermisConfig, opts: &RunOptions) -> Resu
     }
 }
 
+/// Builds the simulation ([`start`]) and runs it into `opts.out_dir`
+/// (`runtime::build_and_run`).
+pub fn run(
+    ctx: &GpuContext,
+    cfg: &EpidermisConfig,
+    opts: &RunOptions,
+    progress: impl FnMut(&Observed),
+) -> Result<RunReport<Observed>> {
+    let build = || Ok(EpidermisRun::new(ctx, start(ctx, cfg, opts)?, cfg));
+    Ok(runtime::build_and_run(opts, build, progress)?.1)
+}

@@ -7,7 +7,7 @@ use super::bench::{self, Size, STAGES};
 use super::params::GlidingConfig;
 use super::run::{start, GlidingRun, RunOptions};
 use super::sim::SimOptions;
-use crate::command::{command_of, cell, check_json, GpuArgs, Rows};
+use crate::command::{cell, check_json, command_of, GpuArgs, Rows};
 use crate::error::Result;
 use crate::model::{Model, OpenRequest, Opened};
 use anyhow::bail;

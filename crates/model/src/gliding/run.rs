@@ -14,9 +14,7 @@ use super::output::{write_fields, write_frame, Observables};
 use super::params::GlidingConfig;
 use super::sim::{GlidingSim, SimOptions};
 use crate::error::Result;
-use crate::runtime::{
-    self, ArrayData, Observation, Schedule, Simulation, StateArray,
-};
+use crate::runtime::{self, ArrayData, Observation, Schedule, Simulation, StateArray};
 use petri_engine::{AdapterSummary, GpuContext};
 use serde::Serialize;
 use std::path::Path;
@@ -173,10 +171,7 @@ impl Simulation for GlidingRun {
         sink: &mut dyn FnMut(Observables) -> Result<()>,
     ) -> Result<()> {
         self.sim.advance(&self.ctx, steps);
-        if observe_at_end {
-            sink(self.observe()?)?;
-        }
-        Ok(())
+        self.observe_into(observe_at_end, sink)
     }
 
     fn write_snapshot(&mut self, dir: &Path) -> Result<Vec<String>> {
@@ -259,4 +254,3 @@ pub fn start(ctx: &GpuContext, cfg: &GlidingConfig, opts: &RunOptions) -> Result
         None => GlidingSim::new(ctx, cfg, opts.sim),
     }
 }
-

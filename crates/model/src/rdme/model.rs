@@ -6,7 +6,9 @@ use super::analysis::OscillationReport;
 use super::bench::{bench_devices, bench_model, uniform_model, BenchRow, DeviceRow};
 use super::run::{reanalyze, start, ANALYSIS_SKIP_FRACTION};
 use super::{RdmeConfig, RdmeModel, SimOptions, Sweeps};
-use crate::command::{command_of, cell, check_json, grid_name, parse_grid, GpuArgs, Rows, TimedSteps};
+use crate::command::{
+    cell, check_json, command_of, grid_name, parse_grid, GpuArgs, Rows, TimedSteps,
+};
 use crate::error::{invalid_flag, Result};
 use crate::model::{Model, OpenRequest, Opened};
 use anyhow::{bail, Context};

@@ -16,7 +16,7 @@ use super::output::{
 use super::sim::{Observables, RdmeSim};
 use crate::error::{invalid, Result};
 use crate::runtime::{
-    self, run_loop::file_name, ArrayData, Observation, Schedule, Simulation, StateArray,
+    self, run_loop::file_name, ArrayData, Observation, Schedule, Simulation, StateArray, Timings,
 };
 use petri_engine::{AdapterSummary, GpuContext};
 use serde::Serialize;
@@ -173,10 +173,7 @@ impl Simulation for RdmeRun {
         sink: &mut dyn FnMut(Observables) -> Result<()>,
     ) -> Result<()> {
         self.sim.advance(steps)?;
-        if observe_at_end {
-            sink(self.observe()?)?;
-        }
-        Ok(())
+        self.observe_into(observe_at_end, sink)
     }
 
     fn write_snapshot(&mut self, dir: &Path) -> Result<Vec<String>> {
@@ -295,6 +292,38 @@ fn check_device_memory(
         ctx.check_storage_buffer("rdme particles", 16 * sites)?;
     }
     Ok(())
+}
+
+/// What a run returns: manifest.json's contents, and the kymograph's analysis.
+#[derive(Debug)]
+pub struct Manifest {
+    pub first_step: u64,
+    pub last_step: u64,
+    pub timings: Timings,
+    pub outputs: Vec<String>,
+    pub details: Details,
+    /// The analysis of the kymograph species (also in analysis.json).
+    pub analysis: Option<OscillationReport>,
+}
+
+/// Runs `model` on `contexts` (one z-slab each) into `opts.out_dir`
+/// (`runtime::build_and_run`). `progress` sees every observation, the first included.
+pub fn run(
+    contexts: Vec<GpuContext>,
+    model: &RdmeModel,
+    opts: &RunOptions,
+    progress: impl FnMut(&Observables),
+) -> Result<Manifest> {
+    let build = || start(contexts, model, &opts.sim, opts.resume.as_deref());
+    let (run, report) = runtime::build_and_run(opts, build, progress)?;
+    Ok(Manifest {
+        first_step: report.first_step,
+        last_step: report.last_step,
+        details: run.details(report.first_step, &report.last),
+        timings: report.timings,
+        outputs: report.outputs,
+        analysis: run.analysis,
+    })
 }
 
 /// The simulation of `model` on `contexts` (one z-slab each) at its initial state, or at the

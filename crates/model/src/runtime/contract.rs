@@ -121,6 +121,18 @@ pub trait Simulation {
         observe_at_end: bool,
         sink: &mut dyn FnMut(Self::Observation) -> Result<()>,
     ) -> Result<()>;
+    /// Hands `sink` the observation of the current state where `observe` asks for one: how
+    /// `advance` ends for a model that reads back at once.
+    fn observe_into(
+        &mut self,
+        observe: bool,
+        sink: &mut dyn FnMut(Self::Observation) -> Result<()>,
+    ) -> Result<()> {
+        match observe {
+            true => sink(self.observe()?),
+            false => Ok(()),
+        }
+    }
     /// Waits for the observations still on their way and hands them to `sink`.
     fn flush_observations(
         &mut self,

@@ -17,5 +17,7 @@ pub mod stop;
 
 pub use contract::{ArrayData, Observation, Schedule, Simulation, StateArray};
 pub use driven::{Advanced, Driven, FolderRun, Row};
-pub use run_loop::{run, run_seen, ModelRunOptions, RunOptions, RunReport, Timings, CHECKPOINT_FILE};
+pub use run_loop::{
+    build_and_run, run, run_seen, ModelRunOptions, RunOptions, RunReport, Timings, CHECKPOINT_FILE,
+};
 pub use stop::StopCheck;

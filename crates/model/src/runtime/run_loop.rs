@@ -3,8 +3,8 @@
 //! one folder.
 
 use super::contract::{Observation, Simulation};
-pub use super::film::file_name;
 use super::film;
+pub use super::film::file_name;
 use super::stop::StopCheck;
 use crate::error::{ModelError, Result};
 use petri_output::folder::{listed_outputs, prepare_output_folder, FolderUse, MANIFEST_FILE};
@@ -80,6 +80,24 @@ impl<S> ModelRunOptions<S> {
             stop: self.stop.clone(),
         }
     }
+}
+
+/// Builds a simulation with `build` (timed as the run's setup) and runs it into the folder of
+/// `opts` ([`run`]): a model's run as `petri run` does it, typed, for a program or a test.
+/// Returns the simulation and the report.
+pub fn build_and_run<S: Simulation, O>(
+    opts: &ModelRunOptions<O>,
+    build: impl FnOnce() -> Result<S>,
+    progress: impl FnMut(&S::Observation),
+) -> Result<(S, RunReport<S::Observation>)> {
+    let t = Instant::now();
+    let mut sim = build()?;
+    let report = run(
+        &mut sim,
+        &opts.run_options(t.elapsed().as_secs_f64()),
+        progress,
+    )?;
+    Ok((sim, report))
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -482,7 +500,6 @@ impl RunRecord {
         )?)
     }
 }
-
 
 #[cfg(test)]
 pub(super) mod tests {

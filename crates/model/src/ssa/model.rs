@@ -16,7 +16,7 @@ use super::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
 use super::gpu_run::GpuSsaRun;
 use super::run::{RunOptions as SsaOptions, SsaRun};
 use super::synthetic::square_network;
-use crate::command::{command_of, cell, check_json, GpuArgs, Rows};
+use crate::command::{cell, check_json, command_of, GpuArgs, Rows};
 use crate::error::{invalid, invalid_flag, ModelError, Result};
 use crate::model::{model_field, Config, Model, OpenRequest, Opened, Placement, SharedFlag};
 use crate::reactions::json::{parse_network_json, read_network};
@@ -58,7 +58,11 @@ impl Model for Ssa {
     }
     /// A step is one output time, on either device.
     fn shared_flags(&self) -> &'static [SharedFlag] {
-        &[SharedFlag::Steps, SharedFlag::CheckpointEvery, SharedFlag::Resume]
+        &[
+            SharedFlag::Steps,
+            SharedFlag::CheckpointEvery,
+            SharedFlag::Resume,
+        ]
     }
 
     fn open(&self, request: &OpenRequest) -> Result<Opened> {
@@ -92,8 +96,7 @@ impl Model for Ssa {
         };
         let choice = ensemble.device(header.as_ref(), || request.devices.adapters())?;
         opts.device_reason = choice.reason.clone();
-        let (sim, placement): (Box<dyn crate::runtime::Driven>, Placement) = match choice.device
-        {
+        let (sim, placement): (Box<dyn crate::runtime::Driven>, Placement) = match choice.device {
             Device::Cpu => {
                 let sim = match request.resume {
                     Some(path) => SsaRun::resume(&net, &opts, path)?,
@@ -216,7 +219,6 @@ struct SsaRunFlags {
     #[arg(long, value_delimiter = ',')]
     plot_species: Vec<String>,
 }
-
 
 impl SsaRunFlags {
     /// The ensemble the flags ask for.
