@@ -1,4 +1,5 @@
-//! Compute pipelines from registry entry points (`shaders`) with explicit bind group layouts.
+//! Compute pipelines from registry entry points (`shaders`), or from a module a crate built
+//! itself, with explicit bind group layouts.
 //!
 //! Layouts are explicit (not derived from the shader) so that several pipelines can share bind
 //! groups, and so the step uniform can use a dynamic offset.
@@ -97,7 +98,9 @@ pub fn compute_pipeline_generated(
     pipeline_for_module(ctx, &module, &label, entry.name(), layouts, constants)
 }
 
-fn pipeline_for_module(
+/// A compute pipeline for entry point `entry` of `module`: a shader the caller built, e.g. a
+/// crate's own WGSL through `shaders::module_from_source` (a model outside the workspace).
+pub fn pipeline_for_module(
     ctx: &GpuContext,
     module: &wgpu::ShaderModule,
     label: &str,

@@ -187,6 +187,25 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// A model's config from JSON text: parsed (`parse_json`), then checked by `validate`.
+pub fn parse_config<T: serde::de::DeserializeOwned>(
+    text: &str,
+    path: &str,
+    validate: impl FnOnce(&T) -> Result<()>,
+) -> Result<T> {
+    let cfg: T = parse_json(text, path)?;
+    validate(&cfg)?;
+    Ok(cfg)
+}
+
+/// A model's config from the file at `path`, read by its `from_json`.
+pub fn read_config<T>(
+    path: &std::path::Path,
+    from_json: impl FnOnce(&str, &str) -> Result<T>,
+) -> Result<T> {
+    from_json(&read_text(path)?, &path.display().to_string())
+}
+
 /// The text of a file, or an error naming it.
 pub fn read_text(path: &std::path::Path) -> Result<String> {
     std::fs::read_to_string(path).map_err(|source| ModelError::Io {

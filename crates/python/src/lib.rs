@@ -246,7 +246,8 @@ fn open_simulation(
             flags.push(format!("--{name}={v}"));
         }
     };
-    flag("device", device);
+    // "auto" is the flag left out (auto, or the device of the checkpoint resumed from).
+    flag("device", device.filter(|d| d != "auto"));
     flag("method", method);
     flag("trajectories", trajectories.map(|n| n.to_string()));
     flag("t-end", t_end.map(|t| t.to_string()));

@@ -104,27 +104,15 @@ impl GrayScottGpu {
                 Access::ReadWrite,
             ],
         );
-        let pipeline_layout = ctx
-            .device
-            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("gray-scott"),
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
         let constants = [("WX", WORKGROUP[0] as f64), ("WY", WORKGROUP[1] as f64)];
-        let pipeline = ctx
-            .device
-            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some("gray_scott.wgsl"),
-                layout: Some(&pipeline_layout),
-                module: &module,
-                entry_point: Some(ENTRY),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &constants,
-                    zero_initialize_workgroup_memory: false,
-                },
-                cache: None,
-            });
+        let pipeline = kernel::pipeline_for_module(
+            ctx,
+            &module,
+            "gray_scott.wgsl",
+            ENTRY,
+            &[&layout],
+            &constants,
+        )?;
         let sweep = |from: usize| Sweep {
             pipeline: pipeline.clone(),
             group: kernel::bind_group(

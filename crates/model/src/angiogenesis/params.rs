@@ -173,19 +173,11 @@ pub const MAX_SIDE: u32 = 2048;
 impl AngioConfig {
     /// Parses JSON text; unknown keys and wrong types are errors naming the key.
     pub fn from_json(text: &str, path: &str) -> Result<Self> {
-        let text = crate::error::without_bom(text);
-        let cfg: Self =
-            serde_json::from_str(text).map_err(|e| crate::error::json_error(&e, path))?;
-        cfg.validate()?;
-        Ok(cfg)
+        crate::error::parse_config(text, path, Self::validate)
     }
 
     pub fn from_file(path: &std::path::Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
-        Self::from_json(&text, &path.display().to_string())
+        crate::error::read_config(path, Self::from_json)
     }
 
     /// Checks every value against its allowed range.

@@ -5,7 +5,7 @@
 use super::genes::GeneParams;
 use super::growth::GrowthParams;
 use super::state::MAX_ELEMENTS;
-use crate::error::{invalid, parse_json, read_text, Result};
+use crate::error::{invalid, Result};
 use petri_scheduler::primitives::Grid;
 use serde::{Deserialize, Serialize};
 
@@ -255,13 +255,11 @@ impl Default for EpidermisConfig {
 impl EpidermisConfig {
     /// Parses JSON text; unknown keys and wrong types are errors naming the key.
     pub fn from_json(text: &str, path: &str) -> Result<Self> {
-        let cfg: Self = parse_json(text, path)?;
-        cfg.validate()?;
-        Ok(cfg)
+        crate::error::parse_config(text, path, Self::validate)
     }
 
     pub fn from_file(path: &std::path::Path) -> Result<Self> {
-        Self::from_json(&read_text(path)?, &path.display().to_string())
+        crate::error::read_config(path, Self::from_json)
     }
 
     /// Model time at `step`.

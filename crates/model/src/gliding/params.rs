@@ -7,7 +7,7 @@ use super::clock::DtRule;
 use super::fields::GlidingGrid;
 use super::filaments::FilamentConfig;
 use super::motors::MotorConfig;
-use crate::error::{invalid, parse_json, read_text, Result};
+use crate::error::{invalid, Result};
 use serde::{Deserialize, Serialize};
 
 /// The periodic x-y grid, the angles, the arc-length cells and the channel's z levels.
@@ -152,13 +152,11 @@ pub struct GlidingConfig {
 impl GlidingConfig {
     /// Parses JSON text; unknown keys and wrong types are errors naming the key.
     pub fn from_json(text: &str, path: &str) -> Result<Self> {
-        let cfg: Self = parse_json(text, path)?;
-        cfg.validate()?;
-        Ok(cfg)
+        crate::error::parse_config(text, path, Self::validate)
     }
 
     pub fn from_file(path: &std::path::Path) -> Result<Self> {
-        Self::from_json(&read_text(path)?, &path.display().to_string())
+        crate::error::read_config(path, Self::from_json)
     }
 
     /// The adaptive outer step's rule.
