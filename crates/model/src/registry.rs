@@ -11,9 +11,9 @@ pub fn workspace_models() -> Vec<&'static dyn Model> {
     vec![
         &crate::angiogenesis::model::Angiogenesis,
         &crate::rdme::model::Rdme,
-        &crate::ssa::model::Ssa,
         &crate::epidermis::model::Epidermis,
         &crate::gliding::model::Gliding,
+        &crate::ssa::model::Ssa,
     ]
 }
 
