@@ -210,7 +210,7 @@ fn adapters<'py>(py: Python<'py>, backend: Option<String>) -> PyResult<Vec<Bound
 #[pyo3(signature = (
     config_text=None, origin=None, base=None, sbml=None, resume=None, backend=None,
     adapter=None, device=None, method=None, trajectories=None, t_end=None, points=None,
-    seed=None, keep_trajectories=None
+    seed=None, keep_trajectories=None, options=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn open_simulation(
@@ -229,6 +229,7 @@ fn open_simulation(
     points: Option<usize>,
     seed: Option<u64>,
     keep_trajectories: Option<bool>,
+    options: Option<Vec<String>>,
 ) -> PyResult<Simulation> {
     let config = match (config_text, sbml) {
         (Some(text), _) => Some(Config::Json {
@@ -256,6 +257,8 @@ fn open_simulation(
     if keep_trajectories == Some(true) {
         flags.push("--trajectories-csv".into());
     }
+    // Any model's own flags, as typed (`petri.open(options=...)`).
+    flags.extend(options.unwrap_or_default());
     let devices = Requested(DeviceRequest::from_env().with_overrides(backend, adapter));
     let opened = py
         .detach(|| Registry::default().open(config.as_ref(), resume.as_deref(), &flags, &devices))

@@ -27,6 +27,15 @@ def test_network_options_are_refused_for_other_models(angio):
         petri.open(angio, trajectories=10)
 
 
+def test_a_models_own_options_are_checked_by_its_flags(rdme, angio):
+    with pytest.raises(petri.ConfigError, match="--devices 0: 1 to lattice.shape.z"):
+        petri.open(rdme, options={"devices": 0})
+    with pytest.raises(petri.ConfigError, match="--sweeps"):
+        petri.open(rdme, options={"sweeps": "sometimes"})
+    with pytest.raises(petri.ConfigError, match="unexpected argument '--devices'"):
+        petri.open(angio, options={"devices": 2})
+
+
 def test_a_network_needs_an_end_time_and_a_known_device(birth_death):
     with pytest.raises(petri.ConfigError, match="t_end"):
         petri.open(birth_death)

@@ -104,6 +104,16 @@ def test_rdme_conserves_particles_and_resumes_bitwise(rdme, tmp_path):
     same_state(sim.state(), other.state())
 
 
+def test_rdme_on_two_devices_or_other_sweeps_is_the_same_run(rdme):
+    """A model's own options (`petri run` flags) reach it from Python; results do not depend
+    on the device count or the sweeps."""
+    one = petri.open(rdme)
+    one.run(20)
+    two = petri.open(rdme, options={"devices": 2, "sweeps": "every-site"})
+    two.run(20)
+    same_state(one.state(), two.state())
+
+
 def test_epidermis_arrays_describe_the_same_cells(epidermis, tmp_path):
     sim = petri.open(epidermis)
     sim.run(10)

@@ -81,6 +81,7 @@ def open(
     points: Optional[int] = None,
     seed: Optional[int] = None,
     keep_trajectories: Optional[bool] = None,
+    options: Optional[Mapping[str, object]] = None,
 ) -> Simulation:
     """Opens a simulation of the model the config names (its ``"model"`` field).
 
@@ -101,6 +102,11 @@ def open(
     points: output times from 0 to t_end, both included (default 101). seed: default 1.
     keep_trajectories: keep every trajectory at every output time (the ``trajectories``
         array of :meth:`Simulation.state`).
+
+    options: the model's own ``petri run`` flags by name (``petri run --help`` lists each
+        model's), e.g. ``{"devices": 2, "sweeps": "occupied"}`` for rdme; ``True`` gives a
+        flag without a value, ``False`` or ``None`` leaves it out. A flag the model does not
+        take is a ConfigError naming it.
     """
     config_text = origin = base = sbml = None
     if isinstance(config, Mapping):
@@ -150,4 +156,17 @@ def open(
         points=points,
         seed=seed,
         keep_trajectories=keep_trajectories,
+        options=_flags(options),
     )
+
+
+def _flags(options: Optional[Mapping[str, object]]) -> list:
+    """``{"devices": 2, "trajectories_csv": True}`` as typed: ``--devices=2 --trajectories-csv``."""
+    flags = []
+    for name, value in (options or {}).items():
+        flag = "--" + str(name).replace("_", "-")
+        if value is True:
+            flags.append(flag)
+        elif value is not None and value is not False:
+            flags.append(f"{flag}={value}")
+    return flags

@@ -30,6 +30,7 @@ def open_simulation(
     points: Optional[int] = None,
     seed: Optional[int] = None,
     keep_trajectories: Optional[bool] = None,
+    options: Optional[List[str]] = None,
 ) -> Simulation: ...
 
 class Simulation:
