@@ -44,7 +44,7 @@ fn adapters_are_listed() {
     );
 }
 
-/// Without a desktop session (no XDG_RUNTIME_DIR, as in containers, cron and CI) a run prints
+/// Without a desktop login (no XDG_RUNTIME_DIR, as in containers, cron and CI) a run prints
 /// what is for the user only: no complaint of the windowing stack while adapters are probed
 /// (libwayland's, through Mesa's device-select layer) and no EGL chatter from the GL probe.
 #[test]
