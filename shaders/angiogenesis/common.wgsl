@@ -28,6 +28,7 @@ struct AngioParams {
     h: f32,
     walk_events: f32,     // L: mean number of events per tip per step of the tips' walk
     discrete: u32,        // 1: A&C's discrete coupling (fields_discrete.wgsl); 0: continuous n
+    capture: u32,         // 1: a tip meets a trail also on the face neighbours of its site
 }
 
 // Occupancy value of a site no sprout has visited.

@@ -5,7 +5,8 @@
 // Tip cells, part 1: each alive tip walks through the step (walk.wgsl: a Poisson number of
 // events, each a move along d with probability w_d / L, w_d A&C's move coefficients clipped at 0
 // with none through the walls). A tip that steps onto another sprout's site (one not of its
-// family: itself, its parent, its children) stops there (anastomosis: a loop closes); one that
+// family: itself, its parent, its children), or with capture next to one, stops there
+// (anastomosis: a loop closes, meets_other_sprout); one that
 // enters the tumour stops (in_tumour). Each move appends a vessel segment; the tip's start site
 // and number of moves go to `branch` (walk_at), from which tips_spawn.wgsl walks the path again
 // to mark its sites. Occupancy is read as it was before the step. Each time its sprout age passes a
@@ -57,6 +58,22 @@ fn branch_trial(before: f32, after: f32) -> bool {
 // A tip's `parent` is written only when it is spawned, so reading another tip's is race-free.
 fn kin(t: u32, parent: u32, owner: u32) -> bool {
     return owner == t || owner == parent || tips[owner].parent == t;
+}
+
+// Whether tip t (of sprout `parent`), entering `site`, meets another sprout's trail: on the site
+// itself, or, with capture on, on a face neighbour of it (cells one site apart touch).
+fn meets_other_sprout(t: u32, parent: u32, site: u32) -> bool {
+    let last = select(0u, 6u, p.capture != 0u);
+    for (var d = 0u; d <= last; d++) {
+        let j = neighbour(site, d);
+        if j != FREE {
+            let owner = occ[j];
+            if owner != FREE && !kin(t, parent, owner) {
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 // Bit of site j in the 3x3x3 block around `centre` ((dx+1) + 3(dy+1) + 9(dz+1)), or 0 outside it.
@@ -172,8 +189,7 @@ fn move_tip(t: u32) -> u32 {
             break;
         }
         moves += 1u;
-        let owner = occ[s1];
-        if p.anastomosis != 0u && owner != FREE && !kin(t, tip.parent, owner) {
+        if p.anastomosis != 0u && meets_other_sprout(t, tip.parent, s1) {
             tip.alive = 0u;
             atomicAdd(&counters[C_ANASTOMOSES], 1u);
         }

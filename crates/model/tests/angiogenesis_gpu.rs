@@ -2,7 +2,7 @@
 
 use petri_engine::testing::test_context;
 use petri_engine::GpuContext;
-use petri_model::angiogenesis::params::{Coupling, InitialTips};
+use petri_model::angiogenesis::params::{Capture, Coupling, InitialTips};
 use petri_model::angiogenesis::sim::{check_fields_workgroup, occupied_bits};
 use petri_model::angiogenesis::state::{Counter, FREE};
 use petri_model::angiogenesis::walk::WalkTable;
@@ -43,18 +43,19 @@ fn assert_close(name: &str, gpu: &[f32], cpu: &[f32], rel: f32) {
 #[test]
 fn gpu_step_matches_cpu_reference_on_32_cubed() {
     // Few slots: overflow early, all tips in one workgroup of the tip passes.
-    compare_with_cpu(&[8, 16, 24], 48, 25, Coupling::Continuous);
+    compare_with_cpu(&[8, 16, 24], 48, 25, Coupling::Continuous, Capture::Site);
     // Many tips and slots: branch wishes ranked across many workgroups of 64, then overflow.
     let ys: Vec<u32> = (2..30).collect();
-    compare_with_cpu(&ys, 700, 12, Coupling::Continuous);
+    compare_with_cpu(&ys, 700, 12, Coupling::Continuous, Capture::Site);
 }
 
-/// As `gpu_step_matches_cpu_reference_on_32_cubed`, with A&C's discrete coupling.
+/// As `gpu_step_matches_cpu_reference_on_32_cubed`, with A&C's discrete coupling and tips that
+/// meet trails on the face neighbours of their site too (the 3D default).
 #[test]
 fn discrete_coupling_matches_cpu_reference_on_32_cubed() {
-    compare_with_cpu(&[8, 16, 24], 48, 25, Coupling::Discrete);
+    compare_with_cpu(&[8, 16, 24], 48, 25, Coupling::Discrete, Capture::Faces);
     let ys: Vec<u32> = (2..30).collect();
-    compare_with_cpu(&ys, 700, 12, Coupling::Discrete);
+    compare_with_cpu(&ys, 700, 12, Coupling::Discrete, Capture::Faces);
 }
 
 /// A&C's discrete model: after 40 steps with branching tips on 24^3, n is 1 exactly at the
@@ -129,9 +130,16 @@ fn discrete_coupling_changes_f_and_c_only_on_occupied_sites() {
     );
 }
 
-fn compare_with_cpu(tip_ys: &[u32], max_tips: u32, steps: u64, coupling: Coupling) {
+fn compare_with_cpu(
+    tip_ys: &[u32],
+    max_tips: u32,
+    steps: u64,
+    coupling: Coupling,
+    capture: Capture,
+) {
     let mut cfg = config(32);
     cfg.coupling = coupling;
+    cfg.tips.capture = Some(capture);
     cfg.tips.branch_age = 0.0;
     // Low enough that tips branch within the test once their trail is beside them (c N > n_b
     // needs 2 occupied sites where c > 0.75), high enough to hold back fresh tips (N = 1).
@@ -152,6 +160,10 @@ fn compare_with_cpu(tip_ys: &[u32], max_tips: u32, steps: u64, coupling: Couplin
     assert!(
         gpu.counter(Counter::TipOverflow) > 0,
         "test should exercise tip overflow"
+    );
+    assert!(
+        gpu.counter(Counter::Anastomoses) > 0,
+        "test should exercise anastomosis"
     );
 }
 

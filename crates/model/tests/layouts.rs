@@ -21,7 +21,7 @@ fn host_structs_match_their_wgsl_structs() {
     let angio = host_layout!(AngioUniforms:
         nx, ny, nz, ncells, k, d, inv_h2, chi0, alpha, rho, beta, gamma, eta, branch_age,
         max_tips, max_segments, branching, anastomosis, dims, branch_density, trials_per_age, tumour,
-        h, walk_events, discrete);
+        h, walk_events, discrete, capture);
     let tip = host_layout!(Tip: site, age, alive, parent);
     let epi = host_layout!(EpiUniforms:
         lx, ly, inv_lx, inv_ly, dt, half_dt, inter_range2, max_cells, intra, inter, membrane,

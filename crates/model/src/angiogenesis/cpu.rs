@@ -391,8 +391,7 @@ pub fn tip_move(
     let mut w = Walker::start(u, walk, s, tip.site, rnd[0]);
     while let Some(s1) = w.next(u, seed, s, t) {
         out.path.push(s1);
-        let owner = s.occ[s1 as usize];
-        if u.anastomosis != 0 && owner != FREE && !kin(&s.tips, t, tip.parent, owner) {
+        if u.anastomosis != 0 && meets_other_sprout(u, s, t, tip.parent, s1) {
             tip.alive = 0;
             s.counters[Counter::Anastomoses as usize] += 1;
         }
@@ -436,6 +435,18 @@ pub fn tip_move(
     }
     s.tips[t as usize] = tip;
     out
+}
+
+/// Whether tip t (of parent `parent`), entering `site`, meets another sprout's trail there: on
+/// the site itself, or with capture on a face neighbour of it (tips_move.wgsl, meets_other_sprout).
+fn meets_other_sprout(u: &AngioUniforms, s: &AngioState, t: u32, parent: u32, site: u32) -> bool {
+    let last = if u.capture != 0 { 6 } else { 0 };
+    (0..=last).any(|d| {
+        neighbour(u, site, d).is_some_and(|j| {
+            let owner = s.occ[j as usize];
+            owner != FREE && !kin(&s.tips, t, parent, owner)
+        })
+    })
 }
 
 /// Whether the sprout `owner` is tip t itself, t's parent, or a child of t: a tip does not
@@ -537,7 +548,10 @@ pub fn tips_step(u: &AngioUniforms, walk: &WalkTable, seed: u64, s: &mut AngioSt
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::angiogenesis::{params::Coupling, AngioConfig};
+    use crate::angiogenesis::{
+        params::{Capture, Coupling},
+        AngioConfig,
+    };
 
     /// W > 0 at every site for any fields: the two moves along an open axis sum to 2r > 0, and at
     /// a corner P0 = 1 - 6r + (alpha term) - (k/h^2) sum T >= 1 + 6r when every open move is
@@ -560,5 +574,47 @@ mod tests {
         let after: f64 = s.n.iter().map(|&v| v as f64).sum();
         assert!(((after - total) / total).abs() < 1e-6, "{total} -> {after}");
         assert!(s.n.iter().all(|&v| v >= 0.0 && v.is_finite()));
+    }
+
+    /// A tip entering a site beside another sprout's trail meets it with `faces`, not with
+    /// `site`; a trail of its own family, a diagonal neighbour or a site two away never counts.
+    #[test]
+    fn capture_reaches_the_face_neighbours_of_the_site_entered() {
+        for capture in [Capture::Site, Capture::Faces] {
+            let mut cfg = AngioConfig {
+                grid: [9, 9, 9],
+                ..AngioConfig::default()
+            };
+            cfg.tips.capture = Some(capture);
+            let u = AngioUniforms::new(&cfg, 0.001);
+            let mut s = AngioState::uniform(&u, 0.0, 0.0, 0.0);
+            for site in [u.index(2, 2, 2), u.index(6, 6, 8), u.index(2, 6, 2)] {
+                s.add_tip(site as u32);
+            }
+            s.tips[2].parent = 0; // tip 2 is tip 0's child
+            let at = |x, y, z| u.index(x, y, z) as u32;
+            let faces = capture == Capture::Faces;
+            // Tip 1 (no kin) beside tip 0's site; on it; diagonal to it; two sites away.
+            assert_eq!(meets_other_sprout(&u, &s, 1, FREE, at(3, 2, 2)), faces);
+            assert!(meets_other_sprout(&u, &s, 1, FREE, at(2, 2, 2)));
+            assert!(!meets_other_sprout(&u, &s, 1, FREE, at(3, 3, 2)));
+            assert!(!meets_other_sprout(&u, &s, 1, FREE, at(4, 2, 2)));
+            // Tip 2 beside its parent's site, tip 0 beside its child's: family.
+            assert!(!meets_other_sprout(&u, &s, 2, 0, at(3, 2, 2)));
+            assert!(!meets_other_sprout(&u, &s, 0, FREE, at(2, 5, 2)));
+            // On the grid's face (z = 8) the missing neighbour is skipped.
+            assert_eq!(meets_other_sprout(&u, &s, 0, FREE, at(7, 6, 8)), faces);
+        }
+    }
+
+    /// Without `tips.capture` a 2D grid meets on the site and a 3D one on the faces too.
+    #[test]
+    fn capture_defaults_by_dimension() {
+        let mut cfg = AngioConfig::default();
+        assert_eq!(cfg.capture(), Capture::Faces);
+        cfg.grid = [101, 101, 1];
+        assert_eq!(cfg.capture(), Capture::Site);
+        cfg.tips.capture = Some(Capture::Faces);
+        assert_eq!(cfg.capture(), Capture::Faces);
     }
 }

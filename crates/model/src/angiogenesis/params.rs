@@ -49,6 +49,36 @@ impl TryFrom<String> for Coupling {
     }
 }
 
+/// Where a tip meets another sprout's trail (anastomosis).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase", try_from = "String")]
+pub enum Capture {
+    /// On the site it steps onto (A&C 1998, 2D: a walk on the square lattice cannot cross a
+    /// trail without stepping on it).
+    Site,
+    /// Also on the six face neighbours of that site: cells one site apart touch. In 3D a walk
+    /// passes a trail (a line of sites) without stepping on it, so meetings need a capture
+    /// distance (docs/models/angiogenesis.md).
+    Faces,
+}
+
+impl TryFrom<String> for Capture {
+    type Error = ModelError;
+
+    fn try_from(value: String) -> Result<Self> {
+        match value.as_str() {
+            "site" => Ok(Capture::Site),
+            "faces" => Ok(Capture::Faces),
+            _ => Err(invalid(
+                "tips.capture",
+                format!("{value:?}"),
+                "\"site\" (a tip meets a trail it steps onto), \"faces\" (also one on a face \
+                 neighbour of its site) or null (\"site\" in 2D, \"faces\" in 3D)",
+            )),
+        }
+    }
+}
+
 /// Discrete tip-cell settings.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -67,6 +97,9 @@ pub struct TipConfig {
     /// only where c times the number of occupied sites in its 3x3x3 neighbourhood (3x3 in 2D,
     /// the tip's own site included) exceeds n_b. 0 turns the condition off.
     pub branch_density: f64,
+    /// Where a tip meets another sprout's trail: `site` or `faces`; None: `site` in 2D,
+    /// `faces` in 3D (`AngioConfig::capture`).
+    pub capture: Option<Capture>,
     /// Capacity of the tip table; branches past it are counted as overflow.
     pub max_tips: u32,
     /// Capacity of the vessel segment list (one segment per tip move).
@@ -93,6 +126,7 @@ impl Default for TipConfig {
             anastomosis: true,
             branch_age: 0.5,
             branch_density: 2.5,
+            capture: None,
             max_tips: 4096,
             max_segments: 1 << 20,
             initial: InitialTips::Clusters,
@@ -268,6 +302,16 @@ impl AngioConfig {
     pub fn lengths(&self) -> [f64; 3] {
         let h = self.h();
         self.grid.map(|n| (n as f64 - 1.0) * h)
+    }
+
+    /// Where tips meet trails: the config's `tips.capture`, or by default `site` in 2D and
+    /// `faces` in 3D.
+    pub fn capture(&self) -> Capture {
+        self.tips.capture.unwrap_or(if self.grid[2] == 1 {
+            Capture::Site
+        } else {
+            Capture::Faces
+        })
     }
 
     pub fn cells(&self) -> usize {
@@ -538,6 +582,23 @@ mod tests {
         let e = parse(r#"{"coupling": "hybrid"}"#).unwrap_err().to_string();
         assert!(
             e.contains("\"hybrid\"") && e.contains("\"discrete\"") && e.contains("\"continuous\""),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn capture_is_read_and_names_itself_when_wrong() {
+        let c = parse(r#"{"tips": {"capture": "site"}}"#).unwrap();
+        assert_eq!(c.capture(), Capture::Site);
+        let c = parse(r#"{"grid": [33, 33, 1], "tips": {"capture": "faces"}}"#).unwrap();
+        assert_eq!(c.capture(), Capture::Faces);
+        let text = serde_json::to_string(&c).unwrap();
+        assert!(text.contains(r#""capture":"faces""#), "{text}");
+        let e = parse(r#"{"tips": {"capture": "edges"}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("tips.capture") && e.contains("\"edges\"") && e.contains("\"faces\""),
             "{e}"
         );
     }

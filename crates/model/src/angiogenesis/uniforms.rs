@@ -1,6 +1,6 @@
 //! The parameters as the shaders see them (`shaders/angiogenesis/common.wgsl`, AngioParams).
 
-use super::params::{AngioConfig, Coupling, Tumour};
+use super::params::{AngioConfig, Capture, Coupling, Tumour};
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -39,6 +39,9 @@ pub struct AngioUniforms {
     /// 0: the continuous n drives them (the field pass is chosen on it: fields_discrete.wgsl or
     /// fields.wgsl).
     pub discrete: u32,
+    /// 0: a tip meets another sprout only on the site it steps onto; 1: also on the face
+    /// neighbours of that site (`tips.capture`).
+    pub capture: u32,
 }
 
 impl AngioUniforms {
@@ -78,6 +81,7 @@ impl AngioUniforms {
             h: h as f32,
             walk_events: cfg.walk_events(k) as f32,
             discrete: (cfg.coupling == Coupling::Discrete) as u32,
+            capture: (cfg.capture() == Capture::Faces) as u32,
         }
     }
 
