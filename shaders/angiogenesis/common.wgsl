@@ -42,6 +42,7 @@ const C_BRANCHES: u32 = 3u;
 const C_REACHED: u32 = 4u;
 const C_SEGMENT_OVERFLOW: u32 = 5u;
 const C_TIP_OVERFLOW: u32 = 6u;
+const C_OCCUPIED: u32 = 7u;
 
 // Where tip t's start site and number of moves of this step lie in the tip passes' `branch`
 // buffer (layout in tips_move.wgsl): after the 2T wishes and ranks, G group totals and G + 1

@@ -7,7 +7,8 @@
 // branch wishes into new tips at slot = count before this step + workgroup offset + rank, so new
 // sprouts are numbered in their parents' order whatever the thread timing. Occupancy keeps the
 // smallest sprout index at a site (atomicMin), again independent of timing; every marked site
-// also gets its bit in `occupied` (atomicOr), which the field update reads. The parent's and the
+// also gets its bit in `occupied` (atomicOr), which the field update reads, and a site marked for
+// the first time is counted in C_OCCUPIED. The parent's and the
 // new sprout's ages restart at the time since the trial's moment (branch_restart). CPU
 // reference: cpu.rs (tip_commit). Layout of `branch`: see tips_move.wgsl.
 
@@ -21,10 +22,14 @@ const WG: u32 = 64u;
 @group(1) @binding(5) var<storage, read> c_in: array<f32>;
 @group(1) @binding(6) var<storage, read> f_in: array<f32>;
 @group(1) @binding(7) var<storage, read> walk_table: array<u32>;
+@group(1) @binding(8) var<storage, read_write> counters: array<atomic<u32>>;
 
-// Marks site i as occupied by sprout `id`.
+// Marks site i as occupied by sprout `id`, counting it the first time (the one thread that finds
+// it free).
 fn occupy(i: u32, id: u32) {
-    atomicMin(&occ[i], id);
+    if atomicMin(&occ[i], id) == FREE {
+        atomicAdd(&counters[C_OCCUPIED], 1u);
+    }
     atomicOr(&occupied[i >> 5u], 1u << (i & 31u));
 }
 

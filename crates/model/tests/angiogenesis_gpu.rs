@@ -210,6 +210,11 @@ fn gpu_against_cpu_at(
     cpu_segments.sort_by_key(|s| (s[3], s[2], s[0], s[1]));
     assert_eq!(gpu.segments, cpu_segments);
     assert_eq!(gpu.counters, cpu_state.counters);
+    assert_eq!(
+        gpu.counter(Counter::Occupied),
+        gpu.occupied_sites(),
+        "the occupied-site counter counts the occupied sites"
+    );
     // The bits were built from the initial occupancy and the tips have marked more sites since.
     let visited = |occ: &[u32]| occ.iter().filter(|&&o| o != FREE).count();
     assert!(

@@ -220,7 +220,7 @@ impl Checkpoint {
                 ),
             ));
         }
-        let checkpoint = Checkpoint {
+        let mut checkpoint = Checkpoint {
             config,
             k: header.k,
             state: AngioState {
@@ -238,6 +238,8 @@ impl Checkpoint {
             },
         };
         checkpoint.check().map_err(|m| refuse(&file, m))?;
+        // The occupied-site count follows from the occupancy (files before the counter hold 0).
+        checkpoint.state.counters[Counter::Occupied as usize] = checkpoint.state.occupied_sites();
         Ok(checkpoint)
     }
 
@@ -480,6 +482,19 @@ mod tests {
         assert_eq!(back.state.counters, ck.state.counters);
         assert_eq!(back.state.step, 6);
         assert!(back.state.occ.contains(&FREE));
+    }
+
+    /// The occupied-site counter follows from the occupancy on load: a file written before the
+    /// counter (0 there) resumes with the sites counted.
+    #[test]
+    fn the_occupied_site_count_is_taken_from_the_occupancy() {
+        let mut ck = small();
+        let sites = ck.state.occupied_sites();
+        assert_eq!(ck.state.counter(Counter::Occupied), sites);
+        assert_eq!(sites, 2);
+        ck.state.counters[Counter::Occupied as usize] = 0;
+        let back = load_bytes(&encode(&ck)).unwrap();
+        assert_eq!(back.state.counter(Counter::Occupied), sites);
     }
 
     #[test]

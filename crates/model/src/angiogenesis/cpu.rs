@@ -491,10 +491,10 @@ fn dense_enough(u: &AngioUniforms, s: &AngioState, site: u32, trail: u32) -> boo
 /// tips in parent order (tips_scan.wgsl and tips_spawn.wgsl).
 pub fn tip_commit(u: &AngioUniforms, s: &mut AngioState, moved: &[TipStep]) {
     let count = s.tips.len();
-    for (i, (tip, step)) in s.tips.iter().zip(moved).enumerate() {
-        for &site in step.path.iter().chain([&tip.site]) {
-            let o = &mut s.occ[site as usize];
-            *o = (*o).min(i as u32);
+    for (i, step) in moved.iter().enumerate() {
+        let end = s.tips[i].site;
+        for &site in step.path.iter().chain([&end]) {
+            s.occupy(site, i as u32);
         }
     }
     let mut next_slot = count as u32;
@@ -509,8 +509,7 @@ pub fn tip_commit(u: &AngioUniforms, s: &mut AngioState, moved: &[TipStep]) {
                     parent: i as u32,
                 });
                 s.tips[i].age = age;
-                let o = &mut s.occ[site as usize];
-                *o = (*o).min(next_slot);
+                s.occupy(site, next_slot);
             } else {
                 s.counters[Counter::TipOverflow as usize] += 1;
             }

@@ -144,7 +144,7 @@ pub fn vessel_figure(cfg: &AngioConfig, k: f64, s: &AngioState) -> Figure {
     // As observables.csv counts them (sim.rs, `Observables`).
     let live_tips =
         s.counter(Counter::Tips) - s.counter(Counter::Anastomoses) - s.counter(Counter::Reached);
-    let network_length = s.occ.iter().filter(|&&o| o != FREE).count() as f64 * h;
+    let network_length = s.occupied_sites() as f64 * h;
     let c_hi = s.c.iter().cloned().fold(1f32, f32::max) as f64;
     // Thinner lines where cells are smaller than two pixels.
     let line_width = if dims[0] <= 200 { 2 } else { 1 };

@@ -69,14 +69,14 @@ impl Simulation for AngioRun {
     }
     fn progress(&self, o: &Observables) -> String {
         format!(
-            "tips {} sprouts {} tip path {:.3}",
+            "tips {} sprouts {} network {:.3}",
             o.tips, o.sprouts, o.vessel_length
         )
     }
     fn summary(&self, o: &Observables) -> Vec<String> {
         let mut lines = vec![format!(
-            "step {}: total n {:.4}, tips {}, sprouts {}, branches {}, anastomoses {}, tip path \
-             length {:.3} (moves x h; vessels.png gives the network's)",
+            "step {}: total n {:.4}, tips {}, sprouts {}, branches {}, anastomoses {}, network \
+             length {:.3} (occupied sites x h)",
             o.step, o.total_n, o.tips, o.sprouts, o.branches, o.anastomoses, o.vessel_length
         )];
         if o.tip_overflow > 0 || o.segment_overflow > 0 {

@@ -51,16 +51,17 @@ pub struct Observables {
     pub branches: u32,
     pub anastomoses: u32,
     pub reached_tumour: u32,
-    /// The tips' path length: every tip move ever made times h, a site walked again counted
-    /// again, so more than the network's length (occupied sites times h, in vessels.png's
-    /// title).
+    /// The network's length: the sites a sprout has occupied, times h (vessels.png's title).
     pub vessel_length: f64,
+    /// The tips' path length: every tip move ever made times h, a site walked again counted
+    /// again, so more than the network's length.
+    pub tip_path_length: f64,
     pub segment_overflow: u32,
     pub tip_overflow: u32,
 }
 
 impl Observables {
-    pub const CSV_COLUMNS: [&'static str; 13] = [
+    pub const CSV_COLUMNS: [&'static str; 14] = [
         "step",
         "time",
         "total_n",
@@ -72,6 +73,7 @@ impl Observables {
         "anastomoses",
         "reached_tumour",
         "vessel_length",
+        "tip_path_length",
         "segment_overflow",
         "tip_overflow",
     ];
@@ -89,6 +91,7 @@ impl Observables {
             self.anastomoses as f64,
             self.reached_tumour as f64,
             self.vessel_length,
+            self.tip_path_length,
             self.segment_overflow as f64,
             self.tip_overflow as f64,
         ]
@@ -115,7 +118,8 @@ impl Observables {
             branches: c(Counter::Branches),
             anastomoses: c(Counter::Anastomoses),
             reached_tumour: c(Counter::Reached),
-            vessel_length: c(Counter::Segments) as f64 * h,
+            vessel_length: c(Counter::Occupied) as f64 * h,
+            tip_path_length: c(Counter::Segments) as f64 * h,
             segment_overflow: c(Counter::SegmentOverflow),
             tip_overflow: c(Counter::TipOverflow),
         }
@@ -293,6 +297,7 @@ impl AngioSim {
                         Binding::current("c"),
                         Binding::current("f"),
                         Binding::read("walk_table"),
+                        Binding::read_write("counters"),
                     ],
                     slot_groups,
                 ),

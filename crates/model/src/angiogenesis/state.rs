@@ -18,6 +18,8 @@ pub enum Counter {
     Reached = 4,
     SegmentOverflow = 5,
     TipOverflow = 6,
+    /// Sites a sprout has occupied: the network's length in sites.
+    Occupied = 7,
 }
 pub const COUNTERS: usize = 8;
 
@@ -87,8 +89,23 @@ impl AngioState {
             alive: 1,
             parent: FREE,
         });
-        self.occ[site as usize] = self.occ[site as usize].min(id);
+        self.occupy(site, id);
         self.counters[Counter::Tips as usize] = self.tips.len() as u32;
+    }
+
+    /// Marks `site` as visited by sprout `id` (the smallest id stays), counting it in
+    /// `Occupied` the first time (tips_spawn.wgsl, occupy).
+    pub fn occupy(&mut self, site: u32, id: u32) {
+        let o = &mut self.occ[site as usize];
+        if *o == FREE {
+            self.counters[Counter::Occupied as usize] += 1;
+        }
+        *o = (*o).min(id);
+    }
+
+    /// The sites a sprout has occupied.
+    pub fn occupied_sites(&self) -> u32 {
+        self.occ.iter().filter(|&&o| o != FREE).count() as u32
     }
 
     pub fn counter(&self, c: Counter) -> u32 {
