@@ -223,6 +223,7 @@ fn well_mixed_a_plus_b_matches_an_exact_ssa() {
             },
         ],
         compartment_volume: None,
+        plot: Vec::new(),
     };
     let times = [1.0, 2.0, 4.0, 8.0];
     let runs = 4000;

@@ -54,6 +54,7 @@ fn small_network() -> Network {
             reaction("pair", &[(1, 2)], &[(1, 1)], 0.005),
         ],
         compartment_volume: None,
+        plot: Vec::new(),
     }
 }
 
@@ -67,6 +68,7 @@ fn birth_death_1000() -> Network {
             reaction("death", &[(0, 1)], &[], 0.11),
         ],
         compartment_volume: None,
+        plot: Vec::new(),
     }
 }
 
@@ -309,6 +311,7 @@ fn birth_death_copies(copies: usize) -> Network {
         species: Vec::new(),
         reactions: Vec::new(),
         compartment_volume: None,
+        plot: Vec::new(),
     };
     for i in 0..copies {
         net.species.push(species(&format!("X{i}"), 100, false));
@@ -360,6 +363,7 @@ fn leaper_conserves_mass_and_repeats() {
         species: Vec::new(),
         reactions: Vec::new(),
         compartment_volume: None,
+        plot: Vec::new(),
     };
     for i in 0..k {
         net.species
@@ -421,6 +425,7 @@ fn leaper_rejects_and_halves_leaps_that_would_go_negative() {
         species: vec![species("A", 30, false)],
         reactions: vec![reaction("source", &[], &[(0, 1)], 1000.0)],
         compartment_volume: None,
+        plot: Vec::new(),
     };
     for j in 0..40 {
         net.reactions
@@ -816,6 +821,7 @@ fn a_count_overflow_stops_the_run() {
         species: vec![species("X", 0, false)],
         reactions: vec![reaction("burst", &[], &[(0, 1 << 28)], 1.0)],
         compartment_volume: None,
+        plot: Vec::new(),
     };
     let times = grid(100.0, 3);
     for profile in [false, true] {

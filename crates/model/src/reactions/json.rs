@@ -19,6 +19,8 @@
 //! - `reactants` and `products` are a map id -> stoichiometry or a list of ids (a repeated id
 //!   adds up: `["A", "A"]` is 2A). Both may be left out for nothing.
 //! - A species may have `"boundary": true` (held fixed) and a `"name"`.
+//! - `plot` (optional) lists the species mean_sd.png draws unless a run names others (all when
+//!   left out).
 //! - `model` (if given, "network"), `note`, `provenance` and `units` are free text for people.
 //!
 //! Unknown keys are refused, and every value is checked with a message naming the field.
@@ -48,6 +50,9 @@ struct NetworkFile {
     units: Option<serde_json::Value>,
     #[serde(default)]
     parameters: BTreeMap<String, f64>,
+    /// Species ids that mean_sd.png draws by default.
+    #[serde(default)]
+    plot: Vec<String>,
     species: Vec<SpeciesEntry>,
     reactions: Vec<ReactionEntry>,
 }
@@ -261,11 +266,18 @@ pub fn parse_network_json(text: &str, path_for_errors: &str) -> Result<Network> 
             rate,
         });
     }
+    let plot = file
+        .plot
+        .iter()
+        .enumerate()
+        .map(|(k, id)| index(&format!("plot[{k}]"), id))
+        .collect::<Result<_>>()?;
     let net = Network {
         id: file.id.unwrap_or_else(|| "network".into()),
         species,
         reactions,
         compartment_volume: None,
+        plot,
     };
     net.validate()?;
     Ok(net)
@@ -377,5 +389,33 @@ mod tests {
             (500.0, 0.5)
         );
         assert_eq!(net.reactions.iter().map(|r| r.order()).max(), Some(2));
+        let plotted: Vec<&str> = net
+            .plot
+            .iter()
+            .map(|&s| net.species[s].id.as_str())
+            .collect();
+        assert_eq!(plotted, ["A", "R"]);
+    }
+
+    /// `plot` becomes species indices in its order; an id that is not a species names
+    /// `plot[k]`; left out, nothing is singled out.
+    #[test]
+    fn plot_names_species() {
+        let text = |plot: &str| {
+            format!(
+                r#"{{"species": [{{"id": "X", "initial_count": 1}}, {{"id": "Y", "initial_count": 2}}],
+                    "reactions": [], {plot} "id": "p"}}"#
+            )
+        };
+        let net = parse_network_json(&text(r#""plot": ["Y", "X"],"#), "p.json").unwrap();
+        assert_eq!(net.plot, [1, 0]);
+        assert!(parse_network_json(&text(""), "p.json")
+            .unwrap()
+            .plot
+            .is_empty());
+        let e = parse_network_json(&text(r#""plot": ["X", "Z"],"#), "p.json")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("plot[1]") && e.contains("\"Z\""), "{e}");
     }
 }

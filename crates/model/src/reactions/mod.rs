@@ -39,6 +39,9 @@ pub struct Network {
     pub reactions: Vec<Reaction>,
     /// Litres, if the SBML gives the compartment a size.
     pub compartment_volume: Option<f64>,
+    /// The species mean_sd.png draws unless the run names others (indices into `species`;
+    /// empty: all). A JSON network's `plot`.
+    pub plot: Vec<usize>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -337,6 +340,7 @@ mod tests {
             species: vec![sp("A"), sp("B")],
             reactions: vec![reaction(vec![(0, 1)], 1.0)],
             compartment_volume: Some(1e-15),
+            plot: Vec::new(),
         }
     }
 

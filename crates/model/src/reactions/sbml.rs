@@ -440,6 +440,7 @@ impl<'a, 'input> Reader<'a, 'input> {
                 species: std::mem::take(&mut self.species),
                 reactions,
                 compartment_volume,
+                plot: Vec::new(),
             },
             laws,
             values: std::mem::take(&mut self.values),

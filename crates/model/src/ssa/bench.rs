@@ -489,6 +489,7 @@ mod tests {
                 rate: 0.001,
             }],
             compartment_volume: None,
+            plot: Vec::new(),
         };
         let row = bench_cpu_vs_rebop(&net, 20, 1.0, 2).unwrap();
         assert_eq!(

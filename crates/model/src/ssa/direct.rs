@@ -562,6 +562,7 @@ mod tests {
                 },
             ],
             compartment_volume: None,
+            plot: Vec::new(),
         }
     }
 
@@ -773,6 +774,7 @@ mod tests {
                 rate: 5.0,
             }],
             compartment_volume: None,
+            plot: Vec::new(),
         };
         let (compiled, tables) = compiled_and_table_tables(&net);
         let stop = |tables: &DirectTables| {
@@ -798,6 +800,7 @@ mod tests {
                 rate: 1.0,
             }],
             compartment_volume: None,
+            plot: Vec::new(),
         };
         assert_eq!(
             simulate_direct(&net, 1, 3.0, &[0.0, 3.0]).unwrap(),

@@ -179,6 +179,7 @@ mod tests {
                 rate: 1.0,
             }],
             compartment_volume: None,
+            plot: Vec::new(),
         };
         let code = network_section(&NetTables::new(&net).unwrap());
         let file = petri_engine::shaders::ssa::ensemble_compiled::SHADER.raw();
@@ -223,6 +224,7 @@ mod tests {
                 },
             ],
             compartment_volume: None,
+            plot: Vec::new(),
         };
         let tables = NetTables::new(&net).unwrap();
         let code = network_section(&tables);

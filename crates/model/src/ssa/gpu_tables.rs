@@ -147,6 +147,7 @@ mod tests {
             species: vec![species("A", (1 << 30) - 1), species("B", 1 << 30)],
             reactions: Vec::new(),
             compartment_volume: None,
+            plot: Vec::new(),
         };
         assert_eq!(
             gpu_initial_counts(&net, 1 << 31).unwrap(),

@@ -215,7 +215,7 @@ struct SsaRunFlags {
     /// Also write every trajectory to trajectories.csv
     #[arg(long)]
     trajectories_csv: bool,
-    /// Species to plot in mean_sd.png, e.g. A,R [default: all]
+    /// Species to plot in mean_sd.png, e.g. A,R [default: the network's `plot`, else all]
     #[arg(long, value_delimiter = ',')]
     plot_species: Vec<String>,
 }

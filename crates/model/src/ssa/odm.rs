@@ -273,6 +273,7 @@ mod tests {
                 reaction("decay", vec![(1, 1)], vec![], 0.01),
             ],
             compartment_volume: None,
+            plot: Vec::new(),
         }
     }
 

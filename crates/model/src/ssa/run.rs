@@ -95,7 +95,8 @@ impl RunOptions {
         net.validate()?;
         let times = self.check_sizes()?;
         let plot = match self.plot_species.is_empty() {
-            true => (0..net.species.len()).collect(),
+            true if net.plot.is_empty() => (0..net.species.len()).collect(),
+            true => net.plot.clone(),
             false => self
                 .plot_species
                 .iter()
@@ -784,6 +785,19 @@ mod tests {
             checkpoint_every: None,
             resume: None,
         }
+    }
+
+    /// mean_sd.png draws the network's `plot` species unless the run names others, and all
+    /// species when neither does.
+    #[test]
+    fn the_plot_takes_the_networks_species_unless_the_run_names_others() {
+        let mut net = network();
+        let mut opts = options(Method::Direct, Path::new("unused"));
+        assert_eq!(opts.check(&net).unwrap().1, [0, 1]);
+        net.plot = vec![1];
+        assert_eq!(opts.check(&net).unwrap().1, [1]);
+        opts.plot_species = vec!["A".into()];
+        assert_eq!(opts.check(&net).unwrap().1, [0]);
     }
 
     fn read(dir: &Path, file: &str) -> Vec<u8> {

@@ -84,6 +84,7 @@ pub fn square_network(n: usize, seed: u64) -> Result<Network> {
         species,
         reactions,
         compartment_volume: None,
+        plot: Vec::new(),
     };
     net.validate()?;
     Ok(net)

@@ -504,6 +504,7 @@ mod tests {
                 })
                 .collect(),
             compartment_volume: None,
+            plot: Vec::new(),
         }
     }
 
