@@ -1,11 +1,14 @@
 """Reaction networks as stochastic ensembles through the Python API."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import petri
+
+REPO = Path(__file__).resolve().parents[3]
 
 
 def test_device_auto_says_which_device_and_why(birth_death):
@@ -82,3 +85,23 @@ def test_a_folder_run_writes_mean_sd_and_says_why_its_device(birth_death, tmp_pa
     assert {"mean_sd.csv", "mean_sd.png"} <= set(manifest["outputs"])
     assert obs["time"].tolist() == [0.0, 0.5, 1.0, 1.5, 2.0]
     assert np.array_equal(obs["X-mean"], ens.state()["mean"][:, 0])
+
+
+def test_an_sbml_model_beyond_mass_action_runs_on_the_cpu():
+    # DSMTS 00019: birth-death of X with the assignment rule y = 2 X; the suite's means at
+    # t = 10, 30, 50 within 4 standard errors, and y's statistics twice X's.
+    xml = REPO / "data" / "dsmts" / "00019" / "00019-sbml-l3v1.xml"
+    n = 2000
+    ens = petri.open(xml, trajectories=n, t_end=50.0, points=6, seed=11)
+    assert ens.device == "cpu" and "general" in ens.device_reason
+    ens.run()
+    s = ens.state()
+    x, y = s["species"].index("X"), s["species"].index("y")
+    assert np.array_equal(s["mean"][:, y], 2 * s["mean"][:, x])
+    assert np.allclose(s["sd"][:, y], 2 * s["sd"][:, x], rtol=1e-12)
+    assert s["times"].tolist() == [0, 10, 20, 30, 40, 50]
+    for k, mean, sd in [(1, 90.48374, 13.44708), (3, 74.08182, 20.08018), (5, 60.65307, 22.38677)]:
+        t = s["times"][k]
+        assert abs(s["mean"][k, x] - mean) < 4 * sd / math.sqrt(n), (t, s["mean"][k, x])
+    with pytest.raises(ValueError, match="CPU only"):
+        petri.open(xml, trajectories=10, t_end=1.0, points=2, device="gpu")
