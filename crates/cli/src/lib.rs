@@ -1,4 +1,4 @@
-//! `petri`: run a model from its config file, list adapters, benchmark. Model logic lives in
+//! `petri`: run a model from its config file, sweep its parameters, list adapters, benchmark. Model logic lives in
 //! petri-model, each model behind its `Model` (its flags, how it opens, its benchmark); this
 //! crate parses arguments, shows progress and prints results, for whichever models it is given.
 //! `petri` itself runs the workspace's models; a program built on Petri passes its own too
@@ -13,6 +13,7 @@ mod interrupt;
 mod primitives;
 mod progress;
 mod run;
+mod sweep;
 
 /// `petri adapters`.
 #[derive(Args)]
@@ -49,6 +50,10 @@ pub fn command(registry: &Registry) -> Command {
             "List the GPU adapters wgpu can see, best first, with the limits the models need.",
         )))
         .subcommand(run::command(registry))
+        .subcommand(sweep::SweepArgs::augment_args(Command::new("sweep").about(
+            "Run a parameter sweep: a base config with overrides by field path and seeds, each \
+             task an ordinary run folder, a summary table of all (docs/SWEEPS.md).",
+        )))
         .subcommand(bench);
     for model in registry.models() {
         for c in model.commands() {
@@ -90,6 +95,7 @@ fn dispatch(registry: &Registry, matches: &ArgMatches) -> Result<()> {
     match name {
         "adapters" => adapters(AdaptersArgs::from_arg_matches(m)?.backend),
         "run" => run::run(registry, m),
+        "sweep" => sweep::sweep(registry, sweep::SweepArgs::from_arg_matches(m)?),
         "bench" => {
             let (which, b) = m.subcommand().expect("a bench subcommand is required");
             if which == "primitives" {

@@ -922,3 +922,57 @@ fn the_defaults_a_config_leaves_to_the_run_are_named() {
     assert!(t.contains("defaults used for D = 0.00035"), "{t}");
     assert!(t.contains("seed = 42") && !t.contains("grid = "), "{t}");
 }
+
+/// `petri sweep`: a line per task, a failing task recorded while the others complete (exit 1,
+/// naming the summary), and the same call again running only what failed.
+#[test]
+fn a_sweep_runs_its_tasks_and_finishes_them_on_a_second_call() {
+    let dir = scratch("sweep");
+    let spec = dir.join("bd.json");
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/birth-death.json");
+    std::fs::write(
+        &spec,
+        format!(
+            r#"{{"base": {:?}, "grid": {{"parameters.mu": [0.11, -1]}}, "seeds": [1, 2],
+                "options": ["--device", "cpu", "--t-end", "4", "--points", "5", "--trajectories", "20"]}}"#,
+            base.display().to_string()
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let args = [
+        "sweep",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--workers",
+        "2",
+    ];
+    let o = petri(&args);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains("4 tasks") && t.contains("2 of 4 tasks complete"),
+        "{t}"
+    );
+    assert!(
+        t.contains("task 1 (parameters.mu = 0.11, seed 1): complete, step 4"),
+        "{t}"
+    );
+    assert!(
+        t.contains("task 3 (parameters.mu = -1, seed 1): failed"),
+        "{t}"
+    );
+    assert!(
+        t.contains("2 tasks failed") && t.contains("summary.csv"),
+        "{t}"
+    );
+    assert!(out.join("task-0002").join("mean_sd.csv").exists());
+    let o = petri(&args);
+    let t = text(&o);
+    assert!(t.contains("2 from an earlier call"), "{t}");
+    assert!(
+        t.contains("task 2 (parameters.mu = 0.11, seed 2): complete before"),
+        "{t}"
+    );
+}

@@ -17,6 +17,7 @@ pub mod reactions;
 pub mod registry;
 pub mod runtime;
 pub mod ssa;
+pub mod sweep;
 
 pub use error::ModelError;
 /// The output crate's error, which `ModelError::Output` carries.

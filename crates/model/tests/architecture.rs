@@ -25,7 +25,8 @@
 //!   against another of the same model.
 //!
 //! A new shared module (one that models may import) goes into `SHARED`; the registry (the list
-//! of models a program opens by config) may refer to every model and nothing refers to it;
+//! of models a program opens by config) may refer to every model and only the programs over it
+//! (`OVER_CATALOGUE`: the sweep) refer to it, never to a model directly;
 //! anything else at the top of `crates/model/src` is treated as a model.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -42,6 +43,9 @@ const SHARED: &[&str] = &[
 ];
 /// The module above the models: it may refer to any of them; no other module refers to it.
 const CATALOGUE: &str = "registry";
+/// Programs over the registry (they open models through it, never a model directly); only
+/// they refer to the registry, and nothing refers to them.
+const OVER_CATALOGUE: &[&str] = &["sweep"];
 
 /// One source file: its path relative to `src/` ("rdme/sim.rs") and its text.
 struct Source {
@@ -481,7 +485,8 @@ fn cycle_through(
 /// Every broken rule, one message each (empty: the sources follow the rules).
 fn check(sources: &[Source]) -> Vec<String> {
     let g = graph(sources);
-    let is_model = |top: &str| !SHARED.contains(&top) && top != CATALOGUE;
+    let is_model =
+        |top: &str| !SHARED.contains(&top) && top != CATALOGUE && !OVER_CATALOGUE.contains(&top);
     let mut errors = Vec::new();
     let witness = |from: &str, r: &Reference| format!("{from}:{}: `{}`", r.line, r.text);
 
@@ -490,7 +495,15 @@ fn check(sources: &[Source]) -> Vec<String> {
         let (Some(a), Some(b)) = (top_level(from), top_level(to)) else {
             continue;
         };
-        if a != b && b == CATALOGUE {
+        if a != b && OVER_CATALOGUE.contains(&b.as_str()) {
+            errors.push(format!(
+                "{}: `{a}` refers to `{b}` ({to}), a program over the registry; nothing may \
+                 refer to it",
+                witness(from, r)
+            ));
+            continue;
+        }
+        if a != b && b == CATALOGUE && !OVER_CATALOGUE.contains(&a.as_str()) {
             errors.push(format!(
                 "{}: `{a}` refers to the registry ({to}); the registry lists the models, nothing \
                  below it may refer to it",
@@ -745,6 +758,27 @@ fn the_registry_may_list_every_model_but_no_model_may_refer_to_it() {
     );
     // ... and the edge back makes a cycle between b and the registry.
     assert!(errors.iter().any(|e| e.contains("cycle")), "{errors:?}");
+}
+
+#[test]
+fn the_sweep_may_use_the_registry_but_nothing_may_use_the_sweep() {
+    let errors = check(&sources(&[
+        ("lib.rs", "pub mod a;\npub mod registry;\npub mod sweep;\n"),
+        ("a/mod.rs", "use crate::sweep::run;\npub struct A;\n"),
+        ("registry.rs", "use crate::a::A;\npub fn open() {}\n"),
+        ("sweep.rs", "use crate::registry::open;\npub fn run() {}\n"),
+    ]));
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("a/mod.rs:1: `use crate::sweep::run;`")
+                && e.contains("`a` refers to `sweep`")),
+        "{errors:?}"
+    );
+    assert!(
+        !errors.iter().any(|e| e.starts_with("sweep.rs:1")),
+        "the sweep may use the registry: {errors:?}"
+    );
 }
 
 #[test]

@@ -1,0 +1,116 @@
+//! `petri sweep SWEEP.json`: a parameter sweep (petri_model::sweep) on this machine's GPUs, a
+//! line per task as it ends, and an exit status that says whether every task completed.
+
+use crate::interrupt;
+use anyhow::{bail, Result};
+use clap::Args;
+use petri_model::command::GpuArgs;
+use petri_model::registry::Registry;
+use petri_model::sweep::{run_sweep, Status, Sweep, SweepOptions, TaskRecord, SUMMARY_FILE};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+#[derive(Args)]
+pub(crate) struct SweepArgs {
+    /// The sweep: a base config, a grid or list of overrides by field path, seeds and run
+    /// options (docs/SWEEPS.md)
+    spec: PathBuf,
+    /// Output folder: each task's run folder (task-NNNN/) and record (task-NNNN.json),
+    /// summary.csv, sweep.json. Run the same spec into it again to finish what is left
+    #[arg(long, default_value = "out/sweep")]
+    out: PathBuf,
+    /// Tasks run at once on the adapter chosen (--adapter), each on a device of its own
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    workers: u32,
+    /// One worker per adapter listed, by name or index in `petri adapters` (e.g. 0,1,2,3 for
+    /// four GPUs); instead of --adapter and --workers
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["adapter", "workers"])]
+    adapters: Vec<String>,
+    #[command(flatten)]
+    gpu: GpuArgs,
+}
+
+pub(crate) fn sweep(registry: &Registry, args: SweepArgs) -> Result<()> {
+    let sweep = Sweep::read(&args.spec)?;
+    let request = args.gpu.request();
+    let workers = match args.adapters.is_empty() {
+        true => vec![request; args.workers as usize],
+        false => args
+            .adapters
+            .iter()
+            .map(|a| request.clone().with_overrides(None, Some(a.clone())))
+            .collect(),
+    };
+    let total = sweep.tasks.len();
+    eprintln!(
+        "{total} tasks from {} on {} worker{} into {}",
+        sweep.origin,
+        workers.len(),
+        if workers.len() == 1 { "" } else { "s" },
+        args.out.display()
+    );
+    let ended = AtomicUsize::new(0);
+    let report = |r: &TaskRecord| {
+        let n = ended.fetch_add(1, Ordering::Relaxed) + 1;
+        eprintln!("[{n}/{total}] {}", describe(r));
+    };
+    let opts = SweepOptions {
+        out: args.out.clone(),
+        workers,
+        stop: Some(interrupt::stop_check()),
+    };
+    let records = run_sweep(registry, &sweep, &opts, &report)?;
+    let count = |s: Status| records.iter().filter(|r| r.status == s).count();
+    let skipped = records.iter().filter(|r| r.skipped).count();
+    let summary = args.out.join(SUMMARY_FILE);
+    println!(
+        "{} of {total} tasks complete ({skipped} from an earlier call), {} failed; {}",
+        count(Status::Complete),
+        count(Status::Failed),
+        summary.display()
+    );
+    if count(Status::Stopped) > 0 || records.len() < total {
+        eprintln!(
+            "the sweep stopped: `petri sweep {} --out {}` again finishes it",
+            args.spec.display(),
+            args.out.display()
+        );
+        std::process::exit(interrupt::EXIT_STATUS);
+    }
+    if count(Status::Failed) > 0 {
+        bail!(
+            "{} tasks failed (their errors are in {})",
+            count(Status::Failed),
+            summary.display()
+        );
+    }
+    Ok(())
+}
+
+/// "task 3 (D = 0.0007, seed 2): complete, step 1000" or "... failed: why".
+fn describe(r: &TaskRecord) -> String {
+    let mut what: Vec<String> = r
+        .task
+        .overrides
+        .iter()
+        .map(|(p, v)| format!("{p} = {v}"))
+        .collect();
+    if let Some(seed) = r.task.seed {
+        what.push(format!("seed {seed}"));
+    }
+    let head = format!("task {} ({})", r.task.index + 1, what.join(", "));
+    match (r.status, &r.error) {
+        (Status::Complete, _) if r.skipped => format!("{head}: complete before"),
+        (Status::Complete, _) => format!("{head}: complete, step {}", r.last_step),
+        (_, Some(e)) => format!("{head}: {}: {e}", status_word(r.status)),
+        (s, None) => format!("{head}: {}", status_word(s)),
+    }
+}
+
+fn status_word(s: Status) -> &'static str {
+    match s {
+        Status::Complete => "complete",
+        Status::Failed => "failed",
+        Status::Stopped => "stopped",
+    }
+}
