@@ -239,6 +239,20 @@ impl Sweep {
         Ok(sweep)
     }
 
+    /// Whether a seed goes to the model's `--seed` flag (reaction networks) rather than to the
+    /// config's `seed`.
+    pub fn seed_flag(&self, registry: &Registry) -> Result<bool> {
+        let model = registry.of_config(&Config::Json {
+            text: self.base.to_string(),
+            origin: self.base_origin.clone(),
+            base: self.base_dir.clone(),
+        })?;
+        Ok(model
+            .run_flags()
+            .get_arguments()
+            .any(|a| a.get_long() == Some("seed")))
+    }
+
     /// Task `task`'s config: the base with its overrides, and its seed in the config's `seed`
     /// when `seed_in_config`.
     pub fn config_of(&self, task: &Task, seed_in_config: bool) -> Result<Value> {
@@ -390,16 +404,8 @@ pub fn run_sweep(
     opts: &SweepOptions,
     report: &(dyn Fn(&TaskRecord) + Sync),
 ) -> Result<Vec<TaskRecord>> {
-    prepare_folder(sweep, &opts.out)?;
-    let model = registry.of_config(&Config::Json {
-        text: sweep.base.to_string(),
-        origin: sweep.base_origin.clone(),
-        base: sweep.base_dir.clone(),
-    })?;
-    let seed_flag = model
-        .run_flags()
-        .get_arguments()
-        .any(|a| a.get_long() == Some("seed"));
+    prepare(sweep, &opts.out)?;
+    let seed_flag = sweep.seed_flag(registry)?;
     let next = AtomicUsize::new(0);
     let records: Mutex<Vec<Option<TaskRecord>>> = Mutex::new(vec![None; sweep.tasks.len()]);
     let stopped = std::sync::atomic::AtomicBool::new(false);
@@ -430,8 +436,28 @@ pub fn run_sweep(
     Ok(records)
 }
 
+/// The records of the tasks in `out` (those with one, in task order), and summary.csv of
+/// them: what a sweep whose tasks ran elsewhere (`run_task` on other workers) ends with.
+pub fn finish(sweep: &Sweep, out: &Path) -> Result<Vec<TaskRecord>> {
+    let records: Vec<TaskRecord> = sweep
+        .tasks
+        .iter()
+        .filter_map(|t| read_record(out, t))
+        .collect();
+    write_summary(sweep, out, &records)?;
+    Ok(records)
+}
+
+/// Task `task`'s record in `out`, if there is one for this task.
+fn read_record(out: &Path, task: &Task) -> Option<TaskRecord> {
+    std::fs::read_to_string(record_path(out, task.index))
+        .ok()
+        .and_then(|t| serde_json::from_str::<TaskRecord>(&t).ok())
+        .filter(|r| r.task == *task)
+}
+
 /// Makes `out` a sweep folder for `sweep`: new or empty, or holding this same sweep.
-fn prepare_folder(sweep: &Sweep, out: &Path) -> Result<()> {
+pub fn prepare(sweep: &Sweep, out: &Path) -> Result<()> {
     let io = |source| ModelError::Io {
         path: out.display().to_string(),
         source,
@@ -472,8 +498,9 @@ fn prepare_folder(sweep: &Sweep, out: &Path) -> Result<()> {
     }
 }
 
-/// Runs one task into its folder (unless its record says it is complete) and records it.
-fn run_task(
+/// Runs one task of a prepared folder (`prepare`) into its folder, unless its record says it
+/// is complete, and records it; `seed_flag` is [`Sweep::seed_flag`].
+pub fn run_task(
     registry: &Registry,
     sweep: &Sweep,
     task: &Task,
@@ -482,11 +509,7 @@ fn run_task(
     opts: &SweepOptions,
 ) -> TaskRecord {
     let record_file = record_path(&opts.out, task.index);
-    if let Some(mut done) = std::fs::read_to_string(&record_file)
-        .ok()
-        .and_then(|t| serde_json::from_str::<TaskRecord>(&t).ok())
-        .filter(|r| r.status == Status::Complete && r.task == *task)
-    {
+    if let Some(mut done) = read_record(&opts.out, task).filter(|r| r.status == Status::Complete) {
         done.skipped = true;
         return done;
     }

@@ -9,6 +9,7 @@ use petri_engine::{AdapterSummary, DeviceRequest};
 use petri_model::model::{Config, Model, Requested};
 use petri_model::registry::Registry;
 use petri_model::runtime::{ArrayData, Driven, Row, RunOptions, StateArray, StopCheck};
+use petri_model::sweep::{self, Status, Sweep, SweepOptions, TaskRecord};
 use petri_model::ModelError;
 use pyo3::create_exception;
 use pyo3::exceptions::{
@@ -18,7 +19,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyTuple, PyType};
 use pyo3::IntoPyObjectExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 create_exception!(
@@ -271,6 +272,126 @@ fn open_simulation(
     })
 }
 
+/// The sweep whose JSON text is `text` (`origin` names it in messages; a base given as a path
+/// starts from the folder `base`).
+fn read_sweep(text: &str, origin: &str, base: &Path) -> PyResult<Sweep> {
+    Sweep::parse(text, origin, base).map_err(to_py)
+}
+
+/// A task record as JSON text, with whether it was complete before this call and its final
+/// observation as numbers.
+fn record_json(r: &TaskRecord) -> String {
+    let mut v = serde_json::to_value(r).expect("a record serializes");
+    v["skipped"] = r.skipped.into();
+    // As numbers (the file keeps them as exact text): Python reads the shortest round-trip
+    // digits back to the same float.
+    v["last"] = r.last.clone().into();
+    v.to_string()
+}
+
+/// Prepares the folder `out` for the sweep (`petri.sweep` with a Dask client); returns its
+/// number of tasks.
+#[pyfunction]
+fn sweep_prepare(
+    py: Python<'_>,
+    text: String,
+    origin: String,
+    base: PathBuf,
+    out: PathBuf,
+) -> PyResult<usize> {
+    let sweep = read_sweep(&text, &origin, &base)?;
+    py.detach(|| sweep::prepare(&sweep, &out)).map_err(to_py)?;
+    Ok(sweep.tasks.len())
+}
+
+/// Runs task `index` of the sweep into the prepared folder `out` (one Dask task); returns its
+/// record as JSON text. A failed task is in its record, not raised.
+#[pyfunction]
+#[pyo3(signature = (text, origin, base, out, index, backend=None, adapter=None))]
+#[allow(clippy::too_many_arguments)]
+fn sweep_task(
+    py: Python<'_>,
+    text: String,
+    origin: String,
+    base: PathBuf,
+    out: PathBuf,
+    index: usize,
+    backend: Option<String>,
+    adapter: Option<String>,
+) -> PyResult<String> {
+    let sweep = read_sweep(&text, &origin, &base)?;
+    let task = sweep.tasks.get(index).cloned().ok_or_else(|| {
+        config_error(format!(
+            "config: index = {index} is not allowed: a task of the sweep, 0..{}",
+            sweep.tasks.len()
+        ))
+    })?;
+    let registry = Registry::default();
+    let seed_flag = sweep.seed_flag(&registry).map_err(to_py)?;
+    let request = DeviceRequest::from_env().with_overrides(backend, adapter);
+    let opts = SweepOptions {
+        out,
+        workers: vec![request.clone()],
+        stop: None,
+    };
+    let record =
+        py.detach(|| sweep::run_task(&registry, &sweep, &task, seed_flag, &request, &opts));
+    Ok(record_json(&record))
+}
+
+/// Writes the sweep's summary.csv from the records in `out`; returns them as JSON text.
+#[pyfunction]
+fn sweep_finish(
+    py: Python<'_>,
+    text: String,
+    origin: String,
+    base: PathBuf,
+    out: PathBuf,
+) -> PyResult<Vec<String>> {
+    let sweep = read_sweep(&text, &origin, &base)?;
+    let records = py.detach(|| sweep::finish(&sweep, &out)).map_err(to_py)?;
+    Ok(records.iter().map(record_json).collect())
+}
+
+/// Runs the sweep with `workers` workers on this machine's adapter; returns the records as JSON
+/// text. Ctrl-C stops the tasks under way at the end of an observation period and raises
+/// KeyboardInterrupt once the records are written.
+#[pyfunction]
+#[pyo3(signature = (text, origin, base, out, workers=1, backend=None, adapter=None))]
+#[allow(clippy::too_many_arguments)]
+fn sweep_run(
+    py: Python<'_>,
+    text: String,
+    origin: String,
+    base: PathBuf,
+    out: PathBuf,
+    workers: usize,
+    backend: Option<String>,
+    adapter: Option<String>,
+) -> PyResult<Vec<String>> {
+    let sweep = read_sweep(&text, &origin, &base)?;
+    if !(1..=64).contains(&workers) {
+        return Err(config_error(format!(
+            "config: workers = {workers} is not allowed: 1 to 64 tasks at once"
+        )));
+    }
+    let signals = Arc::new(Signals::default());
+    let asked = signals.clone();
+    let request = DeviceRequest::from_env().with_overrides(backend, adapter);
+    let opts = SweepOptions {
+        out,
+        workers: vec![request; workers],
+        stop: Some(StopCheck::new(move || asked.raised())),
+    };
+    let records = py
+        .detach(|| sweep::run_sweep(&Registry::default(), &sweep, &opts, &|_| {}))
+        .map_err(to_py)?;
+    if records.iter().any(|r| r.status == Status::Stopped) {
+        return Err(signals.raise(py, PyDict::new(py)));
+    }
+    Ok(records.iter().map(record_json).collect())
+}
+
 /// A simulation of one model, opened by `petri.open`.
 #[pyclass(module = "petri", name = "Simulation")]
 struct Simulation {
@@ -508,6 +629,10 @@ fn _petri(m: &Bound<'_, PyModule>) -> PyResult<()> {
     drop(Vec::<f64>::new().into_pyarray(py));
     m.add_function(wrap_pyfunction!(adapters, m)?)?;
     m.add_function(wrap_pyfunction!(open_simulation, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_prepare, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_task, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_finish, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_run, m)?)?;
     m.add_class::<Simulation>()?;
     m.add("PetriError", py.get_type::<PetriError>())?;
     m.add("ConfigError", config_error_type(py)?.bind(py))?;

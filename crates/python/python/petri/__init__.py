@@ -40,11 +40,16 @@ from ._petri import (
     Simulation,
     adapters as _adapters,
     open_simulation as _open_simulation,
+    sweep_finish as _sweep_finish,
+    sweep_prepare as _sweep_prepare,
+    sweep_run as _sweep_run,
+    sweep_task as _sweep_task,
 )
 
 __all__ = [
     "__version__",
     "open",
+    "sweep",
     "adapters",
     "Simulation",
     "PetriError",
@@ -170,3 +175,55 @@ def _flags(options: Optional[Mapping[str, object]]) -> list:
         elif value is not None and value is not False:
             flags.append(f"{flag}={value}")
     return flags
+
+
+def sweep(
+    spec: Config,
+    out: Union[str, "os.PathLike[str]"],
+    *,
+    client: Any = None,
+    workers: int = 1,
+    backend: Optional[str] = None,
+    adapter: Optional[Union[str, int]] = None,
+) -> List[Dict[str, Any]]:
+    """Runs a parameter sweep (docs/SWEEPS.md), as ``petri sweep`` does; returns the task
+    records in task order.
+
+    spec: a sweep file's path or the spec as a dict (a base config, ``grid`` and ``list`` of
+        overrides by field path, ``seeds``, ``options``); a base given as a path starts from
+        the sweep file's folder, or from the working directory for a dict.
+    out: the sweep's folder: a run folder per task (``task-0001/``), a record per task
+        (``task-0001.json``), ``summary.csv``. The same spec into the same folder again runs
+        only the tasks not yet complete.
+    client: a ``dask.distributed.Client``: each task runs on a Dask worker (each opening its own
+        device; the folder must be one every worker can reach). Without it, ``workers`` tasks
+        run at once on this machine's adapter.
+
+    Each record is a dict: ``task`` (``index``, ``overrides``, ``seed``), ``status``
+    ("complete", "failed" or "stopped"), ``error``, ``columns`` and ``last`` (the final
+    observation), ``last_step`` and ``skipped`` (complete before this call). A failed task is
+    recorded, not raised.
+    """
+    if isinstance(spec, Mapping):
+        text, origin, base = json.dumps(spec), "<dict>", os.getcwd()
+    else:
+        path = Path(spec)
+        text, origin, base = path.read_text(encoding="utf-8"), str(path), str(path.parent)
+    adapter = None if adapter is None else str(adapter)
+    out = str(out)
+    if client is None:
+        records = _sweep_run(text, origin, base, out, workers, backend, adapter)
+        return [json.loads(r) for r in records]
+    n = _sweep_prepare(text, origin, base, out)
+    futures = client.map(
+        _run_sweep_task, range(n), text=text, origin=origin, base=base, out=out,
+        backend=backend, adapter=adapter, pure=False,
+    )
+    client.gather(futures)
+    return [json.loads(r) for r in _sweep_finish(text, origin, base, out)]
+
+
+def _run_sweep_task(index, *, text, origin, base, out, backend, adapter):
+    """One task of a sweep on a Dask worker (a module-level function, so workers can unpickle
+    it by name); its record as JSON text."""
+    return _sweep_task(text, origin, base, out, index, backend, adapter)
