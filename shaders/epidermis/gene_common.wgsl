@@ -28,7 +28,8 @@ struct GrowthUniforms {
     delta_threshold: f32,
     max_cells: u32,
     normal: vec3<f32>,
-    _pad: u32,
+    // Elements from which a cell grows whatever its Delta.
+    restriction_point: u32,
 }
 
 const HILL_BN: u32 = 0u;

@@ -331,10 +331,15 @@ fn growth_adds_one_element_at_the_centre_of_each_eligible_cell() {
     let added = grow(&u, &mut s);
     let eligible: Vec<usize> = (0..24)
         .filter(|&c| {
-            before.genes[c][Species::Delta as usize] < u.delta_threshold
-                && before.counts[c] < MAX_ELEMENTS as u32
+            let n = before.counts[c];
+            let low = before.genes[c][Species::Delta as usize] < u.delta_threshold;
+            n < MAX_ELEMENTS as u32 && (low || n >= u.restriction_point)
         })
         .collect();
+    // The mix holds high-Delta cells on both sides of the restriction point.
+    let high = |c: &usize| before.genes[*c][Species::Delta as usize] >= u.delta_threshold;
+    assert!(eligible.iter().any(high));
+    assert!((0..24).filter(high).any(|c| !eligible.contains(&c)));
     assert_eq!(added as usize, eligible.len());
     assert_eq!(s.added, added);
     assert_eq!(s.elements(), before.elements() + added as u64);
@@ -350,6 +355,37 @@ fn growth_adds_one_element_at_the_centre_of_each_eligible_cell() {
             assert_eq!(s.counts[c], before.counts[c]);
         }
     }
+}
+
+#[test]
+fn notch_signalling_decides_entry_into_the_cycle_not_its_completion() {
+    // Two detached cells at high Delta: one just before the restriction point never grows,
+    // one at it grows at every event and divides 40 - n events later; a low-Delta cell grows
+    // from 20 elements.
+    let u = growth_uniforms(8);
+    let rp = u.restriction_point as usize;
+    assert!((21..40).contains(&rp), "{rp}");
+    let mut s = EpidermisState::empty(8);
+    let mut rng = Lcg(5);
+    let waiting = add_cell(&mut s, &mut rng, [1.0, 1.0, 2.0], rp - 1, 0, 1.5);
+    let committed = add_cell(&mut s, &mut rng, [4.0, 1.0, 2.0], rp, 0, 1.5);
+    let low = add_cell(&mut s, &mut rng, [1.0, 4.0, 2.0], 20, 0, 0.01);
+    for event in 1..=MAX_ELEMENTS - rp {
+        growth_event(&u, &mut s);
+        assert_eq!(s.counts[waiting] as usize, rp - 1, "event {event}");
+        assert_eq!(s.counts[low] as usize, 20 + event, "event {event}");
+        let want = if event < MAX_ELEMENTS - rp {
+            rp + event
+        } else {
+            20
+        };
+        assert_eq!(s.counts[committed] as usize, want, "event {event}");
+    }
+    assert_eq!((s.cells, s.divisions), (4, 1));
+    // The daughters, at 20 elements with the mother's high Delta halved (still high), wait
+    // for low Delta again.
+    growth_event(&u, &mut s);
+    assert_eq!((s.counts[committed], s.counts[3]), (20, 20));
 }
 
 #[test]

@@ -1,8 +1,10 @@
 //! Growth and division (Christley et al. 2010, "Cell Growth and Division"), after the mechanics
 //! of every step s with (s + 1) % interval == 0:
 //!
-//! 1. grow: a cell with Delta below `delta_threshold` and fewer than 40 elements adds one PLAIN
-//!    element at its centre, in slot `c * 40 + counts[c]`;
+//! 1. grow: a cell with fewer than 40 elements adds one PLAIN element at its centre, in slot
+//!    `c * 40 + counts[c]`, if its Delta is below `delta_threshold` or it has passed the
+//!    restriction point (`restriction_point` elements or more): Notch signalling decides
+//!    whether a cell enters its cycle, not whether it completes it;
 //! 2. divide: a cell with 40 elements splits 20/20 across the plane through its elements'
 //!    median along `division_normal`: elements ranked by their projection on the normal
 //!    (minimum-image offsets from the cell's first element; ties by slot), the lower 20 stay in
@@ -34,6 +36,9 @@ pub struct GrowthParams {
     pub interval: u32,
     /// A cell grows while its Delta is below this.
     pub delta_threshold: f64,
+    /// Elements from which a cell grows whatever its Delta (it has passed the restriction
+    /// point of its cycle); 40 or more: never, Delta alone decides.
+    pub restriction_point: u32,
     /// Normal of the division plane (any length but 0): [0, 0, 1] stacks the daughters, the
     /// one attached to the membrane below.
     pub division_normal: [f64; 3],
@@ -46,6 +51,8 @@ impl Default for GrowthParams {
             // Between the basal state's Delta (< 0.001) or the low side of lateral inhibition
             // (0.03) and its high side (1.6..2) with the default gene parameters.
             delta_threshold: 0.3,
+            // A quarter of the 20 elements a cell grows per cycle (the asset's provenance).
+            restriction_point: 25,
             division_normal: [0.0, 0.0, 1.0],
         }
     }
@@ -87,7 +94,7 @@ pub struct GrowthUniforms {
     pub delta_threshold: f32,
     pub max_cells: u32,
     pub normal: [f32; 3],
-    pub _pad: u32,
+    pub restriction_point: u32,
 }
 
 impl GrowthUniforms {
@@ -98,7 +105,7 @@ impl GrowthUniforms {
             delta_threshold: p.delta_threshold as f32,
             max_cells,
             normal: p.division_normal.map(|v| v as f32),
-            _pad: 0,
+            restriction_point: p.restriction_point,
         }
     }
 }
@@ -114,13 +121,19 @@ pub struct GrowthCounts {
     pub overflow: u32,
 }
 
-/// Step 1: one PLAIN element at the centre of every cell with Delta below the threshold and
-/// room for it. Returns the number added (also added to `state.added`).
+/// Whether a cell of `n` elements and Delta `delta` grows at a growth event: room for an
+/// element, and low Delta or past the restriction point.
+pub fn grows(u: &GrowthUniforms, n: u32, delta: f32) -> bool {
+    n < MAX_ELEMENTS as u32 && (delta < u.delta_threshold || n >= u.restriction_point)
+}
+
+/// Step 1: one PLAIN element at the centre of every cell that `grows`. Returns the number
+/// added (also added to `state.added`).
 pub fn grow(u: &GrowthUniforms, state: &mut EpidermisState) -> u32 {
     let mut added = 0;
     for c in 0..state.cells as usize {
         let n = state.counts[c] as usize;
-        if state.genes[c][Species::Delta as usize] < u.delta_threshold && n < MAX_ELEMENTS {
+        if grows(u, n as u32, state.genes[c][Species::Delta as usize]) {
             let first = c * MAX_ELEMENTS;
             let [x, y, z] = cell_centre(&state.pos[first..first + n], u.lx, u.ly);
             state.pos[first + n] = [x, y, z, PLAIN];
@@ -255,6 +268,17 @@ mod tests {
         assert!(p.runs_after(1999));
         assert!(!p.runs_after(2000));
         assert!(p.runs_after(3999));
+    }
+
+    #[test]
+    fn high_delta_cells_grow_only_past_the_restriction_point() {
+        let u = GrowthUniforms::new(&GrowthParams::default(), 10.0, 10.0, 8);
+        let rp = u.restriction_point;
+        let (low, high) = (0.5 * u.delta_threshold, 2.0 * u.delta_threshold);
+        assert!(grows(&u, 20, low) && grows(&u, 39, low));
+        assert!(!grows(&u, 20, high) && !grows(&u, rp - 1, high));
+        assert!(grows(&u, rp, high) && grows(&u, 39, high));
+        assert!(!grows(&u, 40, low) && !grows(&u, 40, high));
     }
 
     #[test]
