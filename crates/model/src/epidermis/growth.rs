@@ -13,8 +13,11 @@
 //!    membrane: a mother with `a` adhesive elements leaves c's lowest `a` ADHESIVE, the rest
 //!    PLAIN (keeping the elements' own types would let a flattened basal cell, its plain
 //!    elements sunk below its adhesive ones, hand the attachment to nobody). Both daughters
-//!    get half of the mother's N, D, B, O1, O2, M. If the new cells would not fit `max_cells`,
-//!    no cell divides at that step and the refused divisions are counted (Counter::Overflow);
+//!    get half of the mother's N, D, B, O1, O2, M. With `spindle`, the axis is drawn per
+//!    division instead (`spindle_axis`, uniform over directions) and the half holding more of
+//!    the mother's adhesive elements (the lower on a tie) keeps its elements' types, the other
+//!    half is all PLAIN. If the new cells would not fit `max_cells`, no cell divides at that
+//!    step and the refused divisions are counted (Counter::Overflow);
 //! 3. the active-slot list: cell c's slots at `offsets[c]..`, offsets the exclusive scan of
 //!    the counts.
 //!
@@ -26,6 +29,7 @@ use super::state::{
     EpidermisState, Species, ADHESIVE, DAUGHTER_ELEMENTS, MAX_ELEMENTS, PLAIN, SPECIES,
 };
 use crate::error::{invalid, Result};
+use petri_engine::rng;
 use serde::{Deserialize, Serialize};
 
 /// Config section `growth`.
@@ -42,6 +46,9 @@ pub struct GrowthParams {
     /// Normal of the division plane (any length but 0): [0, 0, 1] stacks the daughters, the
     /// one attached to the membrane below.
     pub division_normal: [f64; 3],
+    /// Draw each division's axis at random (uniform over directions) instead of
+    /// `division_normal`; the half with more adhesive elements keeps them, the other is plain.
+    pub spindle: bool,
 }
 
 impl Default for GrowthParams {
@@ -54,6 +61,7 @@ impl Default for GrowthParams {
             // A quarter of the 20 elements a cell grows per cycle (the asset's provenance).
             restriction_point: 25,
             division_normal: [0.0, 0.0, 1.0],
+            spindle: false,
         }
     }
 }
@@ -95,10 +103,15 @@ pub struct GrowthUniforms {
     pub max_cells: u32,
     pub normal: [f32; 3],
     pub restriction_point: u32,
+    /// The run's seed, low and high words (the spindle draws).
+    pub seed: [u32; 2],
+    /// 1: a spindle drawn per division; 0: `normal`.
+    pub spindle: u32,
+    pub _pad: u32,
 }
 
 impl GrowthUniforms {
-    pub fn new(p: &GrowthParams, lx: f64, ly: f64, max_cells: u32) -> Self {
+    pub fn new(p: &GrowthParams, seed: u64, lx: f64, ly: f64, max_cells: u32) -> Self {
         Self {
             lx: lx as f32,
             ly: ly as f32,
@@ -106,6 +119,9 @@ impl GrowthUniforms {
             max_cells,
             normal: p.division_normal.map(|v| v as f32),
             restriction_point: p.restriction_point,
+            seed: rng::seed_key(seed),
+            spindle: p.spindle as u32,
+            _pad: 0,
         }
     }
 }
@@ -169,6 +185,31 @@ pub fn division_ranks(
     ranks
 }
 
+/// Philox stream of the first spindle draw (streams 0 and 1: the initial state, `init.rs`).
+const SPINDLE_STREAM: u32 = 2;
+/// Draws of a spindle before the last one is taken as it is (each is rejected with
+/// probability 1 - pi / 6).
+const SPINDLE_DRAWS: u32 = 8;
+/// Half-range of a spindle component: integers in -2048..2048, so the squared length is exact.
+const SPINDLE_HALF: i32 = 2048;
+
+/// The division axis of cell `c` at step `step`, uniform over directions: the first of up to
+/// `SPINDLE_DRAWS` integer vectors in the cube that lies in its inscribed ball (integers, so
+/// that the GPU makes the same choice bitwise). Not normalised: only its direction matters.
+pub fn spindle_axis(u: &GrowthUniforms, step: u32, c: u32) -> [f32; 3] {
+    let seed = u.seed[0] as u64 | (u.seed[1] as u64) << 32;
+    let mut v = [0; 3];
+    for k in 0..SPINDLE_DRAWS {
+        let w = rng::u32x4(seed, step, c, SPINDLE_STREAM + k);
+        v = [0, 1, 2].map(|i| (w[i] >> 20) as i32 - SPINDLE_HALF);
+        let r2: i32 = v.iter().map(|x| x * x).sum();
+        if r2 > 0 && r2 <= SPINDLE_HALF * SPINDLE_HALF {
+            break;
+        }
+    }
+    v.map(|x| x as f32)
+}
+
 /// Step 2: divides every cell with 40 elements (see the module doc). Returns (divided,
 /// refused); `state.cells` and `state.divisions` follow.
 pub fn divide(u: &GrowthUniforms, state: &mut EpidermisState) -> (u32, u32) {
@@ -188,16 +229,21 @@ pub fn divide(u: &GrowthUniforms, state: &mut EpidermisState) -> (u32, u32) {
         let first = c * MAX_ELEMENTS;
         let elements: [[f32; 4]; MAX_ELEMENTS] =
             state.pos[first..first + MAX_ELEMENTS].try_into().unwrap();
-        let ranks = division_ranks(&elements, u.normal, u.lx, u.ly);
-        let adhesive = elements.iter().filter(|e| e[3] == ADHESIVE).count();
+        let axis = if u.spindle != 0 {
+            spindle_axis(u, state.step as u32, c as u32)
+        } else {
+            u.normal
+        };
+        let ranks = division_ranks(&elements, axis, u.lx, u.ly);
+        let types = daughter_types(u, &elements, &ranks);
         for (k, &rank) in ranks.iter().enumerate() {
-            let e = elements[k];
-            if rank < DAUGHTER_ELEMENTS {
-                let kind = if rank < adhesive { ADHESIVE } else { PLAIN };
-                state.pos[first + rank] = [e[0], e[1], e[2], kind];
+            let [x, y, z, _] = elements[k];
+            let slot = if rank < DAUGHTER_ELEMENTS {
+                first + rank
             } else {
-                state.pos[d * MAX_ELEMENTS + rank - DAUGHTER_ELEMENTS] = [e[0], e[1], e[2], PLAIN];
-            }
+                d * MAX_ELEMENTS + rank - DAUGHTER_ELEMENTS
+            };
+            state.pos[slot] = [x, y, z, types[rank]];
         }
         state.pos[first + DAUGHTER_ELEMENTS..first + MAX_ELEMENTS].fill([0.0; 4]);
         state.counts[c] = DAUGHTER_ELEMENTS as u32;
@@ -209,6 +255,35 @@ pub fn divide(u: &GrowthUniforms, state: &mut EpidermisState) -> (u32, u32) {
     state.cells += n;
     state.divisions += n;
     (n, 0)
+}
+
+/// The element types of a dividing cell by rank (ranks 0..20: cell c, 20..40: the new cell).
+/// Plane: the lower daughter's lowest ranks adhesive, as many as the mother had, the rest
+/// plain. Spindle: the half holding more adhesive elements (the lower on a tie) keeps its
+/// elements' types, the other half is plain.
+fn daughter_types(
+    u: &GrowthUniforms,
+    elements: &[[f32; 4]; MAX_ELEMENTS],
+    ranks: &[usize; MAX_ELEMENTS],
+) -> [f32; MAX_ELEMENTS] {
+    let mut types = [PLAIN; MAX_ELEMENTS];
+    let adhesive = |k: usize| elements[k][3] == ADHESIVE;
+    if u.spindle == 0 {
+        let a = (0..MAX_ELEMENTS).filter(|&k| adhesive(k)).count();
+        types[..a.min(DAUGHTER_ELEMENTS)].fill(ADHESIVE);
+        return types;
+    }
+    let lower = (0..MAX_ELEMENTS)
+        .filter(|&k| adhesive(k) && ranks[k] < DAUGHTER_ELEMENTS)
+        .count();
+    let upper = (0..MAX_ELEMENTS).filter(|&k| adhesive(k)).count() - lower;
+    let keeps_lower = lower >= upper;
+    for (k, &rank) in ranks.iter().enumerate() {
+        if (rank < DAUGHTER_ELEMENTS) == keeps_lower {
+            types[rank] = elements[k][3];
+        }
+    }
+    types
 }
 
 /// A daughter's genes: half of each integrated species, adhesion `a` (recomputed from the
@@ -272,7 +347,7 @@ mod tests {
 
     #[test]
     fn high_delta_cells_grow_only_past_the_restriction_point() {
-        let u = GrowthUniforms::new(&GrowthParams::default(), 10.0, 10.0, 8);
+        let u = GrowthUniforms::new(&GrowthParams::default(), 1, 10.0, 10.0, 8);
         let rp = u.restriction_point;
         let (low, high) = (0.5 * u.delta_threshold, 2.0 * u.delta_threshold);
         assert!(grows(&u, 20, low) && grows(&u, 39, low));
