@@ -28,6 +28,11 @@ struct GrowthUniforms {
     delta_threshold: f32,
     max_cells: u32,
     normal: vec3<f32>,
+    // Elements from which a cell grows whatever its Delta.
+    restriction_point: u32,
+    // The run's seed (the spindle draws); 1: a spindle drawn per division, 0: normal.
+    seed: vec2<u32>,
+    spindle: u32,
     _pad: u32,
 }
 

@@ -2,8 +2,9 @@
 //!include common/dispatch.wgsl
 //!include epidermis/gene_common.wgsl
 //!include epidermis/centre.wgsl
-// Growth, step 1 (one thread per cell, cells 0..counters[CELLS]): a cell with Delta below the
-// threshold and fewer than 40 elements adds one PLAIN element at its centre in its next slot;
+// Growth, step 1 (one thread per cell, cells 0..counters[CELLS]): a cell with fewer than 40
+// elements and Delta below the threshold or at least restriction_point elements adds one
+// PLAIN element at its centre in its next slot;
 // flags[c] = 1 for the cells that then have 40 elements (they divide). The Added counter is an
 // integer atomic sum: its value does not depend on the order. CPU reference: growth.rs (grow).
 
@@ -23,7 +24,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     var n = counts[c];
-    if genes[2u * c].y < g.delta_threshold && n < MAX_ELEMENTS {
+    let low_delta = genes[2u * c].y < g.delta_threshold;
+    if n < MAX_ELEMENTS && (low_delta || n >= g.restriction_point) {
         let first = c * MAX_ELEMENTS;
         pos[first + n] = vec4<f32>(cell_centre(first, n, g.lx, g.ly), PLAIN);
         n += 1u;

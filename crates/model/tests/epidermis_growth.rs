@@ -5,7 +5,7 @@ use petri_model::epidermis::genes::{
     self, cell_centre, gene_step, neighbour_sums, stage, update_centres, GeneParams, GeneUniforms,
 };
 use petri_model::epidermis::growth::{
-    active_list, divide, grow, growth_event, GrowthParams, GrowthUniforms,
+    active_list, divide, grow, growth_event, spindle_axis, GrowthParams, GrowthUniforms,
 };
 use petri_model::epidermis::state::{
     EpidermisState, Species, ADHESIVE, DAUGHTER_ELEMENTS, MAX_ELEMENTS, PLAIN,
@@ -76,7 +76,7 @@ fn gene_uniforms(dt: f64, max_cells: u32) -> GeneUniforms {
 }
 
 fn growth_uniforms(max_cells: u32) -> GrowthUniforms {
-    GrowthUniforms::new(&GrowthParams::default(), L as f64, L as f64, max_cells)
+    GrowthUniforms::new(&GrowthParams::default(), 1, L as f64, L as f64, max_cells)
 }
 
 /// Gene steps on fixed positions.
@@ -331,10 +331,15 @@ fn growth_adds_one_element_at_the_centre_of_each_eligible_cell() {
     let added = grow(&u, &mut s);
     let eligible: Vec<usize> = (0..24)
         .filter(|&c| {
-            before.genes[c][Species::Delta as usize] < u.delta_threshold
-                && before.counts[c] < MAX_ELEMENTS as u32
+            let n = before.counts[c];
+            let low = before.genes[c][Species::Delta as usize] < u.delta_threshold;
+            n < MAX_ELEMENTS as u32 && (low || n >= u.restriction_point)
         })
         .collect();
+    // The mix holds high-Delta cells on both sides of the restriction point.
+    let high = |c: &usize| before.genes[*c][Species::Delta as usize] >= u.delta_threshold;
+    assert!(eligible.iter().any(high));
+    assert!((0..24).filter(high).any(|c| !eligible.contains(&c)));
     assert_eq!(added as usize, eligible.len());
     assert_eq!(s.added, added);
     assert_eq!(s.elements(), before.elements() + added as u64);
@@ -350,6 +355,37 @@ fn growth_adds_one_element_at_the_centre_of_each_eligible_cell() {
             assert_eq!(s.counts[c], before.counts[c]);
         }
     }
+}
+
+#[test]
+fn notch_signalling_decides_entry_into_the_cycle_not_its_completion() {
+    // Two detached cells at high Delta: one just before the restriction point never grows,
+    // one at it grows at every event and divides 40 - n events later; a low-Delta cell grows
+    // from 20 elements.
+    let u = growth_uniforms(8);
+    let rp = u.restriction_point as usize;
+    assert!((21..40).contains(&rp), "{rp}");
+    let mut s = EpidermisState::empty(8);
+    let mut rng = Lcg(5);
+    let waiting = add_cell(&mut s, &mut rng, [1.0, 1.0, 2.0], rp - 1, 0, 1.5);
+    let committed = add_cell(&mut s, &mut rng, [4.0, 1.0, 2.0], rp, 0, 1.5);
+    let low = add_cell(&mut s, &mut rng, [1.0, 4.0, 2.0], 20, 0, 0.01);
+    for event in 1..=MAX_ELEMENTS - rp {
+        growth_event(&u, &mut s);
+        assert_eq!(s.counts[waiting] as usize, rp - 1, "event {event}");
+        assert_eq!(s.counts[low] as usize, 20 + event, "event {event}");
+        let want = if event < MAX_ELEMENTS - rp {
+            rp + event
+        } else {
+            20
+        };
+        assert_eq!(s.counts[committed] as usize, want, "event {event}");
+    }
+    assert_eq!((s.cells, s.divisions), (4, 1));
+    // The daughters, at 20 elements with the mother's high Delta halved (still high), wait
+    // for low Delta again.
+    growth_event(&u, &mut s);
+    assert_eq!((s.counts[committed], s.counts[3]), (20, 20));
 }
 
 #[test]
@@ -424,6 +460,73 @@ fn division_splits_20_20_by_rank_and_halves_the_genes() {
         active[..s.counts[0] as usize],
         (0..s.counts[0]).collect::<Vec<_>>()[..]
     );
+}
+
+#[test]
+fn spindle_division_splits_in_half_and_one_half_keeps_the_adhesive_elements() {
+    let u = GrowthUniforms {
+        spindle: 1,
+        ..growth_uniforms(64)
+    };
+    let mut before = mixed_state(64, 24, 5, 13);
+    before.step = 1999;
+    grow(&u, &mut before);
+    let mut s = before.clone();
+    let (divided, _) = divide(&u, &mut s);
+    assert!(divided >= 3);
+    let dividing = (0..24).filter(|&c| before.counts[c] == MAX_ELEMENTS as u32);
+    for (r, c) in dividing.enumerate() {
+        let d = 24 + r;
+        let axis = spindle_axis(&u, 1999, c as u32);
+        // Positions unchanged: the daughters' elements are the mother's.
+        let key = |e: &[f32; 4]| [e[0], e[1], e[2]].map(f32::to_bits);
+        let mut was: Vec<_> = before.slots(c).map(|k| key(&before.pos[k])).collect();
+        let mut now: Vec<_> = s
+            .slots(c)
+            .chain(s.slots(d))
+            .map(|k| key(&s.pos[k]))
+            .collect();
+        was.sort();
+        now.sort();
+        assert_eq!(was, now);
+        // Halves by the spindle: every element of c lies below every element of d along it.
+        let x0 = before.pos[c * MAX_ELEMENTS];
+        let proj = |e: [f32; 4]| {
+            let dx = genes::min_image(e[0] - x0[0], L);
+            let dy = genes::min_image(e[1] - x0[1], L);
+            axis[0] * dx + axis[1] * dy + axis[2] * (e[2] - x0[2])
+        };
+        let top = s.slots(c).map(|k| proj(s.pos[k])).fold(f32::MIN, f32::max);
+        let bottom = s.slots(d).map(|k| proj(s.pos[k])).fold(f32::MAX, f32::min);
+        assert!(top <= bottom, "cell {c}: {top} {bottom}");
+        // The half with more adhesive elements keeps them, in place; the other is plain.
+        let adhesive = |st: &EpidermisState, cell| {
+            st.slots(cell).filter(|&k| st.pos[k][3] == ADHESIVE).count()
+        };
+        let (a, ac, ad) = (adhesive(&before, c), adhesive(&s, c), adhesive(&s, d));
+        assert!(ac == 0 || ad == 0, "cell {c}: {ac} {ad}");
+        assert!(
+            ac + ad <= a && 2 * (ac + ad) >= a,
+            "cell {c}: {a} -> {ac} + {ad}"
+        );
+        assert_eq!(s.genes[d][Species::Adhesion as usize], 0.0);
+    }
+    // The draws are uniform over directions: mean cosine with z near 0, mean |cosine| near
+    // 1/2, and different cells and steps get different spindles.
+    let cosines: Vec<f32> = (0..4000)
+        .map(|i| {
+            let v = spindle_axis(&u, i / 40, i % 40);
+            v[2] / v.iter().map(|x| x * x).sum::<f32>().sqrt()
+        })
+        .collect();
+    let mean = cosines.iter().sum::<f32>() / 4000.0;
+    let mean_abs = cosines.iter().map(|c| c.abs()).sum::<f32>() / 4000.0;
+    assert!(
+        mean.abs() < 0.03 && (mean_abs - 0.5).abs() < 0.02,
+        "{mean} {mean_abs}"
+    );
+    assert_ne!(spindle_axis(&u, 7, 0), spindle_axis(&u, 7, 1));
+    assert_ne!(spindle_axis(&u, 7, 0), spindle_axis(&u, 8, 0));
 }
 
 #[test]
@@ -766,9 +869,17 @@ mod gpu {
     #[test]
     fn growth_and_division_match_the_cpu_bitwise() {
         let ctx = test_context();
-        for normal in [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.3, -0.5, 0.8]] {
+        let plane = |normal| (normal, 0);
+        let spindle = ([0.0, 0.0, 1.0], 1);
+        for (normal, spindle) in [
+            plane([0.0, 0.0, 1.0]),
+            plane([1.0, 0.0, 0.0]),
+            plane([0.3, -0.5, 0.8]),
+            spindle,
+        ] {
             let u = GrowthUniforms {
                 normal,
+                spindle,
                 ..growth_uniforms(64)
             };
             let mut cpu = mixed_state(64, 24, 5, 31);
@@ -787,7 +898,7 @@ mod gpu {
                 assert_eq!(cpu.elements(), before + counts.added as u64);
                 cpu.step += 1;
                 let (gpu, counters) = read_state(&ctx, &plan, 64);
-                let at = format!("normal {normal:?} step {step}");
+                let at = format!("normal {normal:?} spindle {spindle} step {step}");
                 assert_eq!(gpu.cells, cpu.cells, "{at}");
                 assert_eq!(gpu.counts, cpu.counts, "{at}");
                 assert!(gpu.pos == cpu.pos, "{at}: positions differ");
@@ -824,7 +935,11 @@ mod gpu {
     fn genes_and_growth_are_deterministic_across_workgroup_sizes() {
         let ctx = test_context();
         let gu = gene_uniforms_gpu(0.01);
-        let wu = growth_uniforms(32);
+        // Spindles: draws keyed by the step, the same whatever the batch.
+        let wu = GrowthUniforms {
+            spindle: 1,
+            ..growth_uniforms(32)
+        };
         let start = gene_state();
         let mut runs = Vec::new();
         // Workgroup sizes, and batch lengths: 2 + 7 steps (in batches of at most 8), or one

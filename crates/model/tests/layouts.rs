@@ -47,7 +47,8 @@ fn host_structs_match_their_wgsl_structs() {
         extinct, reached, stopped);
     let genes = host_layout!(GeneUniforms:
         ka, kd, tgf_beta, dt, decay, hill, lx, ly, neighbour_distance2, max_cells, bins, bin_z);
-    let growth = host_layout!(GrowthUniforms: lx, ly, delta_threshold, max_cells, normal, _pad);
+    let growth = host_layout!(GrowthUniforms: lx, ly, delta_threshold, max_cells, normal,
+        restriction_point, seed, spindle, _pad);
     let stokes = host_layout!(StokesUniforms:
         nx, ny, nz, modes, mu, inv_n, kx_unit, ky_unit, bottom, top, eps2, _pad0, _pad1, _pad2);
     let filaments = host_layout!(FilamentUniforms:

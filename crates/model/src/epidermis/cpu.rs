@@ -233,7 +233,7 @@ impl CpuModel {
             mechanics: EpiUniforms::new(cfg),
             grid: cfg.mechanics_grid(),
             genes: GeneUniforms::new(&cfg.genes, cfg.dt, d.lx, d.ly, d.height, cap),
-            growth: GrowthUniforms::new(&cfg.growth, d.lx, d.ly, cap),
+            growth: GrowthUniforms::new(&cfg.growth, cfg.seed, d.lx, d.ly, cap),
             growth_params: cfg.growth,
         }
     }

@@ -161,7 +161,7 @@ impl EpidermisSim {
             &[Mode::Midpoint, Mode::Full],
             Pairs::Binned,
         )?;
-        let growth = GrowthUniforms::new(&cfg.growth, d.lx, d.ly, cfg.capacity.max_cells);
+        let growth = GrowthUniforms::new(&cfg.growth, cfg.seed, d.lx, d.ly, cfg.capacity.max_cells);
         growth_gpu::add_passes(ctx, &mut plan, &growth, cfg.growth.interval, wg)?;
         Ok(Self {
             cfg: cfg.clone(),
