@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Quick start, part 2: runs every test, then the GPU tests again on the second backend, then the
 # Python package's tests (pytest, scripts/python-env.sh builds it; cargo leaves the package out, so
-# the Rust tests need no Python). GPU tests
+# the Rust tests need no Python). The MPI sweep's tests run under OpenMPI's mpirun, which this
+# installs with the headers and libclang the `mpi` crate builds with. GPU tests
 # run on whatever adapter is present; on a machine without a GPU, on Mesa's software drivers,
 # which this installs: lavapipe (Vulkan) first, then llvmpipe through EGL (OpenGL).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ensure-gpu-driver.sh
+scripts/ensure-mpi.sh
+# Every build below has petri-cli's `mpi` feature, so the dependency tree is built once.
+features=(--features petri-cli/mpi)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 echo "== all tests (default adapter: Vulkan)"
-cargo test --workspace --exclude petri-python --locked 2>&1 | tee "$log"
+cargo test --workspace --exclude petri-python "${features[@]}" --locked 2>&1 | tee "$log"
 # The embedding example, as the tests above built it: `cargo run -p petri-model --example embed`
 # resolves the features of petri-model alone and builds the dependency tree a second time.
 echo "== the model written outside the workspace (examples/custom_model, its own crate)"
@@ -18,7 +22,7 @@ cargo test --locked --manifest-path examples/custom_model/Cargo.toml 2>&1 | tee 
 echo "== the embedding example (examples/embed.rs)"
 "${CARGO_TARGET_DIR:-target}/debug/examples/embed"
 echo "== GPU tests on the OpenGL backend (PETRI_BACKEND=gl)"
-PETRI_BACKEND=gl cargo test --workspace --exclude petri-python --locked 2>&1 | tee -a "$log"
+PETRI_BACKEND=gl cargo test --workspace --exclude petri-python "${features[@]}" --locked 2>&1 | tee -a "$log"
 echo "== Python package (pytest, default adapter)"
 python=$(scripts/python-env.sh)
 pylog=$(mktemp)

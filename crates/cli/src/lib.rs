@@ -12,6 +12,8 @@ use petri_model::registry::Registry;
 mod interrupt;
 mod primitives;
 mod progress;
+#[cfg(feature = "mpi")]
+mod ranks;
 mod run;
 mod sweep;
 

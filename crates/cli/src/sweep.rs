@@ -14,18 +14,23 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 pub(crate) struct SweepArgs {
     /// The sweep: a base config, a grid or list of overrides by field path, seeds and run
     /// options (docs/SWEEPS.md)
-    spec: PathBuf,
+    pub(crate) spec: PathBuf,
     /// Output folder: each task's run folder (task-NNNN/) and record (task-NNNN.json),
     /// summary.csv, sweep.json. Run the same spec into it again to finish what is left
     #[arg(long, default_value = "out/sweep")]
-    out: PathBuf,
+    pub(crate) out: PathBuf,
     /// Tasks run at once on the adapter chosen (--adapter), each on a device of its own
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
-    workers: u32,
+    pub(crate) workers: u32,
     /// One worker per adapter listed, by name or index in `petri adapters` (e.g. 0,1,2,3 for
     /// four GPUs); instead of --adapter and --workers
     #[arg(long, value_delimiter = ',', conflicts_with_all = ["adapter", "workers"])]
-    adapters: Vec<String>,
+    pub(crate) adapters: Vec<String>,
+    /// Hand the tasks to the ranks of an MPI launch (mpirun -np N petri sweep ... --mpi): rank 0
+    /// hands them out and writes the summary, each rank runs one at a time on the GPU of its
+    /// node-local rank (or its entry of --adapters); needs a petri built with `--features mpi`
+    #[arg(long)]
+    pub(crate) mpi: bool,
     #[command(flatten)]
     gpu: GpuArgs,
 }
@@ -33,6 +38,9 @@ pub(crate) struct SweepArgs {
 pub(crate) fn sweep(registry: &Registry, args: SweepArgs) -> Result<()> {
     let sweep = Sweep::read(&args.spec)?;
     let request = args.gpu.request();
+    if args.mpi {
+        return over_ranks(registry, &sweep, &args, request);
+    }
     let workers = match args.adapters.is_empty() {
         true => vec![request; args.workers as usize],
         false => args
@@ -60,6 +68,40 @@ pub(crate) fn sweep(registry: &Registry, args: SweepArgs) -> Result<()> {
         stop: Some(interrupt::stop_check()),
     };
     let records = run_sweep(registry, &sweep, &opts, &report)?;
+    conclude(&sweep, &args, &records)
+}
+
+/// The sweep over the ranks of an MPI launch; rank 0 reports.
+#[cfg(feature = "mpi")]
+fn over_ranks(
+    registry: &Registry,
+    sweep: &Sweep,
+    args: &SweepArgs,
+    request: petri_engine::DeviceRequest,
+) -> Result<()> {
+    crate::ranks::check_args(args)?;
+    match crate::ranks::sweep(registry, sweep, args, request)? {
+        Some(records) => conclude(sweep, args, &records),
+        None => Ok(()),
+    }
+}
+
+#[cfg(not(feature = "mpi"))]
+fn over_ranks(
+    _: &Registry,
+    _: &Sweep,
+    _: &SweepArgs,
+    _: petri_engine::DeviceRequest,
+) -> Result<()> {
+    bail!(
+        "--mpi: this petri was built without MPI; build it with `cargo build --release -p \
+         petri-cli --features mpi` (Debian: openmpi-bin, libopenmpi-dev, libclang-dev)"
+    )
+}
+
+/// The closing line and the exit status: 130 when stopped, 1 when a task failed.
+fn conclude(sweep: &Sweep, args: &SweepArgs, records: &[TaskRecord]) -> Result<()> {
+    let total = sweep.tasks.len();
     let count = |s: Status| records.iter().filter(|r| r.status == s).count();
     let skipped = records.iter().filter(|r| r.skipped).count();
     let summary = args.out.join(SUMMARY_FILE);
@@ -88,7 +130,7 @@ pub(crate) fn sweep(registry: &Registry, args: SweepArgs) -> Result<()> {
 }
 
 /// "task 3 (D = 0.0007, seed 2): complete, step 1000" or "... failed: why".
-fn describe(r: &TaskRecord) -> String {
+pub(crate) fn describe(r: &TaskRecord) -> String {
     let mut what: Vec<String> = r
         .task
         .overrides

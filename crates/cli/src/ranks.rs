@@ -1,0 +1,148 @@
+//! `mpirun -np N petri sweep SPEC --mpi`: the sweep's tasks over the ranks of an MPI launch
+//! (mpirun, srun). Rank 0 prepares the folder, hands out tasks as ranks free up, prints a line
+//! per task and writes the summary; every other rank runs the tasks it is handed into the
+//! folder (which every rank must reach, e.g. a shared file system), each on the GPU of its
+//! node-local rank. With one rank, rank 0 runs them itself.
+
+use crate::interrupt;
+use crate::sweep::{describe, SweepArgs};
+use anyhow::{anyhow, bail, Result};
+use mpi::traits::*;
+use petri_engine::{list_adapters, DeviceRequest};
+use petri_model::registry::Registry;
+use petri_model::sweep::{self, Status, Sweep, SweepOptions, TaskRecord};
+
+/// Message to rank 0: a task ended (its index) or, first, the rank is ready (-1). Message from
+/// rank 0: the task to run, or -1 for none left.
+const NONE: i64 = -1;
+
+/// Runs the sweep as one rank of the launch; returns the records on rank 0 (None elsewhere).
+pub(crate) fn sweep(
+    registry: &Registry,
+    sweep: &Sweep,
+    args: &SweepArgs,
+    request: DeviceRequest,
+) -> Result<Option<Vec<TaskRecord>>> {
+    let universe = mpi::initialize().ok_or_else(|| anyhow!("MPI was started twice"))?;
+    let world = universe.world();
+    let (rank, size) = (world.rank(), world.size());
+    let host = mpi::environment::processor_name().unwrap_or_else(|_| "?".into());
+    let local_rank = world.split_shared(rank).rank();
+    let request = rank_device(request, args, local_rank as usize)?;
+    let opts = SweepOptions {
+        out: args.out.clone(),
+        workers: vec![request.clone()],
+        stop: Some(interrupt::stop_check()),
+    };
+    // Rank 0 prepares the folder; the others start once it has (or stop if it could not).
+    let prepared = match rank {
+        0 => sweep::prepare(sweep, &args.out),
+        _ => Ok(()),
+    };
+    let mut ok = prepared.is_ok() as i32;
+    world.process_at_rank(0).broadcast_into(&mut ok);
+    if ok == 0 {
+        return match prepared {
+            Err(e) => Err(e.into()),
+            Ok(()) => Ok(None),
+        };
+    }
+    eprintln!(
+        "rank {rank} of {size} on {host}: adapter {}",
+        request.adapter.as_deref().unwrap_or("(the default)")
+    );
+    let seed_flag = sweep.seed_flag(registry)?;
+    if size == 1 {
+        let report = |r: &TaskRecord| eprintln!("{}", describe(r));
+        return Ok(Some(sweep::run_sweep(registry, sweep, &opts, &report)?));
+    }
+    if rank == 0 {
+        hand_out(&world, sweep, &opts);
+        return Ok(Some(sweep::finish(sweep, &args.out)?));
+    }
+    let root = world.process_at_rank(0);
+    let mut done = NONE;
+    loop {
+        root.send(&done);
+        let (next, _) = root.receive::<i64>();
+        if next < 0 {
+            return Ok(None);
+        }
+        let task = &sweep.tasks[next as usize];
+        sweep::run_task(registry, sweep, task, seed_flag, &request, &opts);
+        done = next;
+    }
+}
+
+/// Rank 0's part: answers each rank's message with the next task, until every rank has been
+/// told there is none; after a stop (Ctrl-C, or a task stopped) it hands out no more.
+fn hand_out(world: &impl Communicator, sweep: &Sweep, opts: &SweepOptions) {
+    let (mut next, mut working) = (0usize, world.size() - 1);
+    let mut stopped = false;
+    while working > 0 {
+        let (done, status) = world.any_process().receive::<i64>();
+        if done >= 0 {
+            let task = &sweep.tasks[done as usize];
+            let record = std::fs::read_to_string(sweep::record_path(&opts.out, task.index))
+                .ok()
+                .and_then(|t| serde_json::from_str::<TaskRecord>(&t).ok());
+            match record {
+                Some(r) => {
+                    stopped |= r.status == Status::Stopped;
+                    eprintln!("rank {}: {}", status.source_rank(), describe(&r));
+                }
+                None => eprintln!(
+                    "rank {}: task {} left no record",
+                    status.source_rank(),
+                    done + 1
+                ),
+            }
+        }
+        stopped |= opts.stop.as_ref().is_some_and(|s| s.requested());
+        let give = match (!stopped && next < sweep.tasks.len(), next) {
+            (true, i) => {
+                next += 1;
+                i as i64
+            }
+            (false, _) => {
+                working -= 1;
+                NONE
+            }
+        };
+        world.process_at_rank(status.source_rank()).send(&give);
+    }
+}
+
+/// The device of a rank: `--adapters`' entry for its node-local rank; else the `--adapter`
+/// asked for; else, on a node with several hardware GPUs, the one at its node-local rank
+/// (round robin), so that the ranks of a node share its GPUs out.
+fn rank_device(request: DeviceRequest, args: &SweepArgs, local: usize) -> Result<DeviceRequest> {
+    if !args.adapters.is_empty() {
+        let a = args.adapters[local % args.adapters.len()].clone();
+        return Ok(request.with_overrides(None, Some(a)));
+    }
+    if request.adapter.is_some() {
+        return Ok(request);
+    }
+    let hardware = list_adapters(request.backend.as_deref())?
+        .iter()
+        .filter(|a| !a.is_software())
+        .count();
+    Ok(match hardware > 1 {
+        // Hardware adapters come first in the list.
+        true => request.with_overrides(None, Some((local % hardware).to_string())),
+        false => request,
+    })
+}
+
+/// Refuses `--workers` with `--mpi` (one task per rank at a time).
+pub(crate) fn check_args(args: &SweepArgs) -> Result<()> {
+    if args.workers != 1 {
+        bail!(
+            "--workers {} with --mpi: each rank runs one task at a time; launch more ranks \
+             (mpirun -np N)",
+            args.workers
+        );
+    }
+    Ok(())
+}
