@@ -219,7 +219,13 @@ mod tests {
         let got: Vec<String> = models.iter().map(|m| read(m)).collect();
         assert_eq!(
             got,
-            ["a gliding", "an epidermis", "an angiogenesis", "an rdme", "an ssa"]
+            [
+                "a gliding",
+                "an epidermis",
+                "an angiogenesis",
+                "an rdme",
+                "an ssa"
+            ]
         );
     }
 }

@@ -269,6 +269,15 @@ fn periods_and_the_capture_disc_are_reported_as_the_config_has_them() {
         ],
     );
     assert!(!e.contains("18446744073709551615"), "{e}");
+    // A disc that holds no cell centre: refused at validation, not when the run is built.
+    let e = refusal(&with(|c| c.motors.capture_radius = 1e-6));
+    says(
+        &e,
+        &[
+            "motors.capture_radius = 0.000001",
+            "holds at least one (x, theta, s) cell",
+        ],
+    );
     let e = refusal(&with(|c| c.motors.capture_radius = 3.0));
     says(
         &e,

@@ -160,7 +160,53 @@ impl MotorConfig {
                 format!("at most {MAX_BLOCK}: fewer angles or arc cells, or a smaller capture radius"),
             ));
         }
+        if !self.disc_holds_a_cell() {
+            return Err(invalid(
+                "motors.capture_radius",
+                self.capture_radius,
+                "a disc that holds at least one (x, theta, s) cell centre",
+            ));
+        }
         Ok(())
+    }
+
+    /// p(theta) = (cos theta, sin theta) per angle.
+    pub fn directions(&self) -> Vec<[f64; 2]> {
+        (0..self.ntheta)
+            .map(|k| {
+                let t = k as f64 * self.dtheta();
+                [t.cos(), t.sin()]
+            })
+            .collect()
+    }
+
+    /// The head x + (l/L) s p of a motor bound at arc cell k to a filament of direction p
+    /// centred `d` cells from its anchor, relative to the anchor.
+    pub fn head(&self, d: [i32; 2], p: [f64; 2], k: usize) -> [f64; 2] {
+        let reach = self.length / self.arc * self.s(k);
+        [
+            d[0] as f64 * self.dx() + reach * p[0],
+            d[1] as f64 * self.dy() + reach * p[1],
+        ]
+    }
+
+    /// Whether a head lies in the capture disc.
+    pub fn in_disc(&self, h: [f64; 2]) -> bool {
+        h[0] * h[0] + h[1] * h[1] <= self.capture_radius * self.capture_radius
+    }
+
+    /// Whether some (offset, theta, s) cell puts its head in the disc (the tables need one);
+    /// stops at the first.
+    fn disc_holds_a_cell(&self) -> bool {
+        let (rx, ry) = self.reach();
+        let (rx, ry) = (rx as i32, ry as i32);
+        let p = self.directions();
+        (-ry..=ry).any(|j| {
+            (-rx..=rx).any(|i| {
+                p.iter()
+                    .any(|&pt| (0..self.ns).any(|k| self.in_disc(self.head([i, j], pt, k))))
+            })
+        })
     }
 
     /// The values of M_b per anchor at most (the stencil's whole box of offsets): ntheta x ns
@@ -269,13 +315,7 @@ impl MotorTables {
         c.check()?;
         let (rx, ry) = c.reach();
         let (dx, dy) = (c.dx(), c.dy());
-        let p: Vec<[f64; 2]> = (0..c.ntheta)
-            .map(|k| {
-                let t = k as f64 * c.dtheta();
-                [t.cos(), t.sin()]
-            })
-            .collect();
-        let scale = c.length / c.arc;
+        let p = c.directions();
         let mut offsets = Vec::new();
         let mut mask = Vec::new();
         // (head offset, item) for every cell in the disc.
@@ -287,9 +327,8 @@ impl MotorTables {
                 let mut heads = Vec::new();
                 for (t, pt) in p.iter().enumerate() {
                     for k in 0..c.ns {
-                        let hx = i as f64 * dx + scale * c.s(k) * pt[0];
-                        let hy = j as f64 * dy + scale * c.s(k) * pt[1];
-                        let inside = hx * hx + hy * hy <= c.capture_radius * c.capture_radius;
+                        let [hx, hy] = c.head([i, j], *pt, k);
+                        let inside = c.in_disc([hx, hy]);
                         line.push(if inside { 1.0 } else { 0.0 });
                         if inside {
                             let e = [(hx / dx).round() as i32, (hy / dy).round() as i32];
@@ -304,13 +343,6 @@ impl MotorTables {
                     mask.extend(line);
                 }
             }
-        }
-        if offsets.is_empty() {
-            return Err(invalid(
-                "motors.capture_radius",
-                c.capture_radius,
-                "a disc that holds at least one (x, theta, s) cell centre",
-            ));
         }
         // Stable sort: items of one head offset keep their (d, theta, s) order.
         landed.sort_by_key(|(e, _)| (e[1], e[0]));
