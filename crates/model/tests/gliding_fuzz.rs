@@ -72,14 +72,22 @@ fn base() -> (Value, Vec<String>) {
 }
 
 /// A refusal names a field of the config: an invalid value by its path, memory by the fields
-/// that size it; the JSON reader by the key (unknown, missing) or its line and column.
+/// that size it, the JSON reader by the key (unknown, missing, a value of the wrong type); text
+/// that is not JSON by its line and column.
 fn assert_names_a_field(e: &ModelError, paths: &[String]) {
     let text = e.to_string();
     let named = |s: &str| paths.iter().any(|p| s.contains(p.as_str()));
     let ok = match e {
         ModelError::Invalid { field, .. } => named(field),
         ModelError::OutOfMemory { what, .. } => named(what),
-        ModelError::Parse { message, .. } => message.contains('`') || message.contains("line"),
+        ModelError::Parse { message, .. } => match ["invalid type", "invalid value"]
+            .iter()
+            .any(|w| message.contains(w))
+        {
+            // The whole document of the wrong type has no field to name.
+            true => message.contains("(field `") || message.contains("struct GlidingConfig"),
+            false => message.contains('`') || message.contains("line"),
+        },
         _ => false,
     };
     assert!(ok, "names no field: {text}");

@@ -288,9 +288,8 @@ fn periods_and_the_capture_disc_are_reported_as_the_config_has_them() {
     );
 }
 
-/// Every numeric field at values a user may type by mistake: accepted, or refused naming that
-/// field (or the field the message says must change with it), with the value and what is
-/// allowed.
+/// Every numeric field at values a user may type by mistake (of the wrong sign, size or type):
+/// accepted, or refused naming that field (or the field the message says must change with it).
 #[test]
 fn every_field_names_itself_when_refused() {
     let base = serde_json::to_value(tiny()).unwrap();
@@ -312,8 +311,8 @@ fn every_field_names_itself_when_refused() {
             key => base[section][key].is_u64(),
         };
         let values = match integer {
-            true => vec!["0", "1", "4611686018427387904"],
-            false => vec!["0", "-1", "1e-300", "1e300", "1e6"],
+            true => vec!["0", "1", "-1", "4611686018427387904", "1e30", "\"x\""],
+            false => vec!["0", "-1", "1e-300", "1e300", "1e6", "\"x\"", "null"],
         };
         for v in values {
             let mut json = base.clone();
@@ -326,12 +325,9 @@ fn every_field_names_itself_when_refused() {
                 Ok(_) => continue,
                 Err(e) => e.to_string(),
             };
-            // Refused as this field, or as another whose message names this one.
+            // Refused as this field, or as another whose message names this one; a value of
+            // the wrong type by the JSON reader, with the field's path.
             assert!(e.contains(leaf.as_str()), "{leaf} = {v}: {e}");
-            assert!(
-                e.starts_with("config: ") || e.starts_with("out of device memory"),
-                "{e}"
-            );
         }
     }
 }
