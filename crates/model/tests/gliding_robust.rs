@@ -38,6 +38,8 @@ fn sizes_are_bounded_before_anything_is_allocated() {
         let e = refusal(&with(|c| c.grid.nz = nz));
         says(&e, &["grid.nz", &nz.to_string(), "4..=4096 levels"]);
     }
+    let e = refusal(&with(|c| c.steps = u64::MAX));
+    says(&e, &["steps = 18446744073709551615", "at most 4294967295"]);
     let e = refusal(&with(|c| c.grid.ns = 1 << 40));
     says(&e, &["grid.ns", "2..=2047"]);
     let e = refusal(&with(|c| c.grid.ntheta = 1 << 40));

@@ -9,6 +9,7 @@ use super::fields::GlidingGrid;
 use super::filaments::FilamentConfig;
 use super::init::check_init_work;
 use super::motors::{MotorConfig, SUBSTEP_BUDGET};
+use crate::checkpoint::MAX_STEP;
 use crate::error::{invalid, short, Result};
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
@@ -289,6 +290,13 @@ impl GlidingConfig {
         }
         if self.observe_every == 0 {
             return Err(invalid("observe_every", 0, "an integer >= 1"));
+        }
+        if self.steps > MAX_STEP {
+            return Err(invalid(
+                "steps",
+                self.steps,
+                format!("at most {MAX_STEP} (the GPU counts steps in 32 bits)"),
+            ));
         }
         // The sizes first: the channel builds nz levels, the motors their stencil's tables.
         self.filament_config().check()?;
