@@ -35,7 +35,7 @@ use petri_engine::{buffers, GpuContext};
 use petri_scheduler::primitives::{Fft, FftAxes, FftDirection, FftShape};
 use petri_scheduler::{dispatch_args, Binding, Every, PassDesc, StepPlan};
 
-/// The most angles (the motors' evolve pass holds a line of ntheta x ns in a tile).
+/// The most angles, for the filaments and the motors alike.
 pub const MAX_NTHETA: usize = 4096;
 
 /// Grid and diffusivities of the filament density.
