@@ -8,7 +8,9 @@ mod gliding_common;
 use gliding_common::{asset, tiny};
 use petri_model::gliding::budget::{Footprint, MAX_DEVICE_BYTES};
 use petri_model::gliding::init::initial_psi;
+use petri_model::gliding::motors::check_substeps;
 use petri_model::gliding::params::GlidingConfig;
+use petri_model::gliding::MotorTables;
 use std::time::{Duration, Instant};
 
 /// The refusal of `cfg`, within a second (no loop or allocation sized by the bad value).
@@ -217,6 +219,31 @@ fn motor_sub_steps_are_bounded_naming_the_largest_allowed() {
     says(
         &refusal(&unbinding),
         &["motors.k_off = 500000", "at most 102000"],
+    );
+}
+
+/// In a run, a Psi that crowds into the capture discs raises the motors' sub-steps past what
+/// the GPU takes: the observation stops the run, naming the step and what to lower.
+#[test]
+fn crowded_filaments_stop_the_run_when_the_motors_need_too_many_sub_steps() {
+    let cfg = tiny();
+    let m = cfg.motor_config();
+    let tables = MotorTables::new(&m).unwrap();
+    let cells = cfg.grid.nx * cfg.grid.ny * cfg.grid.ntheta;
+    let calm = vec![0.2f32; cells];
+    check_substeps(&m, &tables, &calm, cfg.dt, 40).unwrap();
+    let mut crowded = calm.clone();
+    crowded[9] = 1e9;
+    let e = check_substeps(&m, &tables, &crowded, cfg.dt, 40)
+        .unwrap_err()
+        .to_string();
+    says(
+        &e,
+        &[
+            "at step 40 the bound motors need",
+            "more than the 65536 the GPU takes",
+            "motors.k_on",
+        ],
     );
 }
 

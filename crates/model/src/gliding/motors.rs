@@ -539,6 +539,34 @@ pub(crate) fn check_values(field: &str, v: &[f64]) -> Result<()> {
     Ok(())
 }
 
+/// Fails where an anchor of `psi` needs more than MAX_SUBSTEPS sub-steps for a step of `dt`:
+/// the GPU caps them there, a step the model does not take, so the run stops at `step` saying
+/// so (validation bounds the start; filaments that crowd into the capture discs raise W).
+pub fn check_substeps(
+    c: &MotorConfig,
+    t: &MotorTables,
+    psi: &[f32],
+    dt: f64,
+    step: u64,
+) -> Result<()> {
+    let w = max_weight(c, t, |i| f64::from(psi[i]));
+    let n = c.substeps(dt, w);
+    if n > MAX_SUBSTEPS {
+        return Err(ModelError::Stalled {
+            message: format!(
+                "at step {step} the bound motors need {} sub-steps for a step of dt = {} (the \
+                 Psi weight W reaches {} at an anchor: filaments crowd the capture discs), more \
+                 than the {MAX_SUBSTEPS} the GPU takes; a smaller dt, motors.k_on or \
+                 motors.speed",
+                short(n),
+                short(dt),
+                short(w)
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// The largest Psi weight W(r0) = sum 1_D Psi dV over the anchors (for the dt check).
 pub fn max_weight(c: &MotorConfig, t: &MotorTables, psi: impl Fn(usize) -> f64) -> f64 {
     let mut most = 0.0f64;
