@@ -208,3 +208,24 @@ pub fn parse_grid(s: &str) -> Option<[u32; 3]> {
 pub fn grid_name([x, y, z]: [u32; 3]) -> String {
     format!("{x}x{y}x{z}")
 }
+
+#[cfg(test)]
+mod tests {
+    /// "a gliding checkpoint", not "an gliding checkpoint".
+    #[test]
+    fn each_model_gets_its_article() {
+        let read = |m: &str| format!("{} {m}", super::article(m));
+        let models = ["gliding", "epidermis", "angiogenesis", "rdme", "ssa"];
+        let got: Vec<String> = models.iter().map(|m| read(m)).collect();
+        assert_eq!(
+            got,
+            [
+                "a gliding",
+                "an epidermis",
+                "an angiogenesis",
+                "an rdme",
+                "an ssa"
+            ]
+        );
+    }
+}

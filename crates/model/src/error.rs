@@ -128,7 +128,79 @@ pub fn without_bom(text: &str) -> &str {
 /// A JSON config parsed into `T`: a byte-order mark is skipped; unknown keys and wrong types are
 /// errors naming the key and `path`.
 pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str, path: &str) -> Result<T> {
-    serde_json::from_str(without_bom(text)).map_err(|e| json_error(&e, path))
+    let text = without_bom(text);
+    serde_json::from_str(text).map_err(|e| {
+        let mut error = json_error(&e, path);
+        // A value of the wrong type or range: serde says where, not which field.
+        if let (serde_json::error::Category::Data, ModelError::Parse { message, .. }) =
+            (e.classify(), &mut error)
+        {
+            if let Some(field) = field_at(text, e.line(), e.column()) {
+                message.push_str(&format!(" (field `{field}`)"));
+            }
+        }
+        error
+    })
+}
+
+/// The path (`grid.nx`, `species[2].id`) of the JSON value that ends at `line` and `column`
+/// (1-based, as serde_json reports them) of `text`, read up to there; None at the top level.
+pub fn field_at(text: &str, line: usize, column: usize) -> Option<String> {
+    let start = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum::<usize>();
+    let end = (start + column).min(text.len());
+    // The open objects (their current key) and arrays (their current index).
+    enum Frame {
+        Object(Option<String>),
+        Array(usize),
+    }
+    let mut frames: Vec<Frame> = Vec::new();
+    let mut last_string = None;
+    let mut chars = text[..end].char_indices();
+    while let Some((_, c)) = chars.next() {
+        match c {
+            '"' => {
+                let mut s = String::new();
+                while let Some((_, c)) = chars.next() {
+                    match c {
+                        '\\' => s.extend(chars.next().map(|(_, c)| c)),
+                        '"' => break,
+                        c => s.push(c),
+                    }
+                }
+                last_string = Some(s);
+            }
+            ':' => {
+                if let Some(Frame::Object(key)) = frames.last_mut() {
+                    *key = last_string.take();
+                }
+            }
+            '{' => frames.push(Frame::Object(None)),
+            '[' => frames.push(Frame::Array(0)),
+            '}' | ']' => {
+                frames.pop();
+            }
+            ',' => match frames.last_mut() {
+                Some(Frame::Array(i)) => *i += 1,
+                Some(Frame::Object(key)) => *key = None,
+                None => {}
+            },
+            _ => {}
+        }
+    }
+    let mut path = String::new();
+    for f in &frames {
+        match f {
+            Frame::Object(Some(key)) if path.is_empty() => path.push_str(key),
+            Frame::Object(Some(key)) => path.push_str(&format!(".{key}")),
+            Frame::Array(i) => path.push_str(&format!("[{i}]")),
+            Frame::Object(None) => {}
+        }
+    }
+    (!path.is_empty()).then_some(path)
 }
 
 /// The origin of config text the user did not write as text (the Python package's dicts, which
@@ -247,6 +319,37 @@ mod tests {
             m.contains("unknown field `colour`") && !m.contains("did you mean"),
             "{m}"
         );
+    }
+
+    /// A value of the wrong type or range is reported with its field's path.
+    #[test]
+    fn a_wrong_value_names_its_field() {
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Grid {
+            nx: u32,
+            lx: f64,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Outer {
+            name: String,
+            grid: Grid,
+            list: Vec<Grid>,
+        }
+        let m = |text: &str| parse_json::<Outer>(text, "c.json").unwrap_err().to_string();
+        let e = m("{\"name\": \"a,{b\\\"\",\n \"grid\": {\"lx\": 1.5, \"nx\": -1}}");
+        assert!(
+            e.contains("integer `-1`") && e.ends_with("(field `grid.nx`)"),
+            "{e}"
+        );
+        let e = m(
+            r#"{"name": "a", "grid": {"nx": 1, "lx": 2}, "list": [{"nx": 1, "lx": 1}, {"nx": "x"}]}"#,
+        );
+        assert!(e.ends_with("(field `list[1].nx`)"), "{e}");
+        // A syntax error or an unknown key: no field added.
+        let e = m(r#"{"name": "a", "grid": {"nx": 1,, }}"#);
+        assert!(!e.contains("(field"), "{e}");
     }
 
     #[test]

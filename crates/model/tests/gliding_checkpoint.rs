@@ -10,6 +10,7 @@ use petri_engine::testing::test_context;
 use petri_model::gliding::checkpoint;
 use petri_model::gliding::fields::GlidingFields;
 use petri_model::gliding::sim::{GlidingSim, SimOptions};
+use petri_model::gliding::state::GlidingState;
 use petri_model::gliding::MotorTables;
 use std::path::{Path, PathBuf};
 
@@ -178,4 +179,40 @@ fn corrupt_truncated_and_foreign_checkpoints_are_refused() {
     let text = dir.join("text.petri");
     std::fs::write(&text, "{\"model\": \"gliding\"}").unwrap();
     refused(checkpoint::load(&text, &cfg).unwrap_err(), &text);
+}
+
+/// A state a run reached passes the state's checks; the same state edited to what no run
+/// reaches is refused before anything is stepped, saying what: a clock dt of 0 after a step
+/// (the next AB2 ratio would be infinite: NaN velocities), negative filaments or motors.
+#[test]
+fn a_state_no_run_reaches_is_refused_before_it_is_stepped() {
+    let ctx = test_context();
+    let cfg = adaptive();
+    let mut sim = GlidingSim::new(&ctx, &cfg, SimOptions::default()).unwrap();
+    sim.advance(&ctx, 3);
+    let state = sim.read_state(&ctx).unwrap();
+    GlidingSim::from_state(&ctx, &cfg, &state, SimOptions::default()).unwrap();
+    type Edit = fn(&mut GlidingState);
+    let cases: [(Edit, &str); 4] = [
+        (|s| s.clock.dt = 0.0, "the clock's dt is 0 at step 3"),
+        (
+            |s| s.psi[7] = -1.0,
+            "psi value 7 is -1: a filament density >= 0",
+        ),
+        (|s| s.motors[5][1] = -0.5, "motors of anchor 5"),
+        // A step counter edited back: the clock says two more steps were taken.
+        (|s| s.step = 1, "at step 1: 0 before step 2"),
+    ];
+    for (edit, says) in cases {
+        let mut s = state.clone();
+        edit(&mut s);
+        let e = GlidingSim::from_state(&ctx, &cfg, &s, SimOptions::default())
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(
+            e.contains("not a state of a run of this config") && e.contains(says),
+            "{e}"
+        );
+    }
 }

@@ -323,20 +323,23 @@ fn message<T>(r: petri_model::error::Result<T>) -> String {
 #[test]
 fn bad_input_is_refused() {
     let m = message(FilamentConfig::new(6, 8, 8, 1.0, 1.0, 0.1, 0.1));
+    assert!(m.contains("grid.nx") && m.contains("power of two"), "{m}");
+    let m = message(FilamentConfig::new(8, 12, 8, 1.0, 1.0, 0.1, 0.1));
+    assert!(m.contains("grid.ny"), "{m}");
+    let m = message(FilamentConfig::new(8, 8, 2, 1.0, 1.0, 0.1, 0.1));
     assert!(
-        m.contains("filaments nx") && m.contains("power of two"),
+        m.contains("grid.ntheta = 2") && m.contains("3..=4096"),
         "{m}"
     );
-    let m = message(FilamentConfig::new(8, 12, 8, 1.0, 1.0, 0.1, 0.1));
-    assert!(m.contains("filaments ny"), "{m}");
-    let m = message(FilamentConfig::new(8, 8, 2, 1.0, 1.0, 0.1, 0.1));
-    assert!(m.contains("filaments ntheta"), "{m}");
     let m = message(FilamentConfig::new(8, 8, 8, 1.0, 1.0, -0.1, 0.1));
-    assert!(m.contains("filaments d_t") && m.contains(">= 0"), "{m}");
+    assert!(
+        m.contains("filaments.d_t = -0.1") && m.contains("a diffusivity in [0, 1e6]"),
+        "{m}"
+    );
     let m = message(FilamentConfig::new(8, 8, 8, 1.0, 1.0, 0.1, f64::NAN));
-    assert!(m.contains("filaments d_r"), "{m}");
+    assert!(m.contains("filaments.d_r = NaN"), "{m}");
     let m = message(FilamentConfig::new(8, 8, 8, 0.0, 1.0, 0.1, 0.1));
-    assert!(m.contains("filaments lx"), "{m}");
+    assert!(m.contains("grid.lx = 0"), "{m}");
 
     let c = config(8, 4, 4, 1.0, 1.0, 0.1, 0.1);
     let vel = vec![1.0; 3 * c.cells()];
@@ -344,25 +347,25 @@ fn bad_input_is_refused() {
     let mut s = FilamentsCpu::new(&c, vec![1.0; c.cells()]).unwrap();
     s.set_velocities(&vel).unwrap();
     let m = message(s.step(1.01 * bound));
-    assert!(m.contains("filaments dt") && m.contains("CFL"), "{m}");
+    assert!(m.contains("config: dt") && m.contains("CFL"), "{m}");
     assert!(s.step(bound).is_ok());
     let m = message(s.set_velocities(&vel[1..]));
-    assert!(m.contains("filaments velocity"), "{m}");
+    assert!(m.contains("config: velocity"), "{m}");
     let m = message(FilamentsCpu::new(&c, vec![1.0; 3]));
-    assert!(m.contains("filaments psi"), "{m}");
+    assert!(m.contains("config: psi"), "{m}");
 
     let ctx = test_context();
     let mut t = FilamentTransport::new(&ctx, &c, 64).unwrap();
     t.set_velocities(&ctx, &f32s(&vel)).unwrap();
     let m = message(t.step(&ctx, 2.0 * t.max_dt(), 1));
-    assert!(m.contains("filaments dt"), "{m}");
+    assert!(m.contains("config: dt"), "{m}");
     let m = message(t.step(&ctx, -1.0, 1));
-    assert!(m.contains("filaments dt"), "{m}");
+    assert!(m.contains("config: dt"), "{m}");
     let m = message(t.set_psi(&ctx, &[1.0; 5]));
-    assert!(m.contains("filaments psi"), "{m}");
+    assert!(m.contains("config: psi"), "{m}");
     let m = message(t.set_velocities(&ctx, &[f32::NAN; 3 * 8 * 4 * 4]));
     assert!(
-        m.contains("filaments velocity") && m.contains("finite"),
+        m.contains("config: velocity") && m.contains("finite"),
         "{m}"
     );
 }

@@ -679,6 +679,9 @@ fn fluid_eps_defaults_to_one_and_out_of_range_values_are_refused() {
         let mut c = base.clone();
         c.fluid.eps = eps;
         let e = c.validate().unwrap_err().to_string();
-        assert!(e.contains("fluid.eps") && e.contains("> 0"), "{eps}: {e}");
+        assert!(
+            e.contains("fluid.eps") && e.contains("in [1e-3, 1e3]"),
+            "{eps}: {e}"
+        );
     }
 }

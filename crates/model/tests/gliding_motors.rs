@@ -529,53 +529,53 @@ fn bad_input_is_refused() {
         f(&mut d);
         message(d.check())
     };
-    assert!(with(&|d| d.ns = 1).contains("motors ns"));
-    assert!(with(&|d| d.nx = 0).contains("motors nx"));
-    assert!(with(&|d| d.k_on = -1.0).contains("motors k_on"));
-    assert!(with(&|d| d.k_off = f64::NAN).contains("motors k_off"));
-    assert!(with(&|d| d.speed = -1.0).contains("motors speed"));
-    assert!(with(&|d| d.force = f64::INFINITY).contains("motors force"));
-    assert!(with(&|d| d.arc = 0.0).contains("motors arc"));
+    assert!(with(&|d| d.ns = 1).contains("grid.ns"));
+    assert!(with(&|d| d.nx = 0).contains("grid.nx"));
+    assert!(with(&|d| d.k_on = -1.0).contains("motors.k_on"));
+    assert!(with(&|d| d.k_off = f64::NAN).contains("motors.k_off"));
+    assert!(with(&|d| d.speed = -1.0).contains("motors.speed"));
+    assert!(with(&|d| d.force = f64::INFINITY).contains("motors.force"));
+    assert!(with(&|d| d.arc = 0.0).contains("motors.arc"));
     let m = with(&|d| d.capture_radius = 4.0);
     assert!(
-        m.contains("motors capture_radius") && m.contains("half a period"),
+        m.contains("motors.capture_radius") && m.contains("half a period"),
         "{m}"
     );
     let m = message(MotorTables::new(&MotorConfig {
         capture_radius: 1e-3,
         ..c.clone()
     }));
-    assert!(m.contains("motors capture_radius"), "{m}");
+    assert!(m.contains("motors.capture_radius"), "{m}");
 
     let total = vec![1.0; c.anchors()];
     let psi = vec![1.0; c.anchors() * c.ntheta];
     assert!(message(MotorsCpu::new(&c, vec![1.0; 3], psi.clone())).contains("motors total"));
     let m = message(MotorsCpu::new(&c, total.clone(), vec![-1.0; psi.len()]));
-    assert!(m.contains("motors psi") && m.contains(">= 0"), "{m}");
+    assert!(m.contains("config: psi") && m.contains(">= 0"), "{m}");
     let mut s = cpu(&c, &total, &psi, None);
     let m = message(s.step(f64::NAN));
-    assert!(m.contains("motors dt"), "{m}");
-    assert!(message(s.step(1e6)).contains("motors dt"));
+    assert!(m.contains("config: dt = NaN"), "{m}");
+    assert!(message(s.step(1e6)).contains("config: dt = 1000000"));
     let t = MotorTables::new(&c).unwrap();
     let mut b = vec![0.0; c.anchors() * t.block(&c)];
     b[t.mask.iter().position(|&m| m == 0.0).unwrap()] = 1.0;
     let m = message(s.set_bound(b.clone()));
     assert!(
-        m.contains("motors bound") && m.contains("capture disc"),
+        m.contains("config: bound") && m.contains("capture disc"),
         "{m}"
     );
 
     let ctx = test_context();
     let mut g = BoundMotors::new(&ctx, &c, 64, None).unwrap();
     assert!(message(g.set_total(&ctx, &[1.0; 3])).contains("motors total"));
-    assert!(message(g.set_psi(&ctx, &[f32::NAN; 8 * 8 * 4])).contains("motors psi"));
-    assert!(message(g.set_bound(&ctx, &f32s(&b))).contains("motors bound"));
-    assert!(message(g.step(&ctx, -1.0, 1)).contains("motors dt"));
+    assert!(message(g.set_psi(&ctx, &[f32::NAN; 8 * 8 * 4])).contains("config: psi"));
+    assert!(message(g.set_bound(&ctx, &f32s(&b))).contains("config: bound"));
+    assert!(message(g.step(&ctx, -1.0, 1)).contains("config: dt = -1"));
     assert!(message(BoundMotors::new(&ctx, &c, 0, None)).contains("workgroup"));
     // A binding under one anchor's M_b and stage: no split can help.
     let m = message(BoundMotors::new(&ctx, &c, 64, Some(64)));
     assert!(
-        m.contains("motors stencil * ntheta * ns")
+        m.contains("grid.ntheta x grid.ns x the motor stencil")
             && m.contains("largest storage binding, 64 bytes"),
         "{m}"
     );

@@ -325,35 +325,35 @@ fn bad_input_is_refused_naming_field_value_and_allowed() {
     let cases = [
         (
             Channel::new(12, 4, 1.0, 1.0, ZGrid::Uniform(8), 1.0),
-            ["stokes nx", "12", "power of two"],
+            ["grid.nx", "12", "power of two"],
         ),
         (
             Channel::new(8, 4, 1.0, 1.0, ZGrid::Uniform(3), 1.0),
-            ["stokes nz", "3", "at least 4"],
+            ["grid.nz", "3", "4..=4096 levels"],
         ),
         (
             Channel::new(8, 4, 1.0, 1.0, ZGrid::Uniform(8), 0.0),
-            ["stokes mu", "0", "> 0"],
+            ["fluid.mu", "0", "a viscosity in [1e-6, 1e6]"],
         ),
         (
             Channel::new(8, 4, 1.0, 1.0, ZGrid::Uniform(8), -2.0),
-            ["stokes mu", "-2", "> 0"],
+            ["fluid.mu", "-2", "in [1e-6, 1e6]"],
         ),
         (
             Channel::new(8, 4, 0.0, 1.0, ZGrid::Uniform(8), 1.0),
-            ["stokes lx", "0", "> 0"],
+            ["grid.lx", "0", "a period in [1e-6, 1e6]"],
         ),
         (
             Channel::new(8, 4, 1.0, 1.0, ZGrid::Nodes(vec![0.0, 0.5, 0.4, 1.0]), 1.0),
             [
-                "stokes z",
+                "grid.z_grid",
                 "[0, 0.5, 0.4, 1]",
                 "strictly increasing from z = 0 to z = 1",
             ],
         ),
         (
             Channel::new(8, 4, 1.0, 1.0, ZGrid::Nodes(vec![0.0, 0.3, 0.6, 0.9]), 1.0),
-            ["stokes z", "0.9", "z = 1"],
+            ["grid.z_grid", "0.9", "z = 1"],
         ),
     ];
     for (result, words) in cases {
@@ -364,14 +364,14 @@ fn bad_input_is_refused_naming_field_value_and_allowed() {
     }
     let c = channel(4, 4, 1.0, 1.0, ZGrid::Uniform(5));
     let msg = stokes_cpu::solve(&c, &[0.0; 7]).unwrap_err().to_string();
-    assert!(
-        msg.contains("stokes force") && msg.contains("7 values"),
-        "{msg}"
-    );
+    assert!(msg.contains("force = 7 values"), "{msg}");
     let ctx = test_context();
     let mut solver = StokesSolver::new(&ctx, &c, 64).unwrap();
     let msg = solver.solve(&ctx, &[0.0; 7]).unwrap_err().to_string();
-    assert!(msg.contains("stokes force") && msg.contains("240"), "{msg}");
+    assert!(
+        msg.contains("force = 7 values") && msg.contains("240"),
+        "{msg}"
+    );
 }
 
 // The anisotropic channel, -grad q + mu (lap_2 + eps^-2 d_zz) u + f = 0 (seed eqs. 7-9), at
@@ -559,7 +559,7 @@ fn bad_eps_is_refused_naming_field_value_and_allowed() {
         (f64::INFINITY, "inf"),
     ] {
         let msg = c.clone().with_eps(eps).unwrap_err().to_string();
-        for w in ["stokes eps", shown, "> 0"] {
+        for w in ["fluid.eps", shown, "an aspect ratio in [1e-3, 1e3]"] {
             assert!(msg.contains(w), "{msg:?} lacks {w:?}");
         }
     }

@@ -2,6 +2,7 @@
 //! z = 1 with nz levels on a graded grid, and the second-order finite differences in z on that
 //! grid that the Stokes solvers (GPU and CPU) share.
 
+use super::params::{check_range, EPS, MU, PERIODS};
 use crate::error::{invalid, Result};
 
 /// The z levels z_0 = 0 < z_1 < ... < z_{nz-1} = 1, with s_j = j / (nz - 1).
@@ -18,6 +19,18 @@ pub enum ZGrid {
 }
 
 impl ZGrid {
+    /// The number of levels.
+    pub fn len(&self) -> usize {
+        match self {
+            ZGrid::Uniform(nz) | ZGrid::Chebyshev(nz) | ZGrid::Bottom(nz) => *nz,
+            ZGrid::Nodes(z) => z.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// The levels (not yet checked).
     pub fn nodes(&self) -> Vec<f64> {
         use std::f64::consts::PI;
@@ -57,11 +70,18 @@ pub struct Channel {
 
 /// The most grid points along x or y (the GPU FFT's longest axis).
 pub const MAX_AXIS: usize = 1 << 16;
+/// The most z levels: each Fourier mode's z problem is one thread's sequential solve, and the
+/// levels are built on the host before anything else is checked.
+pub const MAX_NZ: usize = 4096;
 
 impl Channel {
     /// A channel of (nx, ny) points over periods (lx, ly), levels `z`, viscosity `mu`, eps = 1
-    /// (isotropic); errors name the field, the value and what is allowed.
+    /// (isotropic); errors name the config's field, the value and what is allowed.
     pub fn new(nx: usize, ny: usize, lx: f64, ly: f64, z: ZGrid, mu: f64) -> Result<Self> {
+        // Before the levels are built: nz sizes a host allocation.
+        if z.len() > MAX_NZ {
+            return Err(invalid("grid.nz", z.len(), format!("4..={MAX_NZ} levels")));
+        }
         let c = Channel {
             nx,
             ny,
@@ -83,7 +103,7 @@ impl Channel {
     }
 
     pub fn check(&self) -> Result<()> {
-        for (field, n) in [("stokes nx", self.nx), ("stokes ny", self.ny)] {
+        for (field, n) in [("grid.nx", self.nx), ("grid.ny", self.ny)] {
             if !n.is_power_of_two() || n > MAX_AXIS {
                 return Err(invalid(
                     field,
@@ -92,23 +112,19 @@ impl Channel {
                 ));
             }
         }
-        for (field, l) in [("stokes lx", self.lx), ("stokes ly", self.ly)] {
-            if !(l.is_finite() && l > 0.0) {
-                return Err(invalid(field, l, "a finite period > 0"));
-            }
+        for (field, l) in [("grid.lx", self.lx), ("grid.ly", self.ly)] {
+            check_range(field, l, PERIODS, "a period")?;
         }
-        if !(self.mu.is_finite() && self.mu > 0.0) {
-            return Err(invalid("stokes mu", self.mu, "a finite viscosity > 0"));
-        }
-        if !(self.eps.is_finite() && self.eps > 0.0) {
-            return Err(invalid("stokes eps", self.eps, "a finite aspect ratio > 0"));
-        }
+        check_range("fluid.mu", self.mu, MU, "a viscosity")?;
+        check_range("fluid.eps", self.eps, EPS, "an aspect ratio")?;
         let z = &self.z;
-        if z.len() < 4 {
+        if !(4..=MAX_NZ).contains(&z.len()) {
             return Err(invalid(
-                "stokes nz",
+                "grid.nz",
                 z.len(),
-                "at least 4 levels (w = dw/dz = 0 at both walls needs two interior levels)",
+                format!(
+                    "4..={MAX_NZ} levels (w = dw/dz = 0 at both walls needs two interior levels)"
+                ),
             ));
         }
         // NaN fails the comparison too.
@@ -116,7 +132,7 @@ impl Channel {
         if z[0] != 0.0 || z[z.len() - 1] != 1.0 || !increasing {
             let shown: Vec<String> = z.iter().map(|v| crate::error::short(*v)).collect();
             return Err(invalid(
-                "stokes z",
+                "grid.z_grid",
                 format!("[{}]", shown.join(", ")),
                 "levels strictly increasing from z = 0 to z = 1",
             ));

@@ -215,8 +215,9 @@ mod tests {
                 dt: (0.75 * cfg.dt) as f32,
                 dt_prev: cfg.dt as f32,
                 rate: 2.5,
-                ticks_lo: 7,
-                ticks_hi: 3,
+                // 41 steps of about 0.9 dt (dt = 2^23 x 1.28 ticks).
+                ticks_lo: 41 * 9_000_000,
+                ticks_hi: 0,
                 ..Clock::default()
             },
         }
@@ -276,7 +277,31 @@ mod tests {
         let e = edit(&|s| *s.rate.last_mut().unwrap() = 0.5);
         assert!(e.contains("AB2's flag"), "{e}");
         let e = edit(&|s| s.clock.dt = 3.0 * cfg.dt as f32);
-        assert!(e.contains("the clock's dt is 0.03"), "{e}");
+        assert!(e.contains("the clock's dt is 0.03 at step 41"), "{e}");
+        // A dt of 0 after a step: AB2's ratio dt / dt_prev would be infinite at the next.
+        let e = edit(&|s| s.clock.dt = 0.0);
+        assert!(
+            e.contains("the clock's dt is 0 at step 41") && e.contains("a step in ["),
+            "{e}"
+        );
+        let e = edit(&|s| s.clock.ticks_hi = 7);
+        assert!(e.contains("41 steps take"), "{e}");
+        let e = edit(&|s| s.psi[5] = -0.5);
+        assert!(
+            e.contains("psi value 5 is -0.5: a filament density >= 0"),
+            "{e}"
+        );
+        let e = edit(&|s| s.motors[2][2] = -0.25);
+        assert!(
+            e.contains("motors of anchor 2") && e.contains("free = total - bound"),
+            "{e}"
+        );
+        let e = edit(&|s| s.motors[3] = [5.0, 1.0, 4.0, 0.0]);
+        assert!(e.contains("the total is motors.density = 1"), "{e}");
+        let e = edit(&|s| s.motors[0][3] = -1.0);
+        assert!(e.contains("walked off -1"), "{e}");
+        let e = edit(&|s| *s.rate.last_mut().unwrap() = 0.0);
+        assert!(e.contains("AB2's flag) is 0 at step 41"), "{e}");
         let e = edit(&|s| s.clock.rate = f32::NAN);
         assert!(e.contains("the clock's rate is NaN"), "{e}");
         let e = edit(&|s| {

@@ -28,11 +28,15 @@
 
 use super::channel::MAX_AXIS;
 use super::clock::{self, Clock, CFL, CLOCK};
+use super::params::{check_range, PERIODS, RATES};
 use crate::error::{invalid, Result};
 use petri_engine::shaders::gliding::filaments;
 use petri_engine::{buffers, GpuContext};
 use petri_scheduler::primitives::{Fft, FftAxes, FftDirection, FftShape};
 use petri_scheduler::{dispatch_args, Binding, Every, PassDesc, StepPlan};
+
+/// The most angles, for the filaments and the motors alike.
+pub const MAX_NTHETA: usize = 4096;
 
 /// Grid and diffusivities of the filament density.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,7 +77,7 @@ impl FilamentConfig {
 
     /// Fails naming the field, its value and what is allowed.
     pub fn check(&self) -> Result<()> {
-        for (field, n) in [("filaments nx", self.nx), ("filaments ny", self.ny)] {
+        for (field, n) in [("grid.nx", self.nx), ("grid.ny", self.ny)] {
             if !n.is_power_of_two() || n > MAX_AXIS {
                 return Err(invalid(
                     field,
@@ -82,29 +86,25 @@ impl FilamentConfig {
                 ));
             }
         }
-        if self.ntheta < 3 {
+        if !(3..=MAX_NTHETA).contains(&self.ntheta) {
             return Err(invalid(
-                "filaments ntheta",
+                "grid.ntheta",
                 self.ntheta,
-                "at least 3 (the periodic tridiagonal solve in theta)",
+                format!("3..={MAX_NTHETA} (the periodic tridiagonal solve in theta needs 3)"),
             ));
         }
         if self.cells() > 1 << 28 {
             return Err(invalid(
-                "filaments nx * ny * ntheta",
+                "grid.nx x grid.ny x grid.ntheta",
                 self.cells(),
                 "at most 2^28 cells (u32 indices over 2 ntheta planes and 3 components)",
             ));
         }
-        for (field, l) in [("filaments lx", self.lx), ("filaments ly", self.ly)] {
-            if !(l.is_finite() && l > 0.0) {
-                return Err(invalid(field, l, "a finite period > 0"));
-            }
+        for (field, l) in [("grid.lx", self.lx), ("grid.ly", self.ly)] {
+            check_range(field, l, PERIODS, "a period")?;
         }
-        for (field, d) in [("filaments d_t", self.d_t), ("filaments d_r", self.d_r)] {
-            if !(d.is_finite() && d >= 0.0) {
-                return Err(invalid(field, d, "a finite diffusivity >= 0"));
-            }
+        for (field, d) in [("filaments.d_t", self.d_t), ("filaments.d_r", self.d_r)] {
+            check_range(field, d, RATES, "a diffusivity")?;
         }
         Ok(())
     }
@@ -158,7 +158,7 @@ impl FilamentConfig {
     pub fn check_dt(&self, dt: f64, bound: f64) -> Result<()> {
         if !(dt.is_finite() && dt > 0.0 && dt <= bound) {
             return Err(invalid(
-                "filaments dt",
+                "dt",
                 dt,
                 format!(
                     "a finite step > 0 and <= {} (the advective CFL bound {CFL} / (max|Ux|/dx + max|Uy|/dy + max|Omega|/dtheta))",
@@ -347,7 +347,7 @@ impl FilamentTransport {
 
     /// Sets Psi (ntheta, ny, nx) and restarts AB2 (the next step is forward Euler).
     pub fn set_psi(&mut self, ctx: &GpuContext, psi: &[f32]) -> Result<()> {
-        self.config.check_len("filaments psi", psi.len(), 1)?;
+        self.config.check_len("psi", psi.len(), 1)?;
         ctx.queue
             .write_buffer(self.plan.buffer(PSI), 0, bytemuck::cast_slice(psi));
         self.reset_history(ctx);
@@ -357,10 +357,9 @@ impl FilamentTransport {
     /// Sets the velocities (3, ntheta, ny, nx): Ux, Uy, Omega (finite values), and the dt bound.
     /// AB2's history is kept: in the model the velocities change every step.
     pub fn set_velocities(&mut self, ctx: &GpuContext, velocity: &[f32]) -> Result<()> {
-        self.config
-            .check_len("filaments velocity", velocity.len(), 3)?;
+        self.config.check_len("velocity", velocity.len(), 3)?;
         if let Some(v) = velocity.iter().find(|v| !v.is_finite()) {
-            return Err(invalid("filaments velocity", v, "finite values"));
+            return Err(invalid("velocity", v, "finite values"));
         }
         ctx.queue.write_buffer(
             self.plan.buffer(VELOCITY),

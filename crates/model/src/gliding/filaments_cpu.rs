@@ -34,7 +34,7 @@ impl FilamentsCpu {
     /// Zero velocities; `psi` (ntheta, ny, nx).
     pub fn new(config: &FilamentConfig, psi: Vec<f64>) -> Result<Self> {
         config.check()?;
-        config.check_len("filaments psi", psi.len(), 1)?;
+        config.check_len("psi", psi.len(), 1)?;
         Ok(Self {
             config: config.clone(),
             psi,
@@ -46,10 +46,9 @@ impl FilamentsCpu {
 
     /// Sets the velocities (3, ntheta, ny, nx) and the dt bound; keeps AB2's history.
     pub fn set_velocities(&mut self, velocity: &[f64]) -> Result<()> {
-        self.config
-            .check_len("filaments velocity", velocity.len(), 3)?;
+        self.config.check_len("velocity", velocity.len(), 3)?;
         if let Some(v) = velocity.iter().find(|v| !v.is_finite()) {
-            return Err(invalid("filaments velocity", v, "finite values"));
+            return Err(invalid("velocity", v, "finite values"));
         }
         self.velocity = velocity.to_vec();
         self.bound = self.config.max_stable_dt_of(velocity);
@@ -62,7 +61,7 @@ impl FilamentsCpu {
 
     /// Sets Psi and restarts AB2.
     pub fn set_psi(&mut self, psi: Vec<f64>) -> Result<()> {
-        self.config.check_len("filaments psi", psi.len(), 1)?;
+        self.config.check_len("psi", psi.len(), 1)?;
         self.psi = psi;
         self.history = None;
         Ok(())
@@ -235,13 +234,13 @@ pub fn gliding_velocities(config: &FilamentConfig, v_sp: f64, fluid: &[f64]) -> 
     let (nx, ny, modes) = (config.nx, config.ny, config.modes());
     if fluid.len() != 2 * modes {
         return Err(invalid(
-            "filaments fluid velocity",
+            "fluid",
             format!("{} values", fluid.len()),
             format!("2 x ny x nx = {}", 2 * modes),
         ));
     }
     if !v_sp.is_finite() {
-        return Err(invalid("filaments v_sp", v_sp, "a finite speed"));
+        return Err(invalid("filaments.v_sp", v_sp, "a finite speed"));
     }
     let (dx, dy) = (config.dx(), config.dy());
     let at = |c: usize, i: usize, j: usize| fluid[c * modes + j * nx + i];

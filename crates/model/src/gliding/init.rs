@@ -11,6 +11,7 @@
 //!   (counter-clockwise) weighted by each ring's share; a uniform share where no ring reaches.
 
 use super::params::GlidingConfig;
+use crate::error::{invalid, short, Result};
 use petri_engine::rng::threefry_u32x4;
 use std::f64::consts::TAU;
 
@@ -59,8 +60,94 @@ pub fn initial_psi(cfg: &GlidingConfig) -> Vec<f64> {
     psi
 }
 
+/// A ring's weight exp(-(r - R)^2 / (2 w^2)) is under 1e-12 (and left out) beyond
+/// R + CUTOFF w: sqrt(2 ln 1e12) = 7.43.
+const CUTOFF: f64 = 7.5;
+
+/// The most ring terms the initial condition may sum (cells x rings reaching a cell x
+/// (ntheta + 1)): a few seconds' work.
+pub const MAX_RING_TERMS: f64 = (1u64 << 30) as f64;
+
+/// The ring lattice of a config: mx x my rings of spacing (ax, ay) over the periods.
+struct Lattice {
+    m: [usize; 2],
+    a: [f64; 2],
+    /// The distance from a ring's centre beyond which it is left out.
+    reach: f64,
+}
+
+impl Lattice {
+    fn of(cfg: &GlidingConfig) -> Lattice {
+        let (g, i) = (&cfg.grid, &cfg.initial);
+        let count = |l: f64| (l / i.ring_spacing).round().max(1.0) as usize;
+        let m = [count(g.lx), count(g.ly)];
+        Lattice {
+            m,
+            a: [g.lx / m[0] as f64, g.ly / m[1] as f64],
+            reach: i.ring_radius + CUTOFF * i.ring_width,
+        }
+    }
+
+    /// The lattice indices along axis `k` whose rings' centres, (p + 1/2) a, lie within reach
+    /// of `x` on the periodic axis (nearest images), ascending; all of them where the reach
+    /// spans the period.
+    fn near(&self, k: usize, x: f64) -> Vec<usize> {
+        let (m, a) = (self.m[k], self.a[k]);
+        if self.span(k) >= m {
+            return (0..m).collect();
+        }
+        let lo = ((x - self.reach) / a - 0.5).floor() as i64;
+        let mut p: Vec<usize> = (lo..lo + self.span(k) as i64)
+            .map(|p| p.rem_euclid(m as i64) as usize)
+            .collect();
+        p.sort_unstable();
+        p
+    }
+
+    /// The indices `near` visits along axis `k` where it does not visit them all.
+    fn span(&self, k: usize) -> usize {
+        // In f64: a reach of 1e6 over a spacing of 1e-6 is no usize to add to.
+        let n = (2.0 * self.reach / self.a[k]).floor() + 3.0;
+        n.min(self.m[k] as f64 + 1.0) as usize
+    }
+}
+
+/// Refuses a ring start whose sum over the rings that reach each cell would take more than
+/// `MAX_RING_TERMS` terms, naming `initial.ring_spacing` and the least allowed.
+pub fn check_init_work(cfg: &GlidingConfig) -> Result<()> {
+    let (g, i) = (&cfg.grid, &cfg.initial);
+    if i.kind != "rings" {
+        return Ok(());
+    }
+    let lattice = Lattice::of(cfg);
+    let rings = |k: usize| lattice.span(k).min(lattice.m[k]) as f64;
+    let per_term = (g.nx * g.ny) as f64 * (g.ntheta + 1) as f64;
+    let terms = per_term * rings(0) * rings(1);
+    if terms <= MAX_RING_TERMS {
+        return Ok(());
+    }
+    // About (2 reach / spacing + 3)^2 rings reach a cell.
+    let least = 2.0 * lattice.reach / ((MAX_RING_TERMS / per_term).sqrt() - 3.0).max(1.0);
+    Err(invalid(
+        "initial.ring_spacing",
+        i.ring_spacing,
+        format!(
+            "at least about {}: each of the {} x {} cells sums the rings within ring_radius + \
+             {CUTOFF} ring_width = {} of it over {} angles, {} ring terms in all, at most {}",
+            short(least),
+            g.nx,
+            g.ny,
+            short(lattice.reach),
+            g.ntheta,
+            short(terms),
+            short(MAX_RING_TERMS)
+        ),
+    ))
+}
+
 /// The rings' summed weight at (x, y) and their orientation profiles weighted by it; the
-/// lattice and the rings are periodic over the domain (nearest images).
+/// lattice and the rings are periodic over the domain (nearest images). Only the rings within
+/// reach of (x, y) are visited, in lattice order: the sum is that over all of them.
 fn rings_at(
     cfg: &GlidingConfig,
     x: f64,
@@ -70,14 +157,12 @@ fn rings_at(
     let (g, i) = (&cfg.grid, &cfg.initial);
     let mut weight = 0.0;
     let mut share = vec![0.0; g.ntheta];
-    let (mx, my) = (
-        (g.lx / i.ring_spacing).round().max(1.0) as usize,
-        (g.ly / i.ring_spacing).round().max(1.0) as usize,
-    );
-    let (ax, ay) = (g.lx / mx as f64, g.ly / my as f64);
+    let lattice = Lattice::of(cfg);
+    let [ax, ay] = lattice.a;
     let wrap = |d: f64, l: f64| d - l * (d / l).round();
-    for q in 0..my {
-        for p in 0..mx {
+    let columns = lattice.near(0, x);
+    for q in lattice.near(1, y) {
+        for &p in &columns {
             let (cx, cy) = ((p as f64 + 0.5) * ax, (q as f64 + 0.5) * ay);
             let (rx, ry) = (wrap(x - cx, g.lx), wrap(y - cy, g.ly));
             let r = rx.hypot(ry);

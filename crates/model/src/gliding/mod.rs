@@ -8,10 +8,12 @@
 //! M_b(r0, x, theta, s), the free motors and the motor force of seed eq. 10 (`motors`,
 //! `motors_cpu`); the outer step's adaptive dt and its time (`clock`). What a run writes from
 //! the fields of a step (`fields`): observables, VTK files and PNG frames (`output`); the run
-//! itself: `run`, its state `state`, `checkpoint`; the bench: `bench`.
+//! itself: `run`, its state `state`, `checkpoint`; the bench: `bench`; the memory a config
+//! asks for before anything is allocated: `budget`.
 //! See docs/models/gliding.md.
 
 pub mod bench;
+pub mod budget;
 pub mod channel;
 pub mod checkpoint;
 pub mod clock;

@@ -33,7 +33,9 @@
 //! however the anchors are split. No atomics.
 
 use super::clock::{self, Clock, CLOCK};
-use crate::error::{invalid, ModelError, Result};
+use super::filaments::MAX_NTHETA;
+use super::params::{check_range, PERIODS, RATES};
+use crate::error::{invalid, short, ModelError, Result};
 use petri_engine::shaders::gliding::motors;
 use petri_engine::{buffers, GpuContext};
 use petri_scheduler::{dispatch_args, Binding, PassDesc, StepPlan};
@@ -45,6 +47,15 @@ use std::ops::Range;
 /// TVD under forward Euler (so under SSP-RK2) for a Courant number dt*/ds <= 1/2, and forward
 /// Euler keeps M_b >= 0 and M_f >= 0 when dt* (k_off + k_on W) <= 1 on top of it.
 pub const MAX_SUBSTEPS: f64 = 65536.0;
+
+/// The most sub-steps a config may ask of one outer step at its largest dt and its initial
+/// density (`GlidingConfig::validate`): a bound on the work per step that a user sees at once,
+/// where MAX_SUBSTEPS is the GPU's guard against a Psi weight that grows in a run.
+pub const SUBSTEP_BUDGET: f64 = 1024.0;
+
+/// The most values of M_b per anchor (stencil offsets x ntheta x ns): the tables are built on
+/// the host from them before the device is asked.
+pub const MAX_BLOCK: usize = 1 << 24;
 
 /// Grid and rates of the bound motors.
 #[derive(Clone, Debug, PartialEq)]
@@ -70,63 +81,139 @@ pub struct MotorConfig {
 }
 
 impl MotorConfig {
-    /// Fails naming the field, its value and what is allowed.
+    /// Fails naming the config's field, its value and what is allowed. Bounds the stencil
+    /// before anything is built from it: the tables take about 28 bytes per value of an
+    /// anchor's block on the host (`MAX_BLOCK`).
     pub fn check(&self) -> Result<()> {
-        for (field, n) in [("motors nx", self.nx), ("motors ny", self.ny)] {
+        for (field, n) in [("grid.nx", self.nx), ("grid.ny", self.ny)] {
             if n == 0 || n > 1 << 16 {
                 return Err(invalid(field, n, "1..=65536"));
             }
         }
-        if self.ntheta == 0 || self.ntheta > 4096 {
-            return Err(invalid("motors ntheta", self.ntheta, "1..=4096"));
+        if self.ntheta == 0 || self.ntheta > MAX_NTHETA {
+            return Err(invalid(
+                "grid.ntheta",
+                self.ntheta,
+                format!("1..={MAX_NTHETA}"),
+            ));
         }
         // A line of ns cells and its outflow slot fill a row of the evolve pass's tile of
         // 2048 values (motors.wgsl TILE).
         if self.ns < 2 || self.ns > 2047 {
             return Err(invalid(
-                "motors ns",
+                "grid.ns",
                 self.ns,
                 "2..=2047 (cells in arc length)",
             ));
         }
+        for (field, l) in [("grid.lx", self.lx), ("grid.ly", self.ly)] {
+            check_range(field, l, PERIODS, "a period")?;
+        }
         for (field, l) in [
-            ("motors lx", self.lx),
-            ("motors ly", self.ly),
-            ("motors arc", self.arc),
-            ("motors capture_radius", self.capture_radius),
+            ("motors.arc", self.arc),
+            ("motors.capture_radius", self.capture_radius),
         ] {
-            if !(l.is_finite() && l > 0.0) {
-                return Err(invalid(field, l, "a finite length > 0"));
-            }
+            check_range(field, l, PERIODS, "a length")?;
         }
+        check_range("motors.length", self.length, [0.0, PERIODS[1]], "a length")?;
         for (field, v) in [
-            ("motors length", self.length),
-            ("motors speed", self.speed),
-            ("motors k_on", self.k_on),
-            ("motors k_off", self.k_off),
+            ("motors.speed", self.speed),
+            ("motors.k_on", self.k_on),
+            ("motors.k_off", self.k_off),
         ] {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(invalid(field, v, "a finite value >= 0"));
-            }
+            check_range(field, v, RATES, "a rate")?;
         }
-        if !self.force.is_finite() {
-            return Err(invalid("motors force", self.force, "a finite value"));
-        }
-        let (rx, ry) = self.reach();
-        if 2 * rx >= self.nx || 2 * ry >= self.ny {
+        check_range("motors.force", self.force, [-RATES[1], RATES[1]], "a force")?;
+        // In f64 before any cast: a reach of 1e300 cells is not a usize.
+        let r = self.capture_radius + 0.5 * self.length;
+        let (sx, sy) = (r / self.dx(), r / self.dy());
+        if 2.0 * sx.floor() >= self.nx as f64 || 2.0 * sy.floor() >= self.ny as f64 {
             return Err(invalid(
-                "motors capture_radius",
+                "motors.capture_radius",
                 self.capture_radius,
                 format!(
-                    "capture_radius + length/2 under half a period: it spans {} x {} cells of a {} x {} grid",
-                    2 * rx + 1,
-                    2 * ry + 1,
+                    "motors.capture_radius + motors.length/2 = {} under half a period: it spans {} x {} cells \
+                     of the grid.nx x grid.ny = {} x {} grid over grid.lx x grid.ly = {} x {}",
+                    short(r),
+                    short(2.0 * sx.floor() + 1.0),
+                    short(2.0 * sy.floor() + 1.0),
                     self.nx,
-                    self.ny
+                    self.ny,
+                    short(self.lx),
+                    short(self.ly)
                 ),
             ));
         }
+        let (rx, ry) = self.reach();
+        let block = self.box_block();
+        if block > MAX_BLOCK {
+            return Err(invalid(
+                "grid.ntheta x grid.ns x the motor stencil",
+                format!(
+                    "{} x {} x {} x {} cells (motors.capture_radius + motors.length/2 = {}) = {block} values of M_b per anchor",
+                    self.ntheta,
+                    self.ns,
+                    2 * rx + 1,
+                    2 * ry + 1,
+                    short(r)
+                ),
+                format!("at most {MAX_BLOCK}: fewer angles or arc cells, or a smaller capture radius"),
+            ));
+        }
+        if !self.disc_holds_a_cell() {
+            return Err(invalid(
+                "motors.capture_radius",
+                self.capture_radius,
+                "a disc that holds at least one (x, theta, s) cell centre",
+            ));
+        }
         Ok(())
+    }
+
+    /// p(theta) = (cos theta, sin theta) per angle.
+    pub fn directions(&self) -> Vec<[f64; 2]> {
+        (0..self.ntheta)
+            .map(|k| {
+                let t = k as f64 * self.dtheta();
+                [t.cos(), t.sin()]
+            })
+            .collect()
+    }
+
+    /// The head x + (l/L) s p of a motor bound at arc cell k to a filament of direction p
+    /// centred `d` cells from its anchor, relative to the anchor.
+    pub fn head(&self, d: [i32; 2], p: [f64; 2], k: usize) -> [f64; 2] {
+        let reach = self.length / self.arc * self.s(k);
+        [
+            d[0] as f64 * self.dx() + reach * p[0],
+            d[1] as f64 * self.dy() + reach * p[1],
+        ]
+    }
+
+    /// Whether a head lies in the capture disc.
+    pub fn in_disc(&self, h: [f64; 2]) -> bool {
+        h[0] * h[0] + h[1] * h[1] <= self.capture_radius * self.capture_radius
+    }
+
+    /// Whether some (offset, theta, s) cell puts its head in the disc (the tables need one);
+    /// stops at the first.
+    fn disc_holds_a_cell(&self) -> bool {
+        let (rx, ry) = self.reach();
+        let (rx, ry) = (rx as i32, ry as i32);
+        let p = self.directions();
+        (-ry..=ry).any(|j| {
+            (-rx..=rx).any(|i| {
+                p.iter()
+                    .any(|&pt| (0..self.ns).any(|k| self.in_disc(self.head([i, j], pt, k))))
+            })
+        })
+    }
+
+    /// The values of M_b per anchor at most (the stencil's whole box of offsets): ntheta x ns
+    /// x the box; `reach` must be checked.
+    pub fn box_block(&self) -> usize {
+        let (rx, ry) = self.reach();
+        (2 * rx + 1) * (2 * ry + 1) * self.ntheta * self.ns
     }
 
     pub fn anchors(&self) -> usize {
@@ -179,7 +266,7 @@ impl MotorConfig {
     pub fn check_dt(&self, dt: f64, w: f64) -> Result<()> {
         if !(dt.is_finite() && dt > 0.0 && self.substeps(dt, w) <= MAX_SUBSTEPS) {
             return Err(invalid(
-                "motors dt",
+                "dt",
                 dt,
                 format!(
                     "a finite step > 0 of at most {MAX_SUBSTEPS} sub-steps dt* = 1 / (2 speed/ds + k_off + k_on W), here W = {}",
@@ -228,13 +315,7 @@ impl MotorTables {
         c.check()?;
         let (rx, ry) = c.reach();
         let (dx, dy) = (c.dx(), c.dy());
-        let p: Vec<[f64; 2]> = (0..c.ntheta)
-            .map(|k| {
-                let t = k as f64 * c.dtheta();
-                [t.cos(), t.sin()]
-            })
-            .collect();
-        let scale = c.length / c.arc;
+        let p = c.directions();
         let mut offsets = Vec::new();
         let mut mask = Vec::new();
         // (head offset, item) for every cell in the disc.
@@ -246,9 +327,8 @@ impl MotorTables {
                 let mut heads = Vec::new();
                 for (t, pt) in p.iter().enumerate() {
                     for k in 0..c.ns {
-                        let hx = i as f64 * dx + scale * c.s(k) * pt[0];
-                        let hy = j as f64 * dy + scale * c.s(k) * pt[1];
-                        let inside = hx * hx + hy * hy <= c.capture_radius * c.capture_radius;
+                        let [hx, hy] = c.head([i, j], *pt, k);
+                        let inside = c.in_disc([hx, hy]);
                         line.push(if inside { 1.0 } else { 0.0 });
                         if inside {
                             let e = [(hx / dx).round() as i32, (hy / dy).round() as i32];
@@ -263,13 +343,6 @@ impl MotorTables {
                     mask.extend(line);
                 }
             }
-        }
-        if offsets.is_empty() {
-            return Err(invalid(
-                "motors capture_radius",
-                c.capture_radius,
-                "a disc that holds at least one (x, theta, s) cell centre",
-            ));
         }
         // Stable sort: items of one head offset keep their (d, theta, s) order.
         landed.sort_by_key(|(e, _)| (e[1], e[0]));
@@ -332,7 +405,7 @@ impl MotorChunks {
         let per_anchor = 4 * t.stage_block(c) as u64;
         if per_anchor > max_binding {
             return Err(invalid(
-                "motors stencil * ntheta * ns",
+                "grid.ntheta x grid.ns x the motor stencil",
                 format!("{per_anchor} bytes of M_b and RK2 stage per anchor"),
                 format!("at most the largest storage binding, {max_binding} bytes (the device's max_storage_buffer_binding_size and max_buffer_size, or the limit asked)"),
             ));
@@ -441,16 +514,16 @@ pub fn psi_index(c: &MotorConfig, r0: usize, d: [i32; 2], t: usize) -> usize {
 pub fn check_bound(c: &MotorConfig, t: &MotorTables, bound: &[f64]) -> Result<()> {
     let size = t.block(c);
     c.check_len(
-        "motors bound",
+        "bound",
         bound.len(),
         c.anchors() * size,
         "ny x nx anchors x stencil x ntheta x ns",
     )?;
-    check_values("motors bound", bound)?;
+    check_values("bound", bound)?;
     for (i, v) in bound.iter().enumerate() {
         if *v != 0.0 && t.mask[i % size] == 0.0 {
             return Err(invalid(
-                "motors bound",
+                "bound",
                 format!("{v} at index {i}"),
                 "0 outside the capture disc (|x + (l/L) s p - r0| > capture_radius)",
             ));
@@ -462,6 +535,34 @@ pub fn check_bound(c: &MotorConfig, t: &MotorTables, bound: &[f64]) -> Result<()
 pub(crate) fn check_values(field: &str, v: &[f64]) -> Result<()> {
     if let Some(x) = v.iter().find(|x| !(x.is_finite() && **x >= 0.0)) {
         return Err(invalid(field, x, "finite values >= 0"));
+    }
+    Ok(())
+}
+
+/// Fails where an anchor of `psi` needs more than MAX_SUBSTEPS sub-steps for a step of `dt`:
+/// the GPU caps them there, a step the model does not take, so the run stops at `step` saying
+/// so (validation bounds the start; filaments that crowd into the capture discs raise W).
+pub fn check_substeps(
+    c: &MotorConfig,
+    t: &MotorTables,
+    psi: &[f32],
+    dt: f64,
+    step: u64,
+) -> Result<()> {
+    let w = max_weight(c, t, |i| f64::from(psi[i]));
+    let n = c.substeps(dt, w);
+    if n > MAX_SUBSTEPS {
+        return Err(ModelError::Stalled {
+            message: format!(
+                "at step {step} the bound motors need {} sub-steps for a step of dt = {} (the \
+                 Psi weight W reaches {} at an anchor: filaments crowd the capture discs), more \
+                 than the {MAX_SUBSTEPS} the GPU takes; a smaller dt, motors.k_on or \
+                 motors.speed",
+                short(n),
+                short(dt),
+                short(w)
+            ),
+        });
     }
     Ok(())
 }
@@ -788,13 +889,8 @@ impl BoundMotors {
     /// Sets Psi (ntheta, ny, nx), finite and >= 0.
     pub fn set_psi(&mut self, ctx: &GpuContext, psi: &[f32]) -> Result<()> {
         let c = &self.config;
-        c.check_len(
-            "motors psi",
-            psi.len(),
-            c.anchors() * c.ntheta,
-            "ntheta x ny x nx",
-        )?;
-        check_f32("motors psi", psi)?;
+        c.check_len("psi", psi.len(), c.anchors() * c.ntheta, "ntheta x ny x nx")?;
+        check_f32("psi", psi)?;
         self.weight = max_weight(c, &self.tables, |i| f64::from(psi[i]));
         ctx.queue
             .write_buffer(self.plan.buffer(PSI), 0, bytemuck::cast_slice(psi));

@@ -59,14 +59,9 @@ impl MotorsCpu {
         let tables = MotorTables::new(config)?;
         let c = config;
         c.check_len("motors total", total.len(), c.anchors(), "ny x nx")?;
-        c.check_len(
-            "motors psi",
-            psi.len(),
-            c.anchors() * c.ntheta,
-            "ntheta x ny x nx",
-        )?;
+        c.check_len("psi", psi.len(), c.anchors() * c.ntheta, "ntheta x ny x nx")?;
         check_values("motors total", &total)?;
-        check_values("motors psi", &psi)?;
+        check_values("psi", &psi)?;
         let n = c.anchors();
         Ok(Self {
             bound: vec![0.0; n * tables.block(c)],

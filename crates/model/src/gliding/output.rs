@@ -141,21 +141,21 @@ pub fn check_fields(grid: &GlidingGrid, fields: &GlidingFields) -> Result<()> {
     if nx == 0 || ny == 0 || nt == 0 {
         let size = format!("{nx} x {ny} x {nt}");
         return Err(invalid(
-            "gliding grid nx x ny x ntheta",
+            "grid.nx x grid.ny x grid.ntheta",
             size,
             "at least 1 each",
         ));
     }
     if !(grid.lx > 0.0 && grid.ly > 0.0 && grid.lx.is_finite() && grid.ly.is_finite()) {
         let periods = format!("{} x {}", grid.lx, grid.ly);
-        return Err(invalid("gliding grid lx x ly", periods, "finite and > 0"));
+        return Err(invalid("grid.lx x grid.ly", periods, "finite and > 0"));
     }
     if nz < 2 || grid.z0_level >= nz {
         let level = format!("{} of {nz} levels", grid.z0_level);
         return Err(invalid(
-            "gliding grid z0_level",
+            "grid.z0",
             level,
-            "a level of at least 2",
+            "the level of a grid of at least 2",
         ));
     }
     let cells = grid.cells();
@@ -173,7 +173,7 @@ pub fn check_fields(grid: &GlidingGrid, fields: &GlidingFields) -> Result<()> {
     ];
     for (name, len, expected, shape) in lengths {
         if len != expected {
-            let field = format!("gliding fields {name} length");
+            let field = format!("{name} length");
             return Err(invalid(&field, len, format!("{expected} ({shape})")));
         }
     }
@@ -359,7 +359,7 @@ pub fn frame_figures(
     check_fields(grid, fields)?;
     if every == 0 {
         return Err(invalid(
-            "frame every",
+            "output.arrow_every",
             every,
             "at least 1 (cells between glyphs)",
         ));

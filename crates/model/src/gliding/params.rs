@@ -2,13 +2,41 @@
 //! field-named errors, and the configs of the three parts (fluid channel, filament transport,
 //! bound motors) derived from it.
 
+use super::budget;
 use super::channel::{Channel, ZGrid};
 use super::clock::DtRule;
 use super::fields::GlidingGrid;
 use super::filaments::FilamentConfig;
-use super::motors::MotorConfig;
-use crate::error::{invalid, Result};
+use super::init::check_init_work;
+use super::motors::{MotorConfig, SUBSTEP_BUDGET};
+use crate::checkpoint::MAX_STEP;
+use crate::error::{invalid, short, Result};
 use serde::{Deserialize, Serialize};
+use std::f64::consts::PI;
+
+/// The allowed periods (grid.lx, grid.ly) and other lengths, viscosities, aspect ratios and
+/// rates: wide, and within what the GPU's f32 arithmetic holds with the grid's sizes (1e-300 is
+/// 0 in f32, 1e300 infinite).
+pub const PERIODS: [f64; 2] = [1e-6, 1e6];
+pub const MU: [f64; 2] = [1e-6, 1e6];
+pub const EPS: [f64; 2] = [1e-3, 1e3];
+pub const RATES: [f64; 2] = [0.0, 1e6];
+
+/// Fails unless `v` is in `[lo, hi]` (NaN is not), naming `field` and saying `what` it is.
+pub fn check_range(field: &str, v: f64, [lo, hi]: [f64; 2], what: &str) -> Result<()> {
+    if !(lo..=hi).contains(&v) {
+        let sci = |x: f64| match x {
+            0.0 => "0".to_string(),
+            x => format!("{x:e}"),
+        };
+        return Err(invalid(
+            field,
+            v,
+            format!("{what} in [{}, {}]", sci(lo), sci(hi)),
+        ));
+    }
+    Ok(())
+}
 
 /// The periodic x-y grid, the angles, the arc-length cells and the channel's z levels.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -183,13 +211,11 @@ impl GlidingConfig {
         })
     }
 
-    /// The fluid's channel (checked: `fluid.eps` here, the rest by `Channel`).
+    /// The fluid's channel (checked by `Channel`).
     pub fn channel(&self) -> Result<Channel> {
-        let (g, eps) = (&self.grid, self.fluid.eps);
-        if !(eps.is_finite() && eps > 0.0) {
-            return Err(invalid("fluid.eps", eps, "a finite aspect ratio > 0"));
-        }
-        Channel::new(g.nx, g.ny, g.lx, g.ly, self.z_grid()?, self.fluid.mu)?.with_eps(eps)
+        let g = &self.grid;
+        Channel::new(g.nx, g.ny, g.lx, g.ly, self.z_grid()?, self.fluid.mu)?
+            .with_eps(self.fluid.eps)
     }
 
     pub fn filament_config(&self) -> FilamentConfig {
@@ -240,7 +266,9 @@ impl GlidingConfig {
         })
     }
 
-    /// Checks every value against its allowed range (the parts check their own).
+    /// Checks every value against its allowed range (the parts check their own), then what a
+    /// run of it takes before anything is allocated: the motors' sub-steps per outer step, the
+    /// initial condition's work and the memory on the device and the host (`budget`).
     pub fn validate(&self) -> Result<()> {
         if self.model != "gliding" {
             return Err(invalid("model", &self.model, "\"gliding\""));
@@ -263,6 +291,15 @@ impl GlidingConfig {
         if self.observe_every == 0 {
             return Err(invalid("observe_every", 0, "an integer >= 1"));
         }
+        if self.steps > MAX_STEP {
+            return Err(invalid(
+                "steps",
+                self.steps,
+                format!("at most {MAX_STEP} (the GPU counts steps in 32 bits)"),
+            ));
+        }
+        // The sizes first: the channel builds nz levels, the motors their stencil's tables.
+        self.filament_config().check()?;
         let g = &self.grid;
         let z = self.channel()?.z;
         if !(g.z0.is_finite() && g.z0 > 0.0 && g.z0 < 1.0) {
@@ -279,7 +316,6 @@ impl GlidingConfig {
                 ),
             ));
         }
-        self.filament_config().check()?;
         self.motor_config().check()?;
         let f = &self.filaments;
         for (field, v) in [
@@ -302,6 +338,16 @@ impl GlidingConfig {
                 "a finite number in [0, 1e6]",
             ));
         }
+        self.check_initial()?;
+        if self.output.arrow_every == 0 {
+            return Err(invalid("output.arrow_every", 0, "an integer >= 1"));
+        }
+        self.check_substeps()?;
+        check_init_work(self)?;
+        budget::check(self)
+    }
+
+    fn check_initial(&self) -> Result<()> {
         let i = &self.initial;
         if !["isotropic", "aligned", "rings"].contains(&i.kind.as_str()) {
             return Err(invalid(
@@ -341,16 +387,61 @@ impl GlidingConfig {
                 ("initial.ring_spacing", i.ring_spacing),
                 ("initial.ring_width", i.ring_width),
             ] {
-                if !(v.is_finite() && v > 0.0 && v <= 1e6) {
-                    return Err(invalid(field, v, "a length in (0, 1e6]"));
-                }
+                check_range(field, v, PERIODS, "a length")?;
             }
-        }
-        if self.output.arrow_every == 0 {
-            return Err(invalid("output.arrow_every", 0, "an integer >= 1"));
         }
         Ok(())
     }
+
+    /// Refuses an outer step whose motors would take more than `SUBSTEP_BUDGET` sub-steps at
+    /// dt and the initial density, naming the rate's largest term and its largest allowed
+    /// value (a NaN or a stalled GPU later is no way to learn it).
+    fn check_substeps(&self) -> Result<()> {
+        let (m, mc) = (&self.motors, self.motor_config());
+        // W = sum 1_D Psi dV over an anchor's stencil: for a uniform Psi of c filaments per
+        // unit area, c L pi rc^2 (each (theta, s) holds a disc of centres).
+        let weight = self.initial.density * m.arc * PI * m.capture_radius.powi(2);
+        let terms = [
+            ("motors.speed", m.speed, 2.0 / mc.ds()),
+            ("motors.k_off", m.k_off, 1.0),
+            ("motors.k_on", m.k_on, weight),
+        ];
+        let rate: f64 = terms.iter().map(|(_, v, per)| v * per).sum();
+        if self.dt * rate <= SUBSTEP_BUDGET {
+            return Ok(());
+        }
+        let why = format!(
+            "an outer step takes dt (2 speed/ds + k_off + k_on W) motor sub-steps, at most \
+             {SUBSTEP_BUDGET} (dt = {}, ds = motors.arc / grid.ns = {}, W = initial.density x \
+             motors.arc x pi motors.capture_radius^2 = {})",
+            short(self.dt),
+            short(mc.ds()),
+            short(weight)
+        );
+        let (field, v, per) = terms
+            .into_iter()
+            .max_by(|a, b| (a.1 * a.2).total_cmp(&(b.1 * b.2)))
+            .expect("three terms");
+        let room = SUBSTEP_BUDGET / self.dt - (rate - v * per);
+        match room > 0.0 {
+            true => Err(invalid(
+                field,
+                v,
+                format!("at most {}: {why}", below(room / per)),
+            )),
+            false => Err(invalid(
+                "dt",
+                self.dt,
+                format!("at most {}: {why}", below(SUBSTEP_BUDGET / rate)),
+            )),
+        }
+    }
+}
+
+/// `x` > 0 rounded down to 3 significant digits: a largest allowed value that is allowed.
+fn below(x: f64) -> String {
+    let unit = 10f64.powi(x.log10().floor() as i32 - 2);
+    short((x / unit).floor() * unit)
 }
 
 /// The level of `z` nearest to `z0` (the lower one on a tie).

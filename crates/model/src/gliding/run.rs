@@ -2,14 +2,16 @@
 //! the fields and the clock are read back and observed (observables.csv: the time reached, the
 //! last step's dt and its Courant number dt x rate, at most courant_safety x 0.25); a step since
 //! the last observation that could not be taken (a non-finite Courant rate, or a dt under the
-//! floor: `clock.rs`) stops the run there, naming that step; every `snapshot_every` steps the
-//! fields (`gliding_NNNNNNN.vti`, `fluid_NNNNNNN.vtr`) and the picture (`gliding_NNNNNNN.png`);
-//! every `frame_every` steps the picture alone; at the end the fields, `gliding.png` and, with
-//! `--checkpoint-every`, the checkpoint (the runtime names and schedules the pictures,
-//! `runtime::film`). The model opens as a [`GlidingRun`] (`model.rs`).
+//! floor: `clock.rs`) stops the run there, naming that step, as does a Psi whose motors would
+//! need more sub-steps than the GPU takes (`motors::check_substeps`); every `snapshot_every`
+//! steps the fields (`gliding_NNNNNNN.vti`, `fluid_NNNNNNN.vtr`) and the picture
+//! (`gliding_NNNNNNN.png`); every `frame_every` steps the picture alone; at the end the fields,
+//! `gliding.png` and, with `--checkpoint-every`, the checkpoint (the runtime names and schedules
+//! the pictures, `runtime::film`). The model opens as a [`GlidingRun`] (`model.rs`).
 
 use super::checkpoint;
 use super::fields::{GlidingFields, GlidingGrid};
+use super::motors::check_substeps;
 use super::output::{write_fields, write_frame, Observables};
 use super::params::GlidingConfig;
 use super::sim::{GlidingSim, SimOptions};
@@ -157,11 +159,15 @@ impl Simulation for GlidingRun {
             .collect()
     }
 
+    /// The observation, refused where a step could not be taken or the motors now need more
+    /// sub-steps than the GPU takes (`motors::check_substeps`).
     fn observe(&mut self) -> Result<Observables> {
         let clock = self.sim.checked_clock(&self.ctx)?;
-        let grid = self.grid.clone();
-        let fields = self.fields()?;
-        Ok(Observables::of(&grid, fields, clock.courant()))
+        self.fields()?;
+        let fields = self.fields.as_ref().expect("just read");
+        let (motors, dt) = (self.cfg.motor_config(), f64::from(clock.dt));
+        check_substeps(&motors, self.sim.tables(), &fields.psi, dt, fields.step)?;
+        Ok(Observables::of(&self.grid, fields, clock.courant()))
     }
 
     fn advance(

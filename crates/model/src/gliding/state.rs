@@ -1,11 +1,11 @@
 //! The state of a gliding run between two outer steps (what a checkpoint holds) and its check
 //! against a config.
 
-use super::clock::Clock;
+use super::clock::{Clock, DtRule, MIN_TICKS};
 use super::motors::{MotorConfig, MotorTables};
 use super::params::GlidingConfig;
 use crate::checkpoint::check_step;
-use crate::error::{invalid, Result};
+use crate::error::{ModelError, Result};
 
 /// Everything a step reads that an earlier step wrote: a checkpoint's content.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,8 +34,12 @@ pub struct GlidingState {
 pub fn check(cfg: &GlidingConfig, state: &GlidingState) -> Result<()> {
     let shape = Shape::of(cfg)?;
     check_state(&shape, state)
-        .map_err(|m| invalid("gliding state", m, "a state of this config's run"))
+        .map_err(|m| ModelError::Usage(format!("not a state of a run of this config: {m}")))
 }
+
+/// How far below 0 Psi may be, relative to its largest value: AB2 and the spectral diffusion
+/// keep it >= 0 only up to round-off where it is near 0.
+pub const PSI_ROUNDOFF: f32 = 1e-3;
 
 /// What a state of a config must look like: its array lengths and the capture disc's mask.
 pub(crate) struct Shape {
@@ -44,8 +48,10 @@ pub(crate) struct Shape {
     pub cells: usize,
     pub ntheta: usize,
     pub nz: usize,
-    /// The largest outer step, as the GPU holds it (f32).
-    pub dt_max: f32,
+    /// The adaptive dt's rule (dt_max, the tick).
+    pub rule: DtRule,
+    /// The motors per anchor, as the GPU holds them (motors.density in f32).
+    pub density: f32,
 }
 
 impl Shape {
@@ -60,7 +66,8 @@ impl Shape {
             cells: g.nx * g.ny,
             ntheta: g.ntheta,
             nz: g.nz,
-            dt_max: cfg.dt as f32,
+            rule: cfg.dt_rule(),
+            density: cfg.motors.density as f32,
         })
     }
 }
@@ -107,7 +114,7 @@ pub(crate) fn check_state(shape: &Shape, s: &GlidingState) -> std::result::Resul
         }
     }
     let finite = |name: &str, v: &[f32]| match v.iter().position(|x| !x.is_finite()) {
-        Some(i) => Err(format!("{name} value {i} is {}: not finite", v[i])),
+        Some(i) => Err(format!("{name} value {i} is {}: not finite", show(v[i]))),
         None => Ok(()),
     };
     finite("psi", &s.psi)?;
@@ -116,45 +123,119 @@ pub(crate) fn check_state(shape: &Shape, s: &GlidingState) -> std::result::Resul
     finite("motor_force", bytemuck::cast_slice(&s.motor_force))?;
     finite("fluid", &s.fluid)?;
     finite("velocity", &s.velocity)?;
-    check_clock(shape, &s.clock)?;
+    check_psi(&s.psi)?;
+    check_motors(shape, &s.motors)?;
+    check_clock(shape, s)?;
     let flag = s.rate[nt * cells];
-    if flag != 0.0 && flag != 1.0 {
+    if flag != f32::from(u8::from(s.step > 0)) {
         return Err(format!(
-            "rate's last value (AB2's flag) is {flag}: not 0 or 1"
+            "rate's last value (AB2's flag) is {} at step {}: 1 once a step has run, 0 before",
+            show(flag),
+            s.step
         ));
     }
     for (i, &v) in s.bound.iter().enumerate() {
         let inside = shape.tables.mask[i % block] != 0.0;
         if !(v.is_finite() && v >= 0.0 && (inside || v == 0.0)) {
             return Err(format!(
-                "bound value {i} is {v}: M_b is finite, >= 0, and 0 outside the capture disc"
+                "bound value {i} is {}: M_b is finite, >= 0, and 0 outside the capture disc",
+                show(v)
             ));
         }
     }
     Ok(())
 }
 
-/// The clock of a state: no failed step; dt and dt_prev in [0, dt_max]; the rate finite and
-/// >= 0.
-fn check_clock(shape: &Shape, c: &Clock) -> std::result::Result<(), String> {
+/// An f32 as a message prints it: in exponent form where plain would be long (1e-38 has 45
+/// digits).
+fn show(v: f32) -> String {
+    let plain = v.to_string();
+    match plain.len() > 12 {
+        true => format!("{v:e}"),
+        false => plain,
+    }
+}
+
+/// Psi >= 0 up to round-off (`PSI_ROUNDOFF`).
+fn check_psi(psi: &[f32]) -> std::result::Result<(), String> {
+    let largest = psi.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+    match psi.iter().position(|&v| v < -PSI_ROUNDOFF * largest) {
+        Some(i) => Err(format!(
+            "psi value {i} is {}: a filament density >= 0 (round-off down to -{PSI_ROUNDOFF} x its largest value, {})",
+            show(psi[i]),
+            show(largest)
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Per anchor: the total is motors.density, 0 <= bound <= total, free = total - bound
+/// exactly (as the motor pass writes them), the walked-off tally >= 0.
+fn check_motors(shape: &Shape, motors: &[[f32; 4]]) -> std::result::Result<(), String> {
+    let total = shape.density;
+    for (r, &[t, bound, free, walked]) in motors.iter().enumerate() {
+        if t != total || !(0.0..=t).contains(&bound) || free != t - bound || walked < 0.0 {
+            return Err(format!(
+                "motors of anchor {r} are total {}, bound {}, free {}, walked off {}: the total is \
+                 motors.density = {}, 0 <= bound <= total, free = total - bound, walked off >= 0",
+                show(t),
+                show(bound),
+                show(free),
+                show(walked),
+                show(total)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The clock of a state: no failed step; before the first step all 0; after it dt (and from
+/// the second step dt_prev) a step the rule can take, in [the floor, dt], and the time in
+/// ticks what `step` steps of those reach; the rate finite and >= 0. A dt of 0 after a step
+/// would make AB2's ratio infinite.
+fn check_clock(shape: &Shape, s: &GlidingState) -> std::result::Result<(), String> {
+    let (c, rule) = (&s.clock, &shape.rule);
     if c.failure != 0 || c.failed_step != 0 || c.failed_rate != 0.0 {
         return Err(format!(
             "the clock records a step that could not be taken (failure {}, step {}, rate {}): not a state to go on from",
-            c.failure, c.failed_step, c.failed_rate
+            c.failure, c.failed_step, show(c.failed_rate)
         ));
     }
-    for (name, v) in [("dt", c.dt), ("dt_prev", c.dt_prev)] {
-        if !(0.0..=shape.dt_max).contains(&v) {
+    let (dt_min, dt_max) = (
+        rule.dt_min() as f32,
+        (f64::from(rule.max_ticks()) * rule.tick()) as f32,
+    );
+    for (name, v, steps) in [("dt", c.dt, 1), ("dt_prev", c.dt_prev, 2)] {
+        let ok = match s.step >= steps {
+            true => (dt_min..=dt_max).contains(&v),
+            false => v == 0.0,
+        };
+        if !ok {
             return Err(format!(
-                "the clock's {name} is {v}: a step in [0, dt = {}]",
-                shape.dt_max
+                "the clock's {name} is {} at step {}: 0 before step {steps}, then a step in [{}, dt = {}]",
+                show(v),
+                s.step,
+                show(dt_min),
+                show(dt_max)
             ));
         }
+    }
+    let (least, most) = (
+        u128::from(s.step) * u128::from(MIN_TICKS),
+        u128::from(s.step) * u128::from(rule.max_ticks()),
+    );
+    if !(least..=most).contains(&u128::from(c.ticks())) {
+        return Err(format!(
+            "the clock's time is {} ticks at step {}: {} steps take {least} to {most} ticks",
+            c.ticks(),
+            s.step,
+            s.step
+        ));
     }
     if !(c.rate.is_finite() && c.rate >= 0.0) {
         return Err(format!(
             "the clock's rate is {}: a finite value >= 0",
-            c.rate
+            show(c.rate)
         ));
     }
     Ok(())

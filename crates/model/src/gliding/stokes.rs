@@ -173,7 +173,7 @@ impl StokesSolver {
     pub fn solve(&mut self, ctx: &GpuContext, force: &[f32]) -> Result<Vec<f32>> {
         if force.len() != self.points {
             return Err(crate::error::invalid(
-                "stokes force",
+                "force",
                 format!("{} values", force.len()),
                 format!("3 x nz x ny x nx = {}", self.points),
             ));

@@ -238,7 +238,7 @@ fn spectrum(channel: &Channel, data: &[f64]) -> Vec<Vec<Complex>> {
 /// The velocity (u, v, w) of the force `force`, both (3, nz, ny, nx).
 pub fn solve(channel: &Channel, force: &[f64]) -> Result<Vec<f64>> {
     channel.check()?;
-    check_len(channel, "stokes force", force)?;
+    check_len(channel, "force", force)?;
     let (nx, ny, nz) = (channel.nx, channel.ny, channel.nz());
     let ops = channel.operators();
     let fhat = spectrum(channel, force);
@@ -272,7 +272,7 @@ pub fn solve(channel: &Channel, force: &[f64]) -> Result<Vec<f64>> {
 /// levels; 0 at the walls, where the velocity is zero.
 pub fn divergence(channel: &Channel, velocity: &[f64]) -> Result<Vec<f64>> {
     channel.check()?;
-    check_len(channel, "stokes velocity", velocity)?;
+    check_len(channel, "fluid", velocity)?;
     let (nx, ny, nz) = (channel.nx, channel.ny, channel.nz());
     let ops = channel.operators();
     let uhat = spectrum(channel, velocity);
