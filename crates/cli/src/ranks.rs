@@ -5,22 +5,24 @@
 //! node-local rank. With one rank, rank 0 runs them itself.
 
 use crate::interrupt;
-use crate::sweep::{describe, SweepArgs};
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, Result};
 use mpi::traits::*;
 use petri_engine::{list_adapters, DeviceRequest};
 use petri_model::registry::Registry;
 use petri_model::sweep::{self, Status, Sweep, SweepOptions, TaskRecord};
+use std::path::Path;
 
 /// Message to rank 0: a task ended (its index) or, first, the rank is ready (-1). Message from
 /// rank 0: the task to run, or -1 for none left.
 const NONE: i64 = -1;
 
 /// Runs the sweep as one rank of the launch; returns the records on rank 0 (None elsewhere).
+/// `out` is the sweep's folder, `adapters` the `--adapters` list (one per node-local rank).
 pub(crate) fn sweep(
     registry: &Registry,
     sweep: &Sweep,
-    args: &SweepArgs,
+    out: &Path,
+    adapters: &[String],
     request: DeviceRequest,
 ) -> Result<Option<Vec<TaskRecord>>> {
     let universe = mpi::initialize().ok_or_else(|| anyhow!("MPI was started twice"))?;
@@ -28,15 +30,15 @@ pub(crate) fn sweep(
     let (rank, size) = (world.rank(), world.size());
     let host = mpi::environment::processor_name().unwrap_or_else(|_| "?".into());
     let local_rank = world.split_shared(rank).rank();
-    let request = rank_device(request, args, local_rank as usize)?;
+    let request = rank_device(request, adapters, local_rank as usize)?;
     let opts = SweepOptions {
-        out: args.out.clone(),
+        out: out.to_path_buf(),
         workers: vec![request.clone()],
         stop: Some(interrupt::stop_check()),
     };
     // Rank 0 prepares the folder; the others start once it has (or stop if it could not).
     let prepared = match rank {
-        0 => sweep::prepare(sweep, &args.out),
+        0 => sweep::prepare(sweep, out),
         _ => Ok(()),
     };
     let mut ok = prepared.is_ok() as i32;
@@ -53,12 +55,12 @@ pub(crate) fn sweep(
     );
     let seed_flag = sweep.seed_flag(registry)?;
     if size == 1 {
-        let report = |r: &TaskRecord| eprintln!("{}", describe(r));
+        let report = |r: &TaskRecord| eprintln!("{}", r.describe());
         return Ok(Some(sweep::run_sweep(registry, sweep, &opts, &report)?));
     }
     if rank == 0 {
         hand_out(&world, sweep, &opts);
-        return Ok(Some(sweep::finish(sweep, &args.out)?));
+        return Ok(Some(sweep::finish(sweep, out)?));
     }
     let root = world.process_at_rank(0);
     let mut done = NONE;
@@ -89,7 +91,7 @@ fn hand_out(world: &impl Communicator, sweep: &Sweep, opts: &SweepOptions) {
             match record {
                 Some(r) => {
                     stopped |= r.status == Status::Stopped;
-                    eprintln!("rank {}: {}", status.source_rank(), describe(&r));
+                    eprintln!("rank {}: {}", status.source_rank(), r.describe());
                 }
                 None => eprintln!(
                     "rank {}: task {} left no record",
@@ -116,9 +118,9 @@ fn hand_out(world: &impl Communicator, sweep: &Sweep, opts: &SweepOptions) {
 /// The device of a rank: `--adapters`' entry for its node-local rank; else the `--adapter`
 /// asked for; else, on a node with several hardware GPUs, the one at its node-local rank
 /// (round robin), so that the ranks of a node share its GPUs out.
-fn rank_device(request: DeviceRequest, args: &SweepArgs, local: usize) -> Result<DeviceRequest> {
-    if !args.adapters.is_empty() {
-        let a = args.adapters[local % args.adapters.len()].clone();
+fn rank_device(request: DeviceRequest, adapters: &[String], local: usize) -> Result<DeviceRequest> {
+    if !adapters.is_empty() {
+        let a = adapters[local % adapters.len()].clone();
         return Ok(request.with_overrides(None, Some(a)));
     }
     if request.adapter.is_some() {
@@ -133,16 +135,4 @@ fn rank_device(request: DeviceRequest, args: &SweepArgs, local: usize) -> Result
         true => request.with_overrides(None, Some((local % hardware).to_string())),
         false => request,
     })
-}
-
-/// Refuses `--workers` with `--mpi` (one task per rank at a time).
-pub(crate) fn check_args(args: &SweepArgs) -> Result<()> {
-    if args.workers != 1 {
-        bail!(
-            "--workers {} with --mpi: each rank runs one task at a time; launch more ranks \
-             (mpirun -np N)",
-            args.workers
-        );
-    }
-    Ok(())
 }

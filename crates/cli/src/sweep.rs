@@ -60,7 +60,7 @@ pub(crate) fn sweep(registry: &Registry, args: SweepArgs) -> Result<()> {
     let ended = AtomicUsize::new(0);
     let report = |r: &TaskRecord| {
         let n = ended.fetch_add(1, Ordering::Relaxed) + 1;
-        eprintln!("[{n}/{total}] {}", describe(r));
+        eprintln!("[{n}/{total}] {}", r.describe());
     };
     let opts = SweepOptions {
         out: args.out.clone(),
@@ -79,8 +79,14 @@ fn over_ranks(
     args: &SweepArgs,
     request: petri_engine::DeviceRequest,
 ) -> Result<()> {
-    crate::ranks::check_args(args)?;
-    match crate::ranks::sweep(registry, sweep, args, request)? {
+    if args.workers != 1 {
+        bail!(
+            "--workers {} with --mpi: each rank runs one task at a time; launch more ranks \
+             (mpirun -np N)",
+            args.workers
+        );
+    }
+    match crate::ranks::sweep(registry, sweep, &args.out, &args.adapters, request)? {
         Some(records) => conclude(sweep, args, &records),
         None => Ok(()),
     }
@@ -127,32 +133,4 @@ fn conclude(sweep: &Sweep, args: &SweepArgs, records: &[TaskRecord]) -> Result<(
         );
     }
     Ok(())
-}
-
-/// "task 3 (D = 0.0007, seed 2): complete, step 1000" or "... failed: why".
-pub(crate) fn describe(r: &TaskRecord) -> String {
-    let mut what: Vec<String> = r
-        .task
-        .overrides
-        .iter()
-        .map(|(p, v)| format!("{p} = {v}"))
-        .collect();
-    if let Some(seed) = r.task.seed {
-        what.push(format!("seed {seed}"));
-    }
-    let head = format!("task {} ({})", r.task.index + 1, what.join(", "));
-    match (r.status, &r.error) {
-        (Status::Complete, _) if r.skipped => format!("{head}: complete before"),
-        (Status::Complete, _) => format!("{head}: complete, step {}", r.last_step),
-        (_, Some(e)) => format!("{head}: {}: {e}", status_word(r.status)),
-        (s, None) => format!("{head}: {}", status_word(s)),
-    }
-}
-
-fn status_word(s: Status) -> &'static str {
-    match s {
-        Status::Complete => "complete",
-        Status::Failed => "failed",
-        Status::Stopped => "stopped",
-    }
 }

@@ -376,6 +376,29 @@ mod exact_floats {
     }
 }
 
+impl TaskRecord {
+    /// The task and how it ended, in words: "task 3 (D = 0.0007, seed 2): complete, step 1000",
+    /// "... complete before" (skipped) or "... failed: why".
+    pub fn describe(&self) -> String {
+        let mut what: Vec<String> = self
+            .task
+            .overrides
+            .iter()
+            .map(|(p, v)| format!("{p} = {v}"))
+            .collect();
+        if let Some(seed) = self.task.seed {
+            what.push(format!("seed {seed}"));
+        }
+        let head = format!("task {} ({})", self.task.index + 1, what.join(", "));
+        match (self.status, &self.error) {
+            (Status::Complete, _) if self.skipped => format!("{head}: complete before"),
+            (Status::Complete, _) => format!("{head}: complete, step {}", self.last_step),
+            (s, Some(e)) => format!("{head}: {}: {e}", status_name(s)),
+            (s, None) => format!("{head}: {}", status_name(s)),
+        }
+    }
+}
+
 /// Where and on what a sweep runs.
 pub struct SweepOptions {
     pub out: PathBuf,

@@ -103,10 +103,17 @@ impl Footprint {
     }
 }
 
-/// Refuses `cfg` where its footprint is past `MAX_DEVICE_BYTES` (as out of device memory,
-/// which the bench answers with a narrower stencil) or `MAX_HOST_BYTES`, naming the fields that
-/// size the largest part.
-pub fn check(cfg: &GlidingConfig) -> Result<()> {
+impl GlidingConfig {
+    /// Refuses the config where its footprint is past `MAX_DEVICE_BYTES` (as out of device
+    /// memory, which the bench answers with a narrower stencil) or `MAX_HOST_BYTES`, naming the
+    /// fields that size the largest part (the last of `validate`'s checks; a method here, so
+    /// that params.rs, which this file reads, does not import it back).
+    pub(super) fn check_budget(&self) -> Result<()> {
+        check(self)
+    }
+}
+
+fn check(cfg: &GlidingConfig) -> Result<()> {
     let f = Footprint::of(cfg);
     if f.device() > MAX_DEVICE_BYTES {
         let p = f.largest(|p| p.device);

@@ -2,7 +2,7 @@
 //! z = 1 with nz levels on a graded grid, and the second-order finite differences in z on that
 //! grid that the Stokes solvers (GPU and CPU) share.
 
-use super::params::{check_range, EPS, MU, PERIODS};
+use super::ranges::{check_range, EPS, MU, PERIODS};
 use crate::error::{invalid, Result};
 
 /// The z levels z_0 = 0 < z_1 < ... < z_{nz-1} = 1, with s_j = j / (nz - 1).

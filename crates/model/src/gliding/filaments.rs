@@ -28,7 +28,7 @@
 
 use super::channel::MAX_AXIS;
 use super::clock::{self, Clock, CFL, CLOCK};
-use super::params::{check_range, PERIODS, RATES};
+use super::ranges::{check_range, PERIODS, RATES};
 use crate::error::{invalid, Result};
 use petri_engine::shaders::gliding::filaments;
 use petri_engine::{buffers, GpuContext};

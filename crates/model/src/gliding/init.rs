@@ -112,9 +112,17 @@ impl Lattice {
     }
 }
 
-/// Refuses a ring start whose sum over the rings that reach each cell would take more than
-/// `MAX_RING_TERMS` terms, naming `initial.ring_spacing` and the least allowed.
-pub fn check_init_work(cfg: &GlidingConfig) -> Result<()> {
+impl GlidingConfig {
+    /// Refuses a ring start whose sum over the rings that reach each cell would take more than
+    /// `MAX_RING_TERMS` terms, naming `initial.ring_spacing` and the least allowed (one of
+    /// `validate`'s checks; a method here, so that params.rs, which this file reads, does not
+    /// import it back).
+    pub(super) fn check_init_work(&self) -> Result<()> {
+        check_init_work(self)
+    }
+}
+
+fn check_init_work(cfg: &GlidingConfig) -> Result<()> {
     let (g, i) = (&cfg.grid, &cfg.initial);
     if i.kind != "rings" {
         return Ok(());

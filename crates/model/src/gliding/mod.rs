@@ -29,6 +29,7 @@ pub mod motors;
 pub mod motors_cpu;
 pub mod output;
 pub mod params;
+pub mod ranges;
 pub mod run;
 pub mod sim;
 pub mod state;

@@ -34,7 +34,7 @@
 
 use super::clock::{self, Clock, CLOCK};
 use super::filaments::MAX_NTHETA;
-use super::params::{check_range, PERIODS, RATES};
+use super::ranges::{check_range, PERIODS, RATES};
 use crate::error::{invalid, short, ModelError, Result};
 use petri_engine::shaders::gliding::motors;
 use petri_engine::{buffers, GpuContext};

@@ -2,41 +2,16 @@
 //! field-named errors, and the configs of the three parts (fluid channel, filament transport,
 //! bound motors) derived from it.
 
-use super::budget;
 use super::channel::{Channel, ZGrid};
 use super::clock::DtRule;
 use super::fields::GlidingGrid;
 use super::filaments::FilamentConfig;
-use super::init::check_init_work;
 use super::motors::{MotorConfig, SUBSTEP_BUDGET};
+use super::ranges::{check_range, PERIODS};
 use crate::checkpoint::MAX_STEP;
 use crate::error::{invalid, short, Result};
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
-
-/// The allowed periods (grid.lx, grid.ly) and other lengths, viscosities, aspect ratios and
-/// rates: wide, and within what the GPU's f32 arithmetic holds with the grid's sizes (1e-300 is
-/// 0 in f32, 1e300 infinite).
-pub const PERIODS: [f64; 2] = [1e-6, 1e6];
-pub const MU: [f64; 2] = [1e-6, 1e6];
-pub const EPS: [f64; 2] = [1e-3, 1e3];
-pub const RATES: [f64; 2] = [0.0, 1e6];
-
-/// Fails unless `v` is in `[lo, hi]` (NaN is not), naming `field` and saying `what` it is.
-pub fn check_range(field: &str, v: f64, [lo, hi]: [f64; 2], what: &str) -> Result<()> {
-    if !(lo..=hi).contains(&v) {
-        let sci = |x: f64| match x {
-            0.0 => "0".to_string(),
-            x => format!("{x:e}"),
-        };
-        return Err(invalid(
-            field,
-            v,
-            format!("{what} in [{}, {}]", sci(lo), sci(hi)),
-        ));
-    }
-    Ok(())
-}
 
 /// The periodic x-y grid, the angles, the arc-length cells and the channel's z levels.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -343,8 +318,8 @@ impl GlidingConfig {
             return Err(invalid("output.arrow_every", 0, "an integer >= 1"));
         }
         self.check_substeps()?;
-        check_init_work(self)?;
-        budget::check(self)
+        self.check_init_work()?;
+        self.check_budget()
     }
 
     fn check_initial(&self) -> Result<()> {
