@@ -259,6 +259,25 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// The top-level fields a config's JSON `text` leaves out, with the values the run takes for
+/// them (`config` as read, defaults filled in): "defaults used for steps = 130000, box (its
+/// defaults)", or None when it gives them all. A run says so, rather than filling in a whole
+/// section without a word.
+pub fn defaults_used(text: &str, config: &impl serde::Serialize) -> Option<String> {
+    let given: serde_json::Value = serde_json::from_str(without_bom(text)).ok()?;
+    let used = serde_json::to_value(config).ok()?;
+    let missing: Vec<String> = used
+        .as_object()?
+        .iter()
+        .filter(|(key, _)| given.get(key.as_str()).is_none() && key.as_str() != "provenance")
+        .map(|(key, value)| match value {
+            serde_json::Value::Object(_) => format!("{key} (its defaults)"),
+            v => format!("{key} = {v}"),
+        })
+        .collect();
+    (!missing.is_empty()).then(|| format!("defaults used for {}", missing.join(", ")))
+}
+
 /// A model's config from JSON text: parsed (`parse_json`), then checked by `validate`.
 pub fn parse_config<T: serde::de::DeserializeOwned>(
     text: &str,
@@ -301,6 +320,19 @@ mod tests {
 
     fn message(text: &str, path: &str) -> String {
         parse_json::<Cfg>(text, path).unwrap_err().to_string()
+    }
+
+    /// The fields a config leaves out are named with the values the run takes; a whole
+    /// section by name; none for a config that gives them all (provenance aside).
+    #[test]
+    fn defaults_used_names_what_the_config_leaves_out() {
+        let config = serde_json::json!({
+            "steps": 130000, "seed": 42, "box": {"lx": 10}, "provenance": "x"
+        });
+        let line = defaults_used(r#"{"seed": 1}"#, &config).unwrap();
+        assert_eq!(line, "defaults used for box (its defaults), steps = 130000");
+        let all = r#"{"steps": 5, "seed": 1, "box": {}}"#;
+        assert_eq!(defaults_used(all, &config), None);
     }
 
     #[test]

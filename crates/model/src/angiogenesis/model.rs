@@ -8,7 +8,7 @@ use super::{bench, AngioConfig, AngioSim, SimOptions};
 use crate::command::{
     cell, check_json, command_of, grid_name, parse_grid, read_config, GpuArgs, Rows, TimedSteps,
 };
-use crate::error::Result;
+use crate::error::{defaults_used, Result};
 use crate::model::{Model, OpenRequest, Opened};
 use anyhow::Context;
 use clap::{Args, FromArgMatches};
@@ -73,21 +73,6 @@ fn sim_options(workgroup: Option<[u32; 3]>) -> SimOptions {
         o.workgroup = w;
     }
     o
-}
-
-/// The top-level fields the config leaves out, with the default values the run takes for
-/// them (a config without "grid" runs on 100^3: say so), or None when it gives them all.
-fn defaults_used(text: &str, config: &AngioConfig) -> Option<String> {
-    let given: serde_json::Value =
-        serde_json::from_str(text.trim_start_matches('\u{feff}')).ok()?;
-    let used = serde_json::to_value(config).ok()?;
-    let missing: Vec<String> = used
-        .as_object()?
-        .iter()
-        .filter(|(key, _)| given.get(key.as_str()).is_none() && key.as_str() != "provenance")
-        .map(|(key, value)| format!("{key} = {value}"))
-        .collect();
-    (!missing.is_empty()).then(|| format!("defaults used for {}", missing.join(", ")))
 }
 
 /// `petri bench angiogenesis`.

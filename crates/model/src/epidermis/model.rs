@@ -9,7 +9,7 @@ use super::{EpidermisConfig, SimOptions};
 use crate::command::{
     cell, check_json, command_of, read_config, run_cuda_reference, GpuArgs, Rows,
 };
-use crate::error::Result;
+use crate::error::{defaults_used, Result};
 use crate::model::{Model, OpenRequest, Opened};
 use anyhow::bail;
 use clap::{Args, FromArgMatches};
@@ -31,6 +31,9 @@ impl Model for Epidermis {
     fn open(&self, request: &OpenRequest) -> Result<Opened> {
         let (text, origin) = request.config(self.name())?.json()?;
         let cfg = EpidermisConfig::from_json(text, origin)?;
+        if let Some(line) = defaults_used(text, &cfg) {
+            log::warn!("{origin}: {line}");
+        }
         let opts = RunOptions::resuming(sim_options(request.workgroup)?, request.resume);
         request.on_one_device(&Epidermis, |ctx| {
             let state = start(ctx, &cfg, &opts)?;
@@ -49,10 +52,11 @@ impl Model for Epidermis {
 /// Reads an epidermis config.
 fn load_config(path: &Path) -> anyhow::Result<EpidermisConfig> {
     let text = read_config(path, "epidermis")?;
-    Ok(EpidermisConfig::from_json(
-        &text,
-        &path.display().to_string(),
-    )?)
+    let config = EpidermisConfig::from_json(&text, &path.display().to_string())?;
+    if let Some(line) = defaults_used(&text, &config) {
+        eprintln!("{}: {line}", path.display());
+    }
+    Ok(config)
 }
 
 /// The simulation's options from `--workgroup N,1,1` (the default without it).
