@@ -84,11 +84,7 @@ fn hand_out(world: &impl Communicator, sweep: &Sweep, opts: &SweepOptions) {
     while working > 0 {
         let (done, status) = world.any_process().receive::<i64>();
         if done >= 0 {
-            let task = &sweep.tasks[done as usize];
-            let record = std::fs::read_to_string(sweep::record_path(&opts.out, task.index))
-                .ok()
-                .and_then(|t| serde_json::from_str::<TaskRecord>(&t).ok());
-            match record {
+            match sweep::read_record(&opts.out, &sweep.tasks[done as usize]) {
                 Some(r) => {
                     stopped |= r.status == Status::Stopped;
                     eprintln!("rank {}: {}", status.source_rank(), r.describe());
@@ -101,15 +97,12 @@ fn hand_out(world: &impl Communicator, sweep: &Sweep, opts: &SweepOptions) {
             }
         }
         stopped |= opts.stop.as_ref().is_some_and(|s| s.requested());
-        let give = match (!stopped && next < sweep.tasks.len(), next) {
-            (true, i) => {
-                next += 1;
-                i as i64
-            }
-            (false, _) => {
-                working -= 1;
-                NONE
-            }
+        let give = if !stopped && next < sweep.tasks.len() {
+            next += 1;
+            next as i64 - 1
+        } else {
+            working -= 1;
+            NONE
         };
         world.process_at_rank(status.source_rank()).send(&give);
     }

@@ -472,7 +472,7 @@ pub fn finish(sweep: &Sweep, out: &Path) -> Result<Vec<TaskRecord>> {
 }
 
 /// Task `task`'s record in `out`, if there is one for this task.
-fn read_record(out: &Path, task: &Task) -> Option<TaskRecord> {
+pub fn read_record(out: &Path, task: &Task) -> Option<TaskRecord> {
     std::fs::read_to_string(record_path(out, task.index))
         .ok()
         .and_then(|t| serde_json::from_str::<TaskRecord>(&t).ok())
