@@ -1,18 +1,25 @@
-//! The shader registry: every WGSL file under `shaders/`, embedded, validated and given typed
-//! handles at build time (`build.rs`).
+//! The engine's shader registry, and the handles every crate's registry is made of.
 //!
-//! Handles: a standalone file `DIR/NAME.wgsl` is the module `shaders::DIR::NAME`, with `SHADER`
-//! (the file) and one [`EntryPoint`] constant per compute entry point, named as the entry in
-//! upper case: `fn diffuse` of `rdme/diffuse.wgsl` is `shaders::rdme::diffuse::DIFFUSE`. A
-//! misspelt shader or entry point is a compile error; an invalid shader fails the build with
-//! naga's report naming the file and line. [`ALL`] lists every standalone file.
+//! Each crate owns its shaders: its build script runs `petri_shader_build::Registry` on its own
+//! `shaders/` folder, which embeds, validates and gives typed handles to every WGSL file there
+//! (that crate's doc says how). The engine's own are the library files every model includes
+//! (`common/`); the scheduler's are its primitives; the model crate's are the models'.
+//!
+//! Handles: a standalone file `DIR/NAME.wgsl` is the module `shaders::DIR::NAME` of its crate,
+//! with `SHADER` (the file) and one [`EntryPoint`] constant per compute entry point, named as the
+//! entry in upper case: `fn diffuse` of the model crate's `rdme/diffuse.wgsl` is
+//! `petri_model::shaders::rdme::diffuse::DIFFUSE`. A misspelt shader or entry point is a compile
+//! error; an invalid shader fails the build with naga's report naming the file and line. Each
+//! crate's `shaders::ALL` lists its standalone files.
 //!
 //! WGSL has no imports, so a file may name library files it needs with lines of the form
 //! `//!include common/rng.wgsl`; the composed source pastes each included file once, before the
-//! file's own text (`compose.rs`, shared with `build.rs`). Every file except fragments is
-//! validated with naga against the WebGPU baseline (no optional capabilities): library files
-//! marked `//!fragment` use globals (bindings) that each includer declares with its own group,
-//! binding and access, so they are validated inside every shader that includes them.
+//! file's own text (`petri_shader_build::compose`, which the build uses too). A crate's includes
+//! resolve in its own folder and then in the folders of its search path (the engine's `common/`
+//! for every model). Every file except fragments is validated with naga against the WebGPU
+//! baseline (no optional capabilities): library files marked `//!fragment` use globals
+//! (bindings) that each includer declares with its own group, binding and access, so they are
+//! validated inside every shader that includes them.
 //!
 //! A shader may also hold a generated section, between `//!generated begin NAME` and
 //! `//!generated end NAME` lines: code a launcher writes for its input (e.g. a reaction network
@@ -30,18 +37,49 @@
 
 use crate::error::{EngineError, Result};
 
-// Also build.rs's: some items only it uses.
-#[allow(dead_code)]
-mod compose;
+use petri_shader_build::compose;
+
+mod portability;
+pub use portability::translation_failures;
 
 include!(concat!(env!("OUT_DIR"), "/shader_files.rs"));
 include!(concat!(env!("OUT_DIR"), "/shader_handles.rs"));
 
+/// Every file a registry's shaders can see: (path relative to its `shaders/` folder, source).
+pub type Files = &'static [(&'static str, &'static str)];
+
 /// A standalone registry file (validated at build time). Handles are the constants
-/// `shaders::DIR::NAME::SHADER`; there is no other way to make one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// `shaders::DIR::NAME::SHADER` of the crate that owns the file.
+#[derive(Clone, Copy)]
 pub struct Shader {
+    /// The package whose registry holds the file.
+    owner: &'static str,
     path: &'static str,
+    files: Files,
+}
+
+/// Two handles are the same shader when they name the same file of the same package's registry.
+impl PartialEq for Shader {
+    fn eq(&self, other: &Self) -> bool {
+        (self.owner, self.path) == (other.owner, other.path)
+    }
+}
+
+impl Eq for Shader {}
+
+impl std::hash::Hash for Shader {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (self.owner, self.path).hash(state);
+    }
+}
+
+impl std::fmt::Debug for Shader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shader")
+            .field("owner", &self.owner)
+            .field("path", &self.path)
+            .finish()
+    }
 }
 
 /// A compute entry point of a registry shader: `shaders::DIR::NAME::ENTRY` (module doc).
@@ -51,13 +89,27 @@ pub struct EntryPoint {
     name: &'static str,
 }
 
-fn raw(path: &str) -> Option<&'static str> {
-    FILES.iter().find(|(n, _)| *n == path).map(|(_, s)| *s)
-}
-
 impl Shader {
-    const fn entry(self, name: &'static str) -> EntryPoint {
+    /// The handle of file `path` of package `owner`'s registry, whose files are `files`: for
+    /// the code a registry's build writes (`petri_shader_build`), which validated the file.
+    #[doc(hidden)]
+    pub const fn registered(owner: &'static str, path: &'static str, files: Files) -> Shader {
+        Shader { owner, path, files }
+    }
+
+    /// The package whose registry holds the file, e.g. `petri-model`.
+    pub fn owner(self) -> &'static str {
+        self.owner
+    }
+
+    /// The handle of compute entry point `name`: for the code a registry's build writes.
+    #[doc(hidden)]
+    pub const fn entry(self, name: &'static str) -> EntryPoint {
         EntryPoint { shader: self, name }
+    }
+
+    fn file(self, path: &str) -> Option<&'static str> {
+        self.files.iter().find(|(n, _)| *n == path).map(|(_, s)| *s)
     }
 
     /// Path relative to `shaders/`, e.g. `rdme/diffuse.wgsl`.
@@ -67,12 +119,12 @@ impl Shader {
 
     /// The file's own text, without includes resolved.
     pub fn raw(self) -> &'static str {
-        raw(self.path).expect("handles name embedded files")
+        self.file(self.path).expect("handles name embedded files")
     }
 
     /// The shader with its includes pasted in, ready for naga or wgpu.
     pub fn source(self) -> String {
-        compose::compose(self.path, &raw).expect("the build composed every shader")
+        compose::compose(self.path, &|p| self.file(p)).expect("the build composed every shader")
     }
 
     /// Whether the file declares `//!bounded-loops` (module doc).
@@ -177,42 +229,28 @@ mod tests {
 
     #[test]
     fn handles_name_files_and_entry_points() {
-        assert_eq!(rdme::diffuse::DIFFUSE.shader().path(), "rdme/diffuse.wgsl");
-        assert_eq!(rdme::diffuse::DIFFUSE.name(), "diffuse");
         assert_eq!(
             common::reduce::REDUCE_MAX.to_string(),
             "common/reduce.wgsl:reduce_max"
         );
+        assert_eq!(
+            common::reduce::REDUCE_MAX.shader().path(),
+            "common/reduce.wgsl"
+        );
         assert!(ALL.contains(&common::rng::SHADER));
         assert!(
-            !ALL.iter().any(|s| s.path() == "rdme/gather.wgsl"),
-            "a fragment"
+            ALL.iter().all(|s| s.path().starts_with("common/")),
+            "the engine's own"
         );
-        // Every handle's entry point is in its composed source.
-        for ep in [ssa::leap::LEAP_FINISH, ssa::ensemble_compiled::RUN_COMPILED] {
-            assert!(ep.source().contains(&format!("fn {}(", ep.name())), "{ep}");
-        }
-    }
-
-    #[test]
-    fn includes_resolve_once_before_the_includer() {
-        let src = rdme::diffuse::SHADER.source();
-        let at = |name: &str| {
-            let marker = format!("// ---- {name} ----");
-            assert_eq!(src.matches(&marker).count(), 1, "{name}");
-            src.find(&marker).unwrap()
-        };
-        assert!(at("common/rng.wgsl") < at("rdme/gather.wgsl"));
-        assert!(at("rdme/gather.wgsl") < at("rdme/diffuse.wgsl"));
-    }
-
-    #[test]
-    fn bounded_loops_are_declared_where_the_counters_cost_most() {
-        // The RDME step's passes (module doc).
-        assert!(rdme::diffuse::SHADER.bounded_loops());
-        assert!(rdme::resolve::RESOLVE.bounded_loops());
-        assert!(angiogenesis::fields::MAIN.bounded_loops());
-        assert!(!rdme::observe::SHADER.bounded_loops());
+        let ep = common::reduce::REDUCE_SUM;
+        assert!(ep.source().contains(&format!("fn {}(", ep.name())), "{ep}");
+        // A handle of another registry with the same path is another shader.
+        static OTHER: Files = &[("common/rng.wgsl", "")];
+        assert_ne!(
+            Shader::registered("other", "common/rng.wgsl", OTHER),
+            common::rng::SHADER
+        );
+        assert_eq!(common::rng::SHADER.owner(), "petri-engine");
     }
 
     #[test]
@@ -242,25 +280,5 @@ mod tests {
         })
         .unwrap_err();
         assert!(err.contains("a.wgsl includes b.wgsl"), "{err}");
-    }
-
-    #[test]
-    fn generated_sections_are_replaced_and_checked() {
-        // ssa/ensemble_compiled.wgsl has a `network` section with a default body.
-        let shader = ssa::ensemble_compiled::SHADER;
-        let default = shader.source();
-        let swapped = shader
-            .source_generated("network", "// nothing here")
-            .unwrap();
-        assert!(default.contains("//!generated begin network"));
-        assert!(swapped.contains("// nothing here") && swapped.len() < default.len());
-        validate_source("swapped", &swapped).unwrap();
-        // Bad generated code is refused by naga, with the label named.
-        let bad = shader
-            .source_generated("network", "fn f() -> u32 { return nowhere; }")
-            .unwrap();
-        let err = validate_source("bad", &bad).unwrap_err().to_string();
-        assert!(err.contains("bad") && err.contains("nowhere"), "{err}");
-        assert!(shader.source_generated("nope", "").is_err());
     }
 }

@@ -16,6 +16,7 @@ pub mod rdme;
 pub mod reactions;
 pub mod registry;
 pub mod runtime;
+pub mod shaders;
 pub mod ssa;
 pub mod sweep;
 

@@ -40,6 +40,9 @@ const SHARED: &[&str] = &[
     "model",
     "reactions",
     "runtime",
+    // The crate's shader registry: each model names only its own folder's shaders there
+    // (`a_model_names_only_its_own_shaders`).
+    "shaders",
 ];
 /// The module above the models: it may refer to any of them; no other module refers to it.
 const CATALOGUE: &str = "registry";
@@ -641,6 +644,63 @@ fn models_import_no_other_model_and_no_module_imports_in_a_loop() {
         "crates/model/src breaks its import rules (tests/architecture.rs):\n{}",
         errors.join("\n")
     );
+}
+
+/// Where a source names shader folder `dir` of the crate's registry (`shaders::DIR::`), that
+/// folder must be its own model's: the WGSL of a model lives in `crates/model/shaders/MODEL/`
+/// and no other model, nor a shared module, uses it.
+fn shader_errors(sources: &[Source], folders: &BTreeSet<String>) -> Vec<String> {
+    let mut errors = Vec::new();
+    for src in sources {
+        let owner = top_level(&src.path);
+        for (i, line) in src.text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for (at, _) in code.match_indices("shaders::") {
+                let rest = &code[at + "shaders::".len()..];
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if folders.contains(&name) && owner.as_deref() != Some(name.as_str()) {
+                    errors.push(format!(
+                        "{}:{}: `{}` uses the shaders of model `{name}`",
+                        src.path,
+                        i + 1,
+                        line.trim()
+                    ));
+                }
+            }
+        }
+    }
+    errors
+}
+
+#[test]
+fn a_model_names_only_its_own_shaders() {
+    let shaders = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    let folders: BTreeSet<String> = std::fs::read_dir(&shaders)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    for m in ["angiogenesis", "epidermis", "gliding", "rdme", "ssa"] {
+        assert!(folders.contains(m), "no shader folder {m} in {folders:?}");
+    }
+    let errors = shader_errors(&model_crate_sources(), &folders);
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    // The check reports a borrowed folder, and reads the crate's real references.
+    let borrowed = sources(&[(
+        "gliding/sim.rs",
+        "use crate::shaders;\nlet e = shaders::rdme::diffuse::DIFFUSE;\n",
+    )]);
+    let found = shader_errors(&borrowed, &folders);
+    assert!(
+        found.len() == 1 && found[0].contains("gliding/sim.rs:2") && found[0].contains("`rdme`"),
+        "{found:?}"
+    );
+    let real = model_crate_sources();
+    assert!(real
+        .iter()
+        .any(|s| s.path == "rdme/slab.rs" && s.text.contains("shaders::rdme::")));
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Every host struct of the models that mirrors a WGSL struct, against the layout naga reflects
 //! from the shader (`petri_engine::layout`): same size, every member at the same offset.
 
-use petri_engine::{host_layout, layout, shaders};
+use petri_engine::{host_layout, layout};
 use petri_model::angiogenesis::{bench::Grid, state::Tip, uniforms::AngioUniforms};
 use petri_model::epidermis::uniforms::{EpiUniforms, MorseForce};
 use petri_model::epidermis::{genes::GeneUniforms, growth::GrowthUniforms};
@@ -11,6 +11,7 @@ use petri_model::gliding::filaments::FilamentUniforms;
 use petri_model::gliding::motors::{MotorChunkUniforms, MotorUniforms};
 use petri_model::gliding::stokes::StokesUniforms;
 use petri_model::rdme::{config::SiteReaction, slab::LatticeUniforms};
+use petri_model::shaders;
 use petri_model::ssa::{
     gpu_ensemble::EnsembleParams,
     gpu_leap::{LeapControl, LeapParams},
@@ -76,7 +77,11 @@ fn host_structs_match_their_wgsl_structs() {
         // epidermis/common.wgsl is a fragment: reflected inside a shader that includes it.
         layout::check(shaders::epidermis::forces::SHADER, "EpiParams", &epi),
         layout::check(shaders::epidermis::forces::SHADER, "MorseForce", &morse),
-        layout::check(shaders::bench::diffusion7::SHADER, "Grid", &grid),
+        layout::check(
+            shaders::angiogenesis::bench_diffusion7::SHADER,
+            "Grid",
+            &grid,
+        ),
         layout::check(shaders::rdme::common::SHADER, "Lattice", &lattice),
         // rdme/reaction.wgsl is a fragment: reflected inside a shader that includes it.
         layout::check(shaders::rdme::diffuse::SHADER, "Reaction", &reaction),

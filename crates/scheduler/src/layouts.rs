@@ -12,7 +12,7 @@ fn host_structs_match_their_wgsl_structs() {
     layout::all([
         layout::check(shaders::common::step::SHADER, "StepInfo", &step),
         layout::check(shaders::common::reduce::SHADER, "ReduceParams", &reduce),
-        layout::check(shaders::scheduler::fft::SHADER, "FftPass", &fft),
+        layout::check(crate::shaders::scheduler::fft::SHADER, "FftPass", &fft),
     ])
     .unwrap_or_else(|e| panic!("{e}"));
 }

@@ -13,6 +13,7 @@ pub mod plan;
 pub mod primitives;
 pub mod readback;
 pub mod reduce;
+pub mod shaders;
 pub mod slabs;
 
 pub use dispatch::{args_buffer, dispatch_args, BufferAt};

@@ -1,6 +1,8 @@
 //! GPU tests of the engine and scheduler on whatever adapter is present (lavapipe in CI).
 
-use petri_engine::{buffers, rng, shaders, testing::test_context, BatchTimer, GpuContext};
+mod test_shaders;
+
+use petri_engine::{buffers, rng, testing::test_context, BatchTimer, GpuContext};
 use petri_scheduler::{cpu_reduce, Binding, PassDesc, ReadbackRing, ReduceOp, Reduction, StepPlan};
 
 fn rng_words(ctx: &GpuContext, threefry: bool, n: u32, seed: u64, steps: u32, wg: u32) -> Vec<u32> {
@@ -13,7 +15,7 @@ fn rng_words(ctx: &GpuContext, threefry: bool, n: u32, seed: u64, steps: u32, wg
         ctx,
         PassDesc {
             label: "rng",
-            entry: shaders::test::rng_fill::MAIN,
+            entry: test_shaders::test::rng_fill::MAIN,
             bindings: vec![Binding::read_write("words")],
             workgroups: [n.div_ceil(wg), 1, 1],
             constants: vec![("WG", wg as f64), ("THREEFRY", threefry as u8 as f64)],
@@ -75,7 +77,7 @@ fn pingpong_plan(ctx: &GpuContext, init: &[f32], batch: u32, wg: u32) -> StepPla
         ctx,
         PassDesc {
             label: "pingpong",
-            entry: shaders::test::pingpong::MAIN,
+            entry: test_shaders::test::pingpong::MAIN,
             bindings: vec![Binding::current("u"), Binding::next("u")],
             workgroups: [(init.len() as u32).div_ceil(wg), 1, 1],
             constants: vec![("WG", wg as f64)],
@@ -108,7 +110,7 @@ fn on_demand_passes_run_at_the_current_step_and_parity_outside_the_steps() {
     let add_on_demand = |plan: &mut StepPlan| {
         let desc = PassDesc {
             label: "pingpong on demand",
-            entry: shaders::test::pingpong::MAIN,
+            entry: test_shaders::test::pingpong::MAIN,
             bindings: vec![Binding::current("u"), Binding::next("u")],
             workgroups: [2, 1, 1],
             constants: vec![("WG", 64.0)],
@@ -218,7 +220,7 @@ fn readback_ring_returns_every_batch_in_order() {
         &ctx,
         PassDesc {
             label: "pingpong",
-            entry: shaders::test::pingpong::MAIN,
+            entry: test_shaders::test::pingpong::MAIN,
             bindings: vec![Binding::current("u"), Binding::next("u")],
             workgroups: [1, 1, 1],
             constants: vec![],

@@ -1,8 +1,10 @@
 //! GPU tests of the step plan's scheduling: indirect dispatch, every-k passes, loops until a GPU
 //! flag and passes that record themselves (lavapipe in CI).
 
+mod test_shaders;
+
 use petri_engine::kernel::{self, Access};
-use petri_engine::{buffers, shaders, testing::test_context, GpuContext, Profiler};
+use petri_engine::{buffers, testing::test_context, GpuContext, Profiler};
 use petri_scheduler::{
     args_buffer, dispatch_args, Binding, BufferAt, Every, LoopEnd, PassDesc, PassSchedule,
     RecordPass, StepPlan,
@@ -38,7 +40,7 @@ fn fill_plan(ctx: &GpuContext, table: &[u32], wg: u32, fixed: Option<[u32; 3]>) 
         ctx,
         PassDesc {
             label: "set count",
-            entry: shaders::test::set_count::MAIN,
+            entry: test_shaders::test::set_count::MAIN,
             bindings: vec![Binding::read("table"), Binding::read_write("count")],
             workgroups: [1, 1, 1],
             constants: vec![],
@@ -63,7 +65,7 @@ fn fill_plan(ctx: &GpuContext, table: &[u32], wg: u32, fixed: Option<[u32; 3]>) 
 fn fill_pass(label: &str, wg: u32, workgroups: [u32; 3]) -> PassDesc<'_> {
     PassDesc {
         label,
-        entry: shaders::test::indirect_fill::MAIN,
+        entry: test_shaders::test::indirect_fill::MAIN,
         bindings: vec![
             Binding::read("count"),
             Binding::read_write("out"),
@@ -186,7 +188,7 @@ fn gpu_dispatch_args_match_cpu_twin() {
         &ctx,
         PassDesc {
             label: "dispatch args",
-            entry: shaders::test::dispatch_args_twin::MAIN,
+            entry: test_shaders::test::dispatch_args_twin::MAIN,
             bindings: vec![Binding::read("in"), Binding::read_write("out")],
             workgroups: [(inputs.len() as u32).div_ceil(64), 1, 1],
             constants: vec![],
@@ -256,7 +258,7 @@ fn tape_plan(ctx: &GpuContext, batch: u32, words: u64) -> StepPlan {
 fn tape_pass(id: u32) -> PassDesc<'static> {
     PassDesc {
         label: "append",
-        entry: shaders::test::tape::MAIN,
+        entry: test_shaders::test::tape::MAIN,
         bindings: vec![Binding::read_write("tape")],
         workgroups: [1, 1, 1],
         constants: vec![("ID", id as f64)],
@@ -377,7 +379,7 @@ impl Append {
         let constants = [("ID", id as f64)];
         let pipeline = kernel::compute_pipeline(
             ctx,
-            shaders::test::tape_recorded::MAIN,
+            test_shaders::test::tape_recorded::MAIN,
             &[&layout],
             &constants,
         )
@@ -469,18 +471,18 @@ fn ensemble_plan(ctx: &GpuContext, ends: &[u32], batch: u32) -> StepPlan {
     let indirect = PassSchedule::default().indirect("args", 0);
     plan.add_pass_with(
         ctx,
-        pass("advance", shaders::test::until::ADVANCE),
+        pass("advance", test_shaders::test::until::ADVANCE),
         indirect,
     )
     .unwrap();
     let even = PassSchedule::default().every(2, 0);
     plan.add_pass_with(
         ctx,
-        pass("even", shaders::test::until::COUNT_EVEN_STEP),
+        pass("even", test_shaders::test::until::COUNT_EVEN_STEP),
         even,
     )
     .unwrap();
-    plan.add_pass(ctx, pass("check", shaders::test::until::CHECK))
+    plan.add_pass(ctx, pass("check", test_shaders::test::until::CHECK))
         .unwrap();
     plan
 }
@@ -576,7 +578,7 @@ fn generated_pass_runs_the_code_it_was_given() {
         plan.add_buffer("out", out);
         let desc = PassDesc {
             label: "term",
-            entry: shaders::test::generated_term::MAIN,
+            entry: test_shaders::test::generated_term::MAIN,
             bindings: vec![Binding::read_write("out")],
             workgroups: [(n as u32).div_ceil(64), 1, 1],
             constants: vec![],

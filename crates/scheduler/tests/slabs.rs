@@ -1,7 +1,9 @@
 //! The slab decomposition's driver and halo exchange with a toy z-decomposed model
 //! (`shaders/test/slab_toy.wgsl`) on one, two and three devices against its CPU twin.
 
-use petri_engine::{buffers, shaders, testing::test_context, EngineError, GpuContext};
+mod test_shaders;
+
+use petri_engine::{buffers, testing::test_context, EngineError, GpuContext};
 use petri_scheduler::slabs::{
     equal_split, BalanceOptions, Decomposition, DecompositionOptions, FieldLayout, SlabExtent,
     SlabPart,
@@ -110,7 +112,7 @@ impl Toy {
             ctx,
             PassDesc {
                 label: "toy step",
-                entry: shaders::test::slab_toy::MAIN,
+                entry: test_shaders::test::slab_toy::MAIN,
                 bindings: vec![Binding::current("u"), Binding::next("u")],
                 workgroups: [1, 1, planes],
                 constants: size.to_vec(),
@@ -129,7 +131,7 @@ impl Toy {
                     ctx,
                     PassDesc {
                         label: "toy count",
-                        entry: shaders::test::slab_toy_count::MAIN,
+                        entry: test_shaders::test::slab_toy_count::MAIN,
                         bindings: vec![Binding::current("u"), Binding::read_write("needed")],
                         workgroups: [1, 1, 2 * e.halo_depth],
                         constants,

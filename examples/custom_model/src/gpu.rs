@@ -2,12 +2,12 @@
 //! a Petri step plan (`petri_scheduler::StepPlan`), which records many steps per submission and
 //! can time them.
 //!
-//! Petri's own models name their kernels by the shader registry of petri-engine (WGSL files
-//! under the repository's `shaders/`, validated when the engine is built). A model outside the
-//! repository has its own WGSL, so it builds its pipeline itself (validated by naga through
-//! `petri_engine::shaders::module_from_source`) and hands the plan a `RecordPass`: one for even
-//! steps (reading pair half 0, writing half 1) and one for odd steps, each added with an
-//! `Every { k: 2 }` schedule, as the plan's doc says for work that depends on a pair's parity.
+//! The WGSL is the crate's own (`shaders/gray_scott.wgsl`), registered by its build script as
+//! Petri's crates register theirs (`build.rs`: validated by naga when the crate is built, typed
+//! handles in `crate::shaders`). The step builds its pipeline with explicit layouts and hands the
+//! plan a `RecordPass`: one for even steps (reading pair half 0, writing half 1) and one for odd
+//! steps, each added with an `Every { k: 2 }` schedule, as the plan's doc says for work that
+//! depends on a pair's parity.
 
 use crate::config::GrayScottConfig;
 use crate::params::Params;
@@ -17,10 +17,8 @@ use petri_engine::{buffers, shaders, BatchTimer, BatchTimes, GpuContext};
 use petri_model::error::{invalid, Result};
 use petri_scheduler::{Every, RecordPass, StepPlan};
 
-/// The shader's text (validated by naga before the device sees it).
-pub const SHADER: &str = include_str!("gray_scott.wgsl");
-/// Its compute entry point.
-pub const ENTRY: &str = "gray_scott_step";
+/// The step's compute entry point (the registry's handle: a misspelt name does not compile).
+pub const ENTRY: shaders::EntryPoint = crate::shaders::gray_scott::GRAY_SCOTT_STEP;
 /// Threads per workgroup along x and y (the shader's `WX`, `WY`).
 pub const WORKGROUP: [u32; 2] = [16, 16];
 /// Most steps recorded into one submission.
@@ -92,7 +90,7 @@ impl GrayScottGpu {
         let v = pair("v", &state.v)?;
         let uniform = buffers::uniform_from(ctx, "gray-scott params", &params);
 
-        let module = shaders::module_from_source(&ctx.device, "gray_scott.wgsl", SHADER.into())?;
+        let module = shaders::module(&ctx.device, ENTRY.shader());
         let layout = kernel::bind_group_layout(
             ctx,
             "gray-scott",
@@ -109,7 +107,7 @@ impl GrayScottGpu {
             ctx,
             &module,
             "gray_scott.wgsl",
-            ENTRY,
+            ENTRY.name(),
             &[&layout],
             &constants,
         )?;

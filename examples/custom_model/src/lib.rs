@@ -18,6 +18,7 @@ pub mod model;
 pub mod observables;
 pub mod output;
 pub mod params;
+pub mod shaders;
 pub mod sim;
 pub mod state;
 

@@ -11,11 +11,8 @@ use petri_engine::layout;
 /// The host `Params` has the size and field offsets naga reflects for the shader's struct.
 #[test]
 fn the_uniform_matches_the_shader() {
-    let (module, _) = petri_engine::shaders::validate_source("gray_scott.wgsl", gpu::SHADER)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let wgsl = layout::struct_layout(&module, "Params").expect("struct Params");
     let host = petri_engine::host_layout!(Params: nx, ny, du_h2, dv_h2, feed, decay_v, dt);
-    layout::compare(&host, &wgsl).unwrap_or_else(|e| panic!("{e}"));
+    layout::check(gpu::ENTRY.shader(), "Params", &host).unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// 200 steps on 64 x 64 from Pearson's initial condition: the GPU and the CPU twin agree value

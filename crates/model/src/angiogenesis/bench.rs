@@ -9,7 +9,8 @@ use super::sim::{AngioSim, SimOptions};
 use super::state::AngioState;
 use super::uniforms::AngioUniforms;
 use crate::error::Result;
-use petri_engine::{shaders, GpuContext, PassTimes, Profiler};
+use crate::shaders;
+use petri_engine::{GpuContext, PassTimes, Profiler};
 use petri_scheduler::bench::{measure, warmup_iterations, Case, Runs, Sample, Timing};
 use serde::Serialize;
 use std::time::Instant;
@@ -250,7 +251,7 @@ fn cpu_field_ms(cfg: &AngioConfig, k: f64, state: &AngioState, steps: u32) -> f6
 /// H100 (1.87 TB/s at 400x400x140, against 1.20 TB/s at 32x4x1).
 pub const REFERENCE_WORKGROUP: [u32; 3] = [64, 4, 1];
 
-/// Timing of the plain 7-point diffusion kernel (shaders/bench/diffusion7.wgsl), the same work
+/// Timing of the plain 7-point diffusion kernel (crates/model/shaders/angiogenesis/bench_diffusion7.wgsl), the same work
 /// as the CUDA reference benches/reference/stencil7.cu.
 #[derive(Clone, Debug, Serialize)]
 pub struct ReferenceRow {
@@ -261,7 +262,7 @@ pub struct ReferenceRow {
     pub bandwidth_gbs: f64,
 }
 
-/// `Grid` of `shaders/bench/diffusion7.wgsl` (checked by tests/layouts.rs).
+/// `Grid` of `crates/model/shaders/angiogenesis/bench_diffusion7.wgsl` (checked by tests/layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Grid {
@@ -305,7 +306,7 @@ pub fn bench_reference_stencil(
         ctx,
         petri_scheduler::PassDesc {
             label: "diffusion7",
-            entry: shaders::bench::diffusion7::MAIN,
+            entry: shaders::angiogenesis::bench_diffusion7::MAIN,
             bindings: vec![
                 Binding::uniform("grid"),
                 Binding::current("u"),

@@ -11,7 +11,8 @@ use super::state::{AngioState, Counter, Segment, Tip, COUNTERS, FREE};
 use super::uniforms::AngioUniforms;
 use super::walk::WalkTable;
 use crate::error::{ModelError, Result};
-use petri_engine::{buffers, shaders, GpuContext, Profiler};
+use crate::shaders;
+use petri_engine::{buffers, GpuContext, Profiler};
 use petri_scheduler::{Binding, PassDesc, ReadbackRing, ReduceOp, Reduction, StepPlan};
 use serde::Serialize;
 
@@ -475,7 +476,7 @@ fn discrete_fields_pass(u: &AngioUniforms) -> PassDesc<'static> {
 /// A field pass: the parameters, the current `inputs`, the occupancy bits, then the next n, f
 /// and c (the bindings of both field shaders, in that order).
 fn fields_pass(
-    entry: shaders::EntryPoint,
+    entry: petri_engine::shaders::EntryPoint,
     inputs: &[&'static str],
     workgroups: [u32; 3],
     constants: Vec<(&'static str, u32)>,

@@ -7,7 +7,7 @@
 use super::genes::GeneUniforms;
 use super::state::Counter;
 use crate::error::Result;
-use petri_engine::shaders::epidermis::{centres, genes};
+use crate::shaders::epidermis::{centres, genes};
 use petri_engine::{buffers, GpuContext};
 use petri_scheduler::primitives::{Binning, Grid, Length};
 use petri_scheduler::{dispatch_args, Binding, Every, PassDesc, StepPlan};

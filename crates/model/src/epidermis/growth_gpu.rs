@@ -9,7 +9,7 @@ use super::genes_gpu::cell_groups;
 use super::growth::GrowthUniforms;
 use super::state::Counter;
 use crate::error::{invalid, Result};
-use petri_engine::shaders::epidermis::{active, divide, grow};
+use crate::shaders::epidermis::{active, divide, grow};
 use petri_engine::{buffers, GpuContext};
 use petri_scheduler::primitives::{Length, Scan};
 use petri_scheduler::{Binding, Every, PassDesc, PassSchedule, StepPlan};

@@ -15,7 +15,7 @@
 //! run ([`Clock::check`]). The CPU reference applies the same rule in f64 ([`DtRule::next_dt`]).
 
 use crate::error::{short, ModelError, Result};
-use petri_engine::shaders::gliding::clock;
+use crate::shaders::gliding::clock;
 use petri_engine::{buffers, GpuContext};
 use petri_scheduler::{Binding, PassDesc, StepPlan};
 

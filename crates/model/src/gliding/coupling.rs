@@ -8,7 +8,7 @@ use super::fields::GlidingGrid;
 use super::params::FilamentParams;
 use super::{filaments, motors, stokes};
 use crate::error::Result;
-use petri_engine::shaders::gliding::coupling;
+use crate::shaders::gliding::coupling;
 use petri_engine::{buffers, GpuContext};
 use petri_scheduler::{dispatch_args, Binding, PassDesc, StepPlan};
 

@@ -30,7 +30,7 @@ use super::channel::MAX_AXIS;
 use super::clock::{self, Clock, CFL, CLOCK};
 use super::ranges::{check_range, PERIODS, RATES};
 use crate::error::{invalid, Result};
-use petri_engine::shaders::gliding::filaments;
+use crate::shaders::gliding::filaments;
 use petri_engine::{buffers, GpuContext};
 use petri_scheduler::primitives::{Fft, FftAxes, FftDirection, FftShape};
 use petri_scheduler::{dispatch_args, Binding, Every, PassDesc, StepPlan};

@@ -36,7 +36,7 @@ use super::clock::{self, Clock, CLOCK};
 use super::filaments::MAX_NTHETA;
 use super::ranges::{check_range, PERIODS, RATES};
 use crate::error::{invalid, short, ModelError, Result};
-use petri_engine::shaders::gliding::motors;
+use crate::shaders::gliding::motors;
 use petri_engine::{buffers, GpuContext};
 use petri_scheduler::{dispatch_args, Binding, PassDesc, StepPlan};
 use std::f64::consts::TAU;

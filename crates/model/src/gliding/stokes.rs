@@ -9,7 +9,7 @@
 
 use super::channel::Channel;
 use crate::error::Result;
-use petri_engine::shaders::gliding::stokes;
+use crate::shaders::gliding::stokes;
 use petri_engine::{buffers, GpuContext};
 use petri_scheduler::primitives::{Fft, FftAxes, FftDirection, FftShape};
 use petri_scheduler::{dispatch_args, Binding, Every, PassDesc, StepPlan};

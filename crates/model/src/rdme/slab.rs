@@ -20,7 +20,8 @@ use super::config::RdmeModel;
 use super::lattice::Lattice;
 use super::options::{SimOptions, Sweeps};
 use crate::error::Result;
-use petri_engine::{buffers, shaders, GpuContext, Profiler};
+use crate::shaders;
+use petri_engine::{buffers, GpuContext, Profiler};
 use petri_scheduler::slabs::{SlabExtent, SlabPart};
 use petri_scheduler::{Binding, OnDemandPass, PassDesc, PassRef, StepPlan};
 
@@ -447,7 +448,7 @@ impl Slab {
 
         // The one-off passes, recorded on demand: each reads the lattice and the state.
         let on_demand = |plan: &mut StepPlan,
-                         (label, entry): (&str, shaders::EntryPoint),
+                         (label, entry): (&str, petri_engine::shaders::EntryPoint),
                          more: &[Binding],
                          workgroups: [u32; 3],
                          constants: &[(&str, f64)]| {

@@ -182,7 +182,7 @@ mod tests {
             plot: Vec::new(),
         };
         let code = network_section(&NetTables::new(&net).unwrap());
-        let file = petri_engine::shaders::ssa::ensemble_compiled::SHADER.raw();
+        let file = crate::shaders::ssa::ensemble_compiled::SHADER.raw();
         assert!(
             file.contains(&format!(
                 "//!generated begin network\n{code}//!generated end network"
@@ -232,7 +232,7 @@ mod tests {
             assert!(code.contains(&format!("case {j}u:")), "{code}");
         }
         assert!(code.contains("binom(x0, 2u)"), "{code}");
-        let src = petri_engine::shaders::ssa::ensemble_compiled::SHADER
+        let src = crate::shaders::ssa::ensemble_compiled::SHADER
             .source_generated("network", &code)
             .unwrap();
         petri_engine::shaders::validate_source("generated", &src).unwrap();

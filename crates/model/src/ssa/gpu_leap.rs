@@ -16,7 +16,7 @@ use super::gpu_time::{ticks_to_time, time_to_ticks, TIME_LIMIT};
 use super::tau::check_leap_condition;
 use crate::error::{invalid, ModelError, Result};
 use crate::reactions::Network;
-use petri_engine::shaders::ssa::leap;
+use crate::shaders::ssa::leap;
 use petri_engine::{buffers, GpuContext, Profiler};
 use petri_scheduler::{Binding, BufferAt, LoopEnd, PassDesc, StepPlan};
 use std::mem::offset_of;

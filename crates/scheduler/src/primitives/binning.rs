@@ -14,8 +14,8 @@
 use super::dispatch::{DispatchTable, SlotDesc};
 use super::radix_sort::RadixSort;
 use super::{check_buffer, invalid, u32_buffer, uniform, Kernels, Length, Primitive, Result};
+use crate::shaders::scheduler::binning;
 use petri_engine::kernel::Access;
-use petri_engine::shaders::scheduler::binning;
 use petri_engine::GpuContext;
 
 const BLOCK: u32 = 2048;
@@ -300,7 +300,8 @@ pub fn cpu_binning(grid: &Grid, positions: &[[f32; 4]]) -> Result<BinningResult>
 /// `GridCfg` mirrors the shader's `GridCfg`: checked here, where its fields are visible.
 #[cfg(test)]
 mod layout {
-    use petri_engine::{host_layout, layout, shaders};
+    use crate::shaders;
+    use petri_engine::{host_layout, layout};
 
     #[test]
     fn the_host_struct_mirrors_the_wgsl_struct() {

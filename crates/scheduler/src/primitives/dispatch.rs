@@ -9,8 +9,8 @@
 //! path (one extra one-thread dispatch per launch).
 
 use super::{invalid, u32_buffer, uniform, Kernels, Length, Result};
+use crate::shaders::scheduler::dispatch;
 use petri_engine::kernel::Access;
-use petri_engine::shaders::scheduler::dispatch;
 use petri_engine::GpuContext;
 
 const MAX_SLOTS: usize = 8;
@@ -233,7 +233,8 @@ fn check_host_len(primitive: &'static str, n: u32, capacity: u32) -> Result<()> 
 /// `Cfg` mirrors the shader's `DispatchCfg`: checked here, where its fields are visible.
 #[cfg(test)]
 mod layout {
-    use petri_engine::{host_layout, layout, shaders};
+    use crate::shaders;
+    use petri_engine::{host_layout, layout};
 
     #[test]
     fn the_host_struct_mirrors_the_wgsl_struct() {

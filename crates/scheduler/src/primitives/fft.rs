@@ -19,8 +19,8 @@
 //! grid of at most `max_compute_workgroups_per_dimension` per axis. Binds 3 storage buffers.
 
 use super::{check_buffer, invalid, uniform, Kernels, Result};
+use crate::shaders::scheduler::fft;
 use petri_engine::kernel::Access;
-use petri_engine::shaders::scheduler::fft;
 use petri_engine::{buffers, GpuContext};
 
 /// Points of a workgroup's block of short lines at least.

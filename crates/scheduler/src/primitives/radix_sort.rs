@@ -12,8 +12,8 @@
 use super::dispatch::{DispatchTable, SlotDesc};
 use super::scan::{Scan, BLOCK as SCAN_BLOCK};
 use super::{check_buffer, invalid, u32_buffer, uniform, Kernels, Length, Primitive, Result};
+use crate::shaders::scheduler::radix_sort;
 use petri_engine::kernel::Access;
-use petri_engine::shaders::scheduler::radix_sort;
 use petri_engine::GpuContext;
 
 /// Bits per digit pass, at most (the wide digits; narrow ones are half as wide).
@@ -326,7 +326,8 @@ mod tests {
 /// `PassCfg` mirrors the shader's `RadixPass`: checked here, where its fields are visible.
 #[cfg(test)]
 mod layout {
-    use petri_engine::{host_layout, layout, shaders};
+    use crate::shaders;
+    use petri_engine::{host_layout, layout};
 
     #[test]
     fn the_host_struct_mirrors_the_wgsl_struct() {

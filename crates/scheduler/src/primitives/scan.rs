@@ -10,8 +10,8 @@ use super::dispatch::{DispatchTable, SlotDesc};
 use super::{
     check_buffer, check_distinct, u32_buffer, uniform, Kernels, Length, Primitive, Result,
 };
+use crate::shaders::scheduler::scan;
 use petri_engine::kernel::Access;
-use petri_engine::shaders::scheduler::scan;
 use petri_engine::GpuContext;
 
 /// Items per workgroup block (256 threads x 8).
@@ -172,7 +172,8 @@ pub fn cpu_exclusive_scan(input: &[u32]) -> (Vec<u32>, u32) {
 /// `LevelCfg` mirrors the shader's `ScanLevel`: checked here, where its fields are visible.
 #[cfg(test)]
 mod layout {
-    use petri_engine::{host_layout, layout, shaders};
+    use crate::shaders;
+    use petri_engine::{host_layout, layout};
 
     #[test]
     fn the_host_struct_mirrors_the_wgsl_struct() {

@@ -8,8 +8,9 @@
 use super::dispatch::{DispatchTable, SlotDesc};
 use super::{check_buffer, check_distinct, invalid, Kernels, Length, Primitive, Result};
 use crate::reduce::ReduceOp;
+use crate::shaders::scheduler::segmented_reduce;
 use petri_engine::kernel::Access;
-use petri_engine::shaders::{scheduler::segmented_reduce, EntryPoint};
+use petri_engine::shaders::EntryPoint;
 use petri_engine::GpuContext;
 
 const WG: u32 = 256;

@@ -1,10 +1,10 @@
-//! Composing and validating registry shaders. `build.rs` includes this file too (`#[path]`), so
-//! the build composes and validates every shader exactly as the engine does at run time: it may
-//! use only `std` and naga.
+//! Composing and validating registry shaders. Build scripts (through [`crate::Registry`]) and the
+//! engine at run time both use this module, so a shader is composed and validated alike in both.
 
 use std::collections::HashSet;
 
-/// `//!include PATH`: paste library file PATH (relative to `shaders/`) in before this file.
+/// `//!include PATH`: paste library file PATH (relative to a `shaders/` folder: the crate's own or
+/// one on its search path) in before this file.
 pub const INCLUDE: &str = "//!include ";
 /// A library file that uses bindings its includers declare: validated only inside them.
 pub const FRAGMENT: &str = "//!fragment";
@@ -49,8 +49,8 @@ pub fn compose<'a>(name: &str, raw: &dyn Fn(&str) -> Option<&'a str>) -> Result<
             return Ok(());
         }
         let text = raw(name).ok_or_else(|| match from {
-            Some(f) => format!("{f} includes {name}, which is not a file under shaders/"),
-            None => format!("no shader {name} under shaders/"),
+            Some(f) => format!("{f} includes {name}, which is not a file under shaders/ (the crate's own or its search path)"),
+            None => format!("no shader {name} under shaders/ (the crate's own or its search path)"),
         })?;
         for dep in includes(text) {
             visit(dep, Some(name), raw, seen, out)?;

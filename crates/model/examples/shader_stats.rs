@@ -5,12 +5,13 @@
 //! loop counters unless the shader declares `//!bounded-loops`) and into a pipeline created
 //! with statistics capture. Registers decide how many workgroups an SM holds at once, and so how
 //! much a dispatch costs (examples/dispatch_cost.rs).
-//! `cargo run --release -p petri-engine --example shader_stats` (first Vulkan device, or
+//! `cargo run --release -p petri-model --example shader_stats` (first Vulkan device, or
 //! PETRI_VK_DEVICE=N).
 
 use ash::vk;
 use naga::back::spv;
-use petri_engine::shaders::{self, EntryPoint, Shader};
+use petri_engine::shaders::{EntryPoint, Shader};
+use petri_model::shaders;
 use std::ffi::CStr;
 
 /// A pipeline to look at: label, shader, entry point, pipeline constants.
@@ -23,8 +24,8 @@ struct Pass {
 /// The passes of the RDME step as crates/model/src/rdme/slab.rs makes them with the default 64x4
 /// workgroup and 4 sites per thread, then the same with 1 site per thread (software adapters),
 /// then the occupied sweeps.
-/// The shapes are `slab::sweep_shape`'s, written out: the engine cannot call the model crate,
-/// so they must follow it by hand.
+/// The shapes are `slab::sweep_shape`'s, written out (it is private to the RDME model), so they
+/// must follow it by hand.
 fn passes() -> Vec<Pass> {
     let mut out = Vec::new();
     for sites in [4.0, 1.0] {
