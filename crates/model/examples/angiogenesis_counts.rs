@@ -4,10 +4,12 @@
 //!     angiogenesis_counts CONFIG FIRST_SEED LAST_SEED EVERY T_END [KEY=VALUE ...]
 //!
 //! KEY=VALUE overrides a top-level config key or a `tips.` one with a JSON value, e.g.
-//! `tumour='"sphere"'` or `tips.capture='"site"'`. Prints one line per seed and time (t, sprouts,
+//! `tumour='"sphere"'` or `tips.capture='"site"'`; `picture=PATH` draws the last seed's final
+//! state there (`vessels.png`'s picture, output.rs). Prints one line per seed and time (t, sprouts,
 //! live tips, loops, in tumour, the largest x of a live tip, occupied sites) and each seed's first
 //! arrival at the tumour.
 
+use petri_model::angiogenesis::output::write_picture;
 use petri_model::angiogenesis::state::Counter;
 use petri_model::angiogenesis::{cpu, walk::WalkTable, AngioConfig, AngioState, AngioUniforms};
 
@@ -18,10 +20,15 @@ fn main() -> anyhow::Result<()> {
         "usage: angiogenesis_counts CONFIG FIRST_SEED LAST_SEED EVERY T_END [KEY=VALUE ...]"
     );
     let mut json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&args[1])?)?;
+    let mut picture = None;
     for kv in &args[6..] {
         let (key, value) = kv
             .split_once('=')
             .ok_or_else(|| anyhow::anyhow!("override {kv:?} is not KEY=VALUE"))?;
+        if key == "picture" {
+            picture = Some(std::path::PathBuf::from(value));
+            continue;
+        }
         let value: serde_json::Value = serde_json::from_str(value)?;
         match key.strip_prefix("tips.") {
             Some(k) => json["tips"][k] = value,
@@ -68,6 +75,9 @@ fn main() -> anyhow::Result<()> {
         match arrival {
             Some(t) => println!("# seed {seed}: first arrival at t = {t:.2}"),
             None => println!("# seed {seed}: no arrival by t = {t_end}"),
+        }
+        if let (Some(path), true) = (&picture, seed == last) {
+            write_picture(&[path.as_path()], &cfg, k, &s)?;
         }
     }
     Ok(())
