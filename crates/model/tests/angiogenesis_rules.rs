@@ -569,7 +569,7 @@ fn initial_axial_drift(cfg: &AngioConfig) -> Vec<(f64, f64)> {
 /// with A&C's parameters the net drift on the initial fields of the face tumour is positive up
 /// to x = 0.74 and negative from x = 0.76 to the tumour (dc/dx vanishes at x = 1 while the
 /// fibronectin gradient pulls back); with A&C's circular tumour as a sphere it is negative from
-/// x = 0.24 to 0.67 on the axis, where the sphere runs stall at x = 0.22-0.29. Analytic values
+/// x = 0.24 to 0.67 on the axis, where the sphere runs stall at x = 0.19-0.29. Analytic values
 /// (f64, the closed forms of MODELS.md): the face's zero at x = 0.745, the sphere's at 0.23 and
 /// 0.68.
 #[test]
