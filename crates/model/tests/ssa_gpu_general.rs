@@ -20,6 +20,9 @@ use petri_model::ssa::gpu_expr::{wgsl, Leaves};
 use petri_model::ssa::gpu_general::check_gpu;
 use petri_scheduler::{Binding, PassDesc, PassSchedule, StepPlan};
 use proptest::prelude::*;
+use sbml_common::{document, reaction, stationary};
+
+mod sbml_common;
 
 // ---- the expression compiler ----
 
@@ -325,7 +328,7 @@ fn species(id: &str, n: u64) -> Species {
     }
 }
 
-fn reaction(
+fn mass_action(
     id: &str,
     reactants: &[(usize, u32)],
     products: &[(usize, u32)],
@@ -351,11 +354,11 @@ fn mass_action_pair() -> (Network, GeneralNetwork) {
         id: "pair".into(),
         species: vec![species("A", 40), species("B", 20), species("C", 0)],
         reactions: vec![
-            reaction("bind", &[(0, 1), (1, 1)], &[(2, 1)], 0.01),
-            reaction("unbind", &[(2, 1)], &[(0, 1), (1, 1)], 0.2),
-            reaction("birth", &[], &[(1, 1)], 1.5),
-            reaction("decay", &[(0, 1)], &[], 0.05),
-            reaction("pair", &[(1, 2)], &[(1, 1)], 0.004),
+            mass_action("bind", &[(0, 1), (1, 1)], &[(2, 1)], 0.01),
+            mass_action("unbind", &[(2, 1)], &[(0, 1), (1, 1)], 0.2),
+            mass_action("birth", &[], &[(1, 1)], 1.5),
+            mass_action("decay", &[(0, 1)], &[], 0.05),
+            mass_action("pair", &[(1, 2)], &[(1, 1)], 0.004),
         ],
         compartment_volume: None,
         plot: Vec::new(),
@@ -421,44 +424,6 @@ fn general_laws_that_are_mass_action_give_the_compiled_kernels_statistics() {
     assert_ne!(other.mean, reference.mean);
 }
 
-/// SBML of one compartment of size 1 holding `species` (id, amount), then `body`.
-fn document(species: &[(&str, u64)], body: &str) -> String {
-    let species: String = species
-        .iter()
-        .map(|(id, n)| {
-            format!(
-                r#"<species id="{id}" compartment="cell" initialAmount="{n}"
-                   hasOnlySubstanceUnits="true" boundaryCondition="false" constant="false"/>"#
-            )
-        })
-        .collect();
-    format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?>
-<sbml xmlns="http://www.sbml.org/sbml/level3/version2/core" level="3" version="2">
-  <model id="m">
-    <listOfCompartments><compartment id="cell" size="1" spatialDimensions="3" constant="true"/></listOfCompartments>
-    <listOfSpecies>{species}</listOfSpecies>
-    {body}
-  </model>
-</sbml>"#
-    )
-}
-
-/// A reaction with one reactant and one product at most, and its law's MathML.
-fn sbml_reaction(id: &str, reactant: &str, product: &str, law: &str) -> String {
-    let list = |tag: &str, s: &str| match s {
-        "" => String::new(),
-        s => format!(
-            r#"<{tag}><speciesReference species="{s}" stoichiometry="1" constant="true"/></{tag}>"#
-        ),
-    };
-    format!(
-        r#"<reaction id="{id}" reversible="false">{}{}<kineticLaw><math xmlns="http://www.w3.org/1998/Math/MathML">{law}</math></kineticLaw></reaction>"#,
-        list("listOfReactants", reactant),
-        list("listOfProducts", product),
-    )
-}
-
 /// Hill repression V K^h / (K^h + X^h) and degradation mu X on the GPU (direct and optimized
 /// direct method): the stationary mean within 4.5 standard errors of the exact one, the
 /// variance within 4.5 of its standard errors plus 2 % (the birth-death chain's distribution,
@@ -473,26 +438,18 @@ fn hill_repression_on_the_gpu_matches_its_exact_stationary_distribution() {
           <parameter id="h" value="{h}" constant="true"/><parameter id="mu" value="{mu}" constant="true"/>
         </listOfParameters>
         <listOfReactions>{}{}</listOfReactions>"#,
-        sbml_reaction(
+        reaction(
             "make",
             "",
             "X",
             "<apply><divide/><apply><times/><ci>V</ci><apply><power/><ci>K</ci><ci>h</ci></apply></apply>
              <apply><plus/><apply><power/><ci>K</ci><ci>h</ci></apply><apply><power/><ci>X</ci><ci>h</ci></apply></apply></apply>"
         ),
-        sbml_reaction("decay", "X", "", "<apply><times/><ci>mu</ci><ci>X</ci></apply>"),
+        reaction("decay", "X", "", "<apply><times/><ci>mu</ci><ci>X</ci></apply>"),
     );
     let net = parse_sbml_general(&document(&[("X", 0)], &body), "hill.xml").unwrap();
-    // pi(x + 1) / pi(x) = birth(x) / death(x + 1).
-    let (mut w, mut total, mut m1, mut m2) = (1.0f64, 0.0, 0.0, 0.0);
-    for n in 0..400 {
-        let xf = n as f64;
-        total += w;
-        m1 += w * xf;
-        m2 += w * xf * xf;
-        w *= v * k.powf(h) / (k.powf(h) + xf.powf(h)) / (mu * (xf + 1.0));
-    }
-    let (mean_exact, var_exact) = (m1 / total, m2 / total - (m1 / total).powi(2));
+    let (mean_exact, var_exact) =
+        stationary(|x| v * k.powf(h) / (k.powf(h) + x.powf(h)), |x| mu * x);
     let n = 2000u64;
     for (method, seed) in [(Method::Direct, 0x6b_0001), (Method::Odm, 0x6b_0002)] {
         let stats = GpuEnsemble::new_general(&ctx, &net, method, &EnsembleOptions::default())
@@ -569,7 +526,7 @@ fn a_bad_propensity_or_count_stops_the_gpu_run_naming_reaction_time_and_trajecto
     let run = |reactant: &str, product: &str, law: &str, x0: u64| {
         let body = format!(
             "<listOfReactions>{}</listOfReactions>",
-            sbml_reaction("bad", reactant, product, law)
+            reaction("bad", reactant, product, law)
         );
         let net = parse_sbml_general(&document(&[("X", x0)], &body), "bad.xml").unwrap();
         GpuEnsemble::new_general(&ctx, &net, Method::Direct, &EnsembleOptions::default())

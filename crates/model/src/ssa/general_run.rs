@@ -48,10 +48,12 @@ pub struct GeneralRun {
 enum Backend {
     Cpu(Vec<GeneralTrajectory>),
     /// Every output time's statistics, worked out at the start.
-    Gpu {
-        stats: EnsembleStats,
-        adapter: AdapterSummary,
-    },
+    Gpu(Box<GpuRows>),
+}
+
+struct GpuRows {
+    stats: EnsembleStats,
+    adapter: AdapterSummary,
 }
 
 impl GeneralRun {
@@ -97,10 +99,10 @@ impl GeneralRun {
             tables: GeneralTables::new(net.clone()),
             opts: opts.clone(),
             plot,
-            backend: Backend::Gpu {
+            backend: Backend::Gpu(Box::new(GpuRows {
                 stats,
                 adapter: ctx.adapter.clone(),
-            },
+            })),
             rows: Rows::new(times, net.outputs(), opts.trajectories),
             run_s: 0.0,
         };
@@ -114,9 +116,10 @@ impl GeneralRun {
     fn record(&mut self) {
         let trajectories = match &self.backend {
             Backend::Cpu(t) => t,
-            Backend::Gpu { stats, .. } => {
+            Backend::Gpu(gpu) => {
                 let k = self.rows.len();
-                self.rows.push((stats.mean[k].clone(), stats.sd[k].clone()));
+                let row = (gpu.stats.mean[k].clone(), gpu.stats.sd[k].clone());
+                self.rows.push(row);
                 return;
             }
         };
@@ -268,7 +271,7 @@ impl Simulation for GeneralRun {
         let extra = format!(", {} rules, {} events", net.rules.len(), net.events.len());
         let device = match self.backend {
             Backend::Cpu(_) => "cpu",
-            Backend::Gpu { .. } => "gpu",
+            Backend::Gpu(_) => "gpu",
         };
         super::run::ensemble_description(&net.network, &self.opts, device, &extra)
     }
@@ -309,9 +312,9 @@ impl Simulation for GeneralRun {
             &self.plot,
             self.run_s,
         );
-        if let Backend::Gpu { adapter, .. } = &self.backend {
+        if let Backend::Gpu(gpu) = &self.backend {
             d.device = "gpu";
-            d.adapter = Some(adapter.clone());
+            d.adapter = Some(gpu.adapter.clone());
             d.cpu_threads = None;
         }
         Ok(d)
