@@ -427,11 +427,11 @@ fn a_run_without_device_says_which_it_took_and_why() {
     assert!(text(&o).contains("device: cpu (asked for)"), "{}", text(&o));
 }
 
-/// An SBML model beyond mass action (a rule, an event) runs as a general network on the CPU:
-/// the rule's value is a column of mean_sd.csv, and what the general simulator does not yet
-/// take is refused by name.
+/// An SBML model beyond mass action (a rule, an event) runs as a general network on the CPU,
+/// and without events on the GPU: the rule's value is a column of mean_sd.csv, and what the
+/// general simulators do not yet take is refused by name.
 #[test]
-fn general_sbml_models_run_on_the_cpu_and_refuse_what_they_do_not_take() {
+fn general_sbml_models_run_on_the_cpu_and_gpu_and_refuse_what_they_do_not_take() {
     let case = |c: &str| {
         petri_model::reactions::dsmts_dir()
             .join(c)
@@ -443,22 +443,37 @@ fn general_sbml_models_run_on_the_cpu_and_refuse_what_they_do_not_take() {
     let out = dir.display().to_string();
     let rule = case("00019");
     let common = ["--trajectories", "200", "--t-end", "10", "--points", "11"];
-    let o = petri(&[&["run", rule.as_str(), "--out", &out][..], &common[..]].concat());
-    assert!(o.status.success(), "{}", text(&o));
-    let csv = std::fs::read_to_string(dir.join("mean_sd.csv")).unwrap();
-    let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some("time,X-mean,X-sd,y-mean,y-sd"));
-    for line in lines {
-        let v: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
-        // y = 2 X in every trajectory, so in the mean and the sd.
-        assert_eq!((v[3], v[4]), (2.0 * v[1], 2.0 * v[2]), "{line}");
+    for (device, method) in [("cpu", "direct"), ("gpu", "direct"), ("gpu", "odm")] {
+        let flags = ["--device", device, "--method", method, "--overwrite"];
+        let run = ["run", rule.as_str(), "--out", &out];
+        let o = petri(&[&run[..], &common[..], &flags[..]].concat());
+        assert!(o.status.success(), "{device} {method}: {}", text(&o));
+        let csv = std::fs::read_to_string(dir.join("mean_sd.csv")).unwrap();
+        let mut lines = csv.lines();
+        assert_eq!(lines.next(), Some("time,X-mean,X-sd,y-mean,y-sd"));
+        for line in lines {
+            let v: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
+            // y = 2 X in every trajectory, so in the mean and the sd.
+            assert_eq!((v[3], v[4]), (2.0 * v[1], 2.0 * v[2]), "{line}");
+        }
+        assert!(dir.join("mean_sd.png").exists());
+        let manifest: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap())
+                .unwrap();
+        assert_eq!(manifest["device"], device, "{manifest}");
     }
-    assert!(dir.join("mean_sd.png").exists() && dir.join("manifest.json").exists());
 
     let event = case("00033");
     for (flags, says) in [
-        (&["--method", "tau"][..], "method"),
-        (&["--device", "gpu"][..], "CPU only"),
+        (
+            &["--method", "tau"][..],
+            "tau-leaping takes mass-action laws only",
+        ),
+        (
+            &["--method", "odm", "--device", "cpu"][..],
+            "direct or odm on the GPU",
+        ),
+        (&["--device", "gpu"][..], "<event id=\"reset\">"),
         (&["--checkpoint-every", "2"][..], "checkpoint_every"),
         (&["--trajectories-csv"][..], "trajectories_csv"),
     ] {

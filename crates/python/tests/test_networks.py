@@ -87,13 +87,14 @@ def test_a_folder_run_writes_mean_sd_and_says_why_its_device(birth_death, tmp_pa
     assert np.array_equal(obs["X-mean"], ens.state()["mean"][:, 0])
 
 
-def test_an_sbml_model_beyond_mass_action_runs_on_the_cpu():
+@pytest.mark.parametrize("device", ["cpu", "gpu"])
+def test_an_sbml_model_beyond_mass_action_runs_on_either_device(device):
     # DSMTS 00019: birth-death of X with the assignment rule y = 2 X; the suite's means at
     # t = 10, 30, 50 within 4 standard errors, and y's statistics twice X's.
     xml = REPO / "data" / "dsmts" / "00019" / "00019-sbml-l3v1.xml"
     n = 2000
-    ens = petri.open(xml, trajectories=n, t_end=50.0, points=6, seed=11)
-    assert ens.device == "cpu" and "general" in ens.device_reason
+    ens = petri.open(xml, trajectories=n, t_end=50.0, points=6, seed=11, device=device)
+    assert ens.device == device
     ens.run()
     s = ens.state()
     x, y = s["species"].index("X"), s["species"].index("y")
@@ -103,5 +104,12 @@ def test_an_sbml_model_beyond_mass_action_runs_on_the_cpu():
     for k, mean, sd in [(1, 90.48374, 13.44708), (3, 74.08182, 20.08018), (5, 60.65307, 22.38677)]:
         t = s["times"][k]
         assert abs(s["mean"][k, x] - mean) < 4 * sd / math.sqrt(n), (t, s["mean"][k, x])
-    with pytest.raises(ValueError, match="CPU only"):
+
+
+def test_events_stay_on_the_cpu_and_the_gpu_refuses_them_by_name():
+    # DSMTS 00028: an event resets X at t = 25.
+    xml = REPO / "data" / "dsmts" / "00028" / "00028-sbml-l3v1.xml"
+    ens = petri.open(xml, trajectories=10, t_end=1.0, points=2)
+    assert ens.device == "cpu" and "events" in ens.device_reason
+    with pytest.raises(ValueError, match='<event id="reset">'):
         petri.open(xml, trajectories=10, t_end=1.0, points=2, device="gpu")

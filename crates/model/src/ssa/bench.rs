@@ -501,3 +501,121 @@ mod tests {
         }
     }
 }
+
+/// One ensemble of the kinetic-law comparison (`bench_laws`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct LawRow {
+    /// "mass action" or "Michaelis-Menten".
+    pub law: String,
+    pub trajectories: u64,
+    pub wall_s: f64,
+    pub gpu_s: Option<f64>,
+    /// Events per trajectory, expected: at stationarity births and deaths each come at rate
+    /// lambda, so 2 lambda t_end.
+    pub events_per_trajectory: f64,
+    /// GPU time (wall without timestamps) per event.
+    pub ns_per_event: f64,
+}
+
+/// Birth 0 -> X at 8 and death of X, by mass action (8 X / 60) or by Michaelis-Menten
+/// (10 X / (15 + X), a general law on the GPU), both with the stationary mean 60 and started
+/// there: the same events per unit time, so the time per event compares the kernels.
+pub fn bench_laws(
+    ctx: &GpuContext,
+    sizes: &[u64],
+    t_end: f64,
+    points: usize,
+    options: &EnsembleOptions,
+) -> Result<Vec<(Timing, LawRow)>> {
+    use crate::reactions::general::GeneralNetwork;
+    use crate::reactions::math::{Expr, Op};
+    use crate::reactions::{Reaction, Species};
+    let (lambda, vmax, km) = (8.0, 10.0, 15.0);
+    let mean = lambda * km / (vmax - lambda);
+    let reaction = |id: &str, reactants: Vec<(usize, u32)>, products, rate| Reaction {
+        id: id.into(),
+        reactants,
+        products,
+        rate,
+    };
+    let mass_action = Network {
+        id: "birth-death".into(),
+        species: vec![Species {
+            id: "X".into(),
+            name: None,
+            initial_count: mean as u64,
+            boundary: false,
+        }],
+        reactions: vec![
+            reaction("make", vec![], vec![(0, 1)], lambda),
+            reaction("degrade", vec![(0, 1)], vec![], lambda / mean),
+        ],
+        compartment_volume: None,
+        plot: Vec::new(),
+    };
+    let x = Expr::Species {
+        index: 0,
+        scale: 1.0,
+    };
+    let law = Expr::Apply(
+        Op::Divide,
+        vec![
+            Expr::Apply(Op::Times, vec![Expr::Num(vmax), x.clone()]),
+            Expr::Apply(Op::Plus, vec![Expr::Num(km), x]),
+        ],
+    );
+    let michaelis_menten = GeneralNetwork {
+        network: mass_action.clone(),
+        laws: vec![None, Some(law)],
+        values: Vec::new(),
+        initial_assignments: Vec::new(),
+        rules: Vec::new(),
+        events: Vec::new(),
+    };
+    let times: Vec<f64> = (0..points)
+        .map(|k| t_end * k as f64 / (points.max(2) - 1) as f64)
+        .collect();
+    let options = EnsembleOptions {
+        profile: true,
+        ..options.clone()
+    };
+    let events = 2.0 * lambda * t_end;
+    let mut rows = Vec::new();
+    for (name, ens) in [
+        (
+            "mass action",
+            GpuEnsemble::new(ctx, &mass_action, Method::Direct, &options)?,
+        ),
+        (
+            "Michaelis-Menten",
+            GpuEnsemble::new_general(ctx, &michaelis_menten, Method::Direct, &options)?,
+        ),
+    ] {
+        let mut case = EnsembleCase {
+            ens,
+            trajectories: 0,
+            times: times.clone(),
+            wall_s: 0.0,
+        };
+        for (i, &n) in sizes.iter().enumerate() {
+            case.trajectories = n;
+            let runs = Runs {
+                warmup: (i == 0) as u32,
+                repeats: 1,
+            };
+            let timing = measure(&mut case, runs)?;
+            let gpu_s = case.ens.counters.gpu_ns.map(|ns| ns * 1e-9);
+            let busy = gpu_s.unwrap_or(case.wall_s);
+            let row = LawRow {
+                law: name.into(),
+                trajectories: n,
+                wall_s: case.wall_s,
+                gpu_s,
+                events_per_trajectory: events,
+                ns_per_event: busy * 1e9 / (events * n as f64),
+            };
+            rows.push((timing, row));
+        }
+    }
+    Ok(rows)
+}

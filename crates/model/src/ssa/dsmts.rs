@@ -320,21 +320,46 @@ pub enum DsmtsOutcome {
 /// (`ssa::general`), and is refused by the other methods. Errors are reading errors of the case
 /// files; a refused model is an outcome, not an error.
 pub fn run_dsmts_cpu(case: &str, method: Method, n: u64, seed: u64) -> Result<DsmtsOutcome> {
-    let c = dsmts_case(case)?;
-    if method == Method::Direct && c.network().is_err() {
-        let net = match c.general_network() {
-            Ok(net) => net,
-            Err(e) => return Ok(DsmtsOutcome::Refused(e.to_string())),
-        };
-        let stats = super::general::run_general_cpu(&net, n, seed, &c.times)?;
-        return Ok(DsmtsOutcome::Ran {
-            scores: c.scores(&stats).unwrap_or_default(),
-            misses: c.misses(&stats),
-        });
+    if method == Method::Direct {
+        let general = run_dsmts_general(
+            case,
+            |_| None,
+            |net, times| super::general::run_general_cpu(net, n, seed, times),
+        )?;
+        if let Some(outcome) = general {
+            return Ok(outcome);
+        }
     }
     run_dsmts_with(case, |net, times| {
         run_ensemble_cpu(net, method, n, seed, times)
     })
+}
+
+/// Runs DSMTS case `case` as a general network when it is beyond mass action (None when it is
+/// mass action): `refuse(network)` says why the simulator cannot take it (the GPU and events,
+/// for one), else `ensemble(network, output times)` gives the statistics of the species and
+/// the rules' values.
+pub fn run_dsmts_general(
+    case: &str,
+    refuse: impl FnOnce(&GeneralNetwork) -> Option<String>,
+    ensemble: impl FnOnce(&GeneralNetwork, &[f64]) -> Result<EnsembleStats>,
+) -> Result<Option<DsmtsOutcome>> {
+    let c = dsmts_case(case)?;
+    if c.network().is_ok() {
+        return Ok(None);
+    }
+    let net = match c.general_network() {
+        Ok(net) => net,
+        Err(e) => return Ok(Some(DsmtsOutcome::Refused(e.to_string()))),
+    };
+    if let Some(why) = refuse(&net) {
+        return Ok(Some(DsmtsOutcome::Refused(why)));
+    }
+    let stats = ensemble(&net, &c.times)?;
+    Ok(Some(DsmtsOutcome::Ran {
+        scores: c.scores(&stats).unwrap_or_default(),
+        misses: c.misses(&stats),
+    }))
 }
 
 /// Runs DSMTS case `case` with any simulator: `ensemble(network, output times)` returns the

@@ -118,6 +118,11 @@ impl GeneralTrajectory {
         self.t
     }
 
+    /// Every model value (parameters, compartment sizes, rules' values) as it stands.
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+
     /// The species counts, then the values set by rules (`GeneralNetwork::outputs`).
     pub fn outputs(&self) -> (Vec<u64>, Vec<f64>) {
         let counts = self.counts.iter().map(|&c| c as u64).collect();
@@ -484,10 +489,24 @@ pub fn run_general_cpu(
         }
     }
     let mut stats = total.finish();
+    let names: Vec<String> = net
+        .rule_values()
+        .map(|i| net.values[i].id.clone())
+        .collect();
+    add_value_stats(&mut stats, &names, &sums, n);
+    Ok(stats)
+}
+
+/// Appends the mean and sd of values over `n` trajectories from their sums
+/// (`sums[time][value]` = [sum x, sum x^2]) to `stats`, named `names`.
+pub fn add_value_stats(
+    stats: &mut EnsembleStats,
+    names: &[String],
+    sums: &[Vec<[f64; 2]>],
+    n: u64,
+) {
     let m = n as f64;
-    stats
-        .species
-        .extend(net.rule_values().map(|i| net.values[i].id.clone()));
+    stats.species.extend(names.iter().cloned());
     for (k, row) in sums.iter().enumerate() {
         for &[sx, sxx] in row {
             let mean = sx / m;
@@ -499,5 +518,4 @@ pub fn run_general_cpu(
             stats.sd[k].push(var.sqrt());
         }
     }
-    Ok(stats)
 }

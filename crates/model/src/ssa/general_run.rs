@@ -1,17 +1,22 @@
 //! A run of a general network (`reactions::general`) into an output folder, as `run::SsaRun`
-//! runs a mass-action one: the CPU ensemble of `general::GeneralTrajectory` held in memory and
-//! moved from one output time to the next (a step is one output time), mean_sd.csv of the
-//! species and the rules' values, mean_sd.png and manifest.json. Checkpoints, trajectories.csv
-//! and the other methods are mass-action only for now and refused by name.
+//! runs a mass-action one: mean_sd.csv of the species and the rules' values, mean_sd.png and
+//! manifest.json, a step per output time. On the CPU the ensemble of
+//! `general::GeneralTrajectory` is held in memory and moved from one output time to the next;
+//! on the GPU (`GpuEnsemble::new_general`: no events) the whole ensemble runs when the run
+//! starts and the rows are handed out step by step. Checkpoints and trajectories.csv are
+//! mass-action only for now and refused by name; tau-leaping is refused.
 
 use super::ensemble::Method;
 use super::general::{GeneralTables, GeneralTrajectory};
+use super::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
 use super::run::{output_times, write_ensemble_files, Details, MeanSdRow};
 use super::run::{Rows, RunOptions, MAX_RESIDENT_BYTES};
 use super::stats::Accumulator;
+use super::stats::EnsembleStats;
 use crate::error::{invalid, ModelError, Result};
 use crate::reactions::general::GeneralNetwork;
 use crate::runtime::{self, ArrayData, RunReport, Simulation, StateArray};
+use petri_engine::{AdapterSummary, GpuContext};
 use rayon::prelude::*;
 use std::path::Path;
 use std::sync::Arc;
@@ -30,20 +35,31 @@ pub fn run_general(
     runtime::run(&mut sim, &options, progress)
 }
 
-/// A CPU ensemble of a general network at an output time.
+/// An ensemble of a general network at an output time.
 pub struct GeneralRun {
     tables: Arc<GeneralTables>,
     opts: RunOptions,
     plot: Vec<usize>,
-    trajectories: Vec<GeneralTrajectory>,
+    backend: Backend,
     rows: Rows,
     run_s: f64,
+}
+
+enum Backend {
+    Cpu(Vec<GeneralTrajectory>),
+    /// Every output time's statistics, worked out at the start.
+    Gpu(Box<GpuRows>),
+}
+
+struct GpuRows {
+    stats: EnsembleStats,
+    adapter: AdapterSummary,
 }
 
 impl GeneralRun {
     /// The ensemble of `opts` at the first output time (after the events that fire at 0).
     pub fn new(net: &GeneralNetwork, opts: &RunOptions) -> Result<Self> {
-        let times = check_options(net, opts)?;
+        let times = check_options(net, opts, false)?;
         let plot = plotted(net, opts)?;
         let start = Instant::now();
         let tables = GeneralTables::new(net.clone());
@@ -58,7 +74,35 @@ impl GeneralRun {
             tables,
             opts: opts.clone(),
             plot,
-            trajectories,
+            backend: Backend::Cpu(trajectories),
+            rows: Rows::new(times, net.outputs(), opts.trajectories),
+            run_s: 0.0,
+        };
+        sim.record();
+        sim.run_s = start.elapsed().as_secs_f64();
+        Ok(sim)
+    }
+
+    /// The ensemble of `opts` on the GPU of `ctx`, run to the last output time at once.
+    pub fn new_gpu(
+        ctx: &GpuContext,
+        net: &GeneralNetwork,
+        opts: &RunOptions,
+        options: &EnsembleOptions,
+    ) -> Result<Self> {
+        let times = check_options(net, opts, true)?;
+        let plot = plotted(net, opts)?;
+        let start = Instant::now();
+        let mut ensemble = GpuEnsemble::new_general(ctx, net, opts.method, options)?;
+        let stats = ensemble.run_general(opts.trajectories, opts.seed, &times)?;
+        let mut sim = Self {
+            tables: GeneralTables::new(net.clone()),
+            opts: opts.clone(),
+            plot,
+            backend: Backend::Gpu(Box::new(GpuRows {
+                stats,
+                adapter: ctx.adapter.clone(),
+            })),
             rows: Rows::new(times, net.outputs(), opts.trajectories),
             run_s: 0.0,
         };
@@ -70,11 +114,20 @@ impl GeneralRun {
     /// The row of the trajectories' present state: exact sums of the counts; the rules' values
     /// summed in trajectory order.
     fn record(&mut self) {
+        let trajectories = match &self.backend {
+            Backend::Cpu(t) => t,
+            Backend::Gpu(gpu) => {
+                let k = self.rows.len();
+                let row = (gpu.stats.mean[k].clone(), gpu.stats.sd[k].clone());
+                self.rows.push(row);
+                return;
+            }
+        };
         let net = self.tables.network();
         let species: Vec<String> = net.network.species.iter().map(|s| s.id.clone()).collect();
         let mut acc = Accumulator::new(&[0.0], species);
         let mut sums = vec![[0.0f64; 2]; net.rule_values().count()];
-        for traj in &self.trajectories {
+        for traj in trajectories {
             let (counts, values) = traj.outputs();
             acc.add_counts(&counts);
             for (s, v) in sums.iter_mut().zip(values) {
@@ -97,10 +150,14 @@ impl GeneralRun {
 
     fn move_to_next_time(&mut self) -> Result<()> {
         let t = self.rows.times[self.rows.len()];
-        self.trajectories
-            .par_iter_mut()
-            .enumerate()
-            .try_for_each(|(i, traj)| traj.advance_to(t).map_err(|why| stopped(i as u64, why)))?;
+        if let Backend::Cpu(trajectories) = &mut self.backend {
+            trajectories
+                .par_iter_mut()
+                .enumerate()
+                .try_for_each(|(i, traj)| {
+                    traj.advance_to(t).map_err(|why| stopped(i as u64, why))
+                })?;
+        }
         self.record();
         Ok(())
     }
@@ -115,12 +172,17 @@ fn stopped(trajectory: u64, why: String) -> ModelError {
 /// Why checkpoints, resuming and trajectories.csv are refused here.
 const NOT_YET: &str = "not yet for a network with general laws, rules or events (mass action only)";
 
-/// The options a general network takes; returns the output times.
-pub fn check_options(net: &GeneralNetwork, opts: &RunOptions) -> Result<Vec<f64>> {
+/// The options a general network takes on the CPU or the `gpu`; returns the output times.
+pub fn check_options(net: &GeneralNetwork, opts: &RunOptions, gpu: bool) -> Result<Vec<f64>> {
     net.validate()?;
-    let general = "the direct method on the CPU (a network with general laws, rules or events)";
-    if opts.method != Method::Direct {
-        return Err(invalid("method", opts.method.name(), general));
+    match (opts.method, gpu) {
+        (Method::Direct, _) | (Method::Odm, true) => {}
+        (Method::Odm, false) => {
+            let allowed = "direct on the CPU, direct or odm on the GPU (a network with general \
+                           laws, rules or events)";
+            return Err(invalid("method", opts.method.name(), allowed));
+        }
+        (Method::Tau, _) => return Err(tau_refusal(net)),
     }
     if opts.trajectories == 0 {
         return Err(invalid("trajectories", 0, "at least 1"));
@@ -148,6 +210,33 @@ pub fn check_options(net: &GeneralNetwork, opts: &RunOptions) -> Result<Vec<f64>
         return Err(invalid("trajectories", opts.trajectories, allowed));
     }
     output_times(opts.t_end, opts.points)
+}
+
+/// Tau-leaping's refusal of a general network, naming its first element beyond mass action:
+/// the leap condition (Cao, Gillespie and Petzold 2006) bounds each propensity's change through
+/// the mass-action orders of the reactants, which a general law does not have.
+pub fn tau_refusal(net: &GeneralNetwork) -> ModelError {
+    let law = net.laws.iter().position(Option::is_some);
+    let element = match (law, net.rules.first(), net.events.first()) {
+        (Some(r), _, _) => format!(
+            "the kinetic law of <reaction id=\"{}\">",
+            net.network.reactions[r].id
+        ),
+        (None, Some(rule), _) => rule.origin.clone(),
+        (None, None, Some(e)) => e.origin.clone(),
+        (None, None, None) => match net.initial_assignments.first() {
+            Some(a) => a.origin.clone(),
+            None => "the model".into(),
+        },
+    };
+    invalid(
+        "method",
+        "tau",
+        format!(
+            "the direct method (CPU, GPU) or odm (GPU) for {element}: tau-leaping takes \
+             mass-action laws only, without rules or events (docs/models/sbml-subset.md)"
+        ),
+    )
 }
 
 /// The plotted species (species only: a rule's value has no colour of its own yet).
@@ -180,7 +269,11 @@ impl Simulation for GeneralRun {
     fn describe(&self) -> String {
         let net = self.tables.network();
         let extra = format!(", {} rules, {} events", net.rules.len(), net.events.len());
-        super::run::ensemble_description(&net.network, &self.opts, "cpu", &extra)
+        let device = match self.backend {
+            Backend::Cpu(_) => "cpu",
+            Backend::Gpu(_) => "gpu",
+        };
+        super::run::ensemble_description(&net.network, &self.opts, device, &extra)
     }
     fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
         let stats = self.rows.stats(self.rows.len());
@@ -203,22 +296,27 @@ impl Simulation for GeneralRun {
     }
     fn state_arrays(&mut self) -> Result<Vec<StateArray>> {
         let mut arrays = self.rows.arrays(self.step(), None, None);
-        let s = self.tables.network().network.species.len();
-        let counts = self
-            .trajectories
-            .iter()
-            .flat_map(|t| t.outputs().0)
-            .collect();
-        let n = self.trajectories.len();
-        arrays.push(StateArray::new("counts", &[n, s], ArrayData::U64(counts)));
+        // The GPU's trajectories stay on the device: statistics only.
+        if let Backend::Cpu(trajectories) = &self.backend {
+            let s = self.tables.network().network.species.len();
+            let counts = trajectories.iter().flat_map(|t| t.outputs().0).collect();
+            let n = trajectories.len();
+            arrays.push(StateArray::new("counts", &[n, s], ArrayData::U64(counts)));
+        }
         Ok(arrays)
     }
     fn manifest_details(&self, _first_step: u64, _last: &MeanSdRow) -> Result<Details> {
-        Ok(Details::new(
+        let mut d = Details::new(
             &self.tables.network().network,
             &self.opts,
             &self.plot,
             self.run_s,
-        ))
+        );
+        if let Backend::Gpu(gpu) = &self.backend {
+            d.device = "gpu";
+            d.adapter = Some(gpu.adapter.clone());
+            d.cpu_threads = None;
+        }
+        Ok(d)
     }
 }

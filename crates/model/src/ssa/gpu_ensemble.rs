@@ -23,10 +23,12 @@
 //! continues them bitwise, so the sums do not depend on where the spans end either.
 
 use super::ensemble::{check_times, Method};
+use super::gpu_general::GeneralGpu;
 use super::gpu_tables::{NetTables, COUNT_LIMIT};
-use super::gpu_time::{time_to_ticks, TIME_LIMIT};
+use super::gpu_time::{ticks_to_time, time_to_ticks, TIME_LIMIT};
 use super::stats::{Accumulator, EnsembleStats};
 use crate::error::{invalid, ModelError, Result};
+use crate::reactions::general::GeneralNetwork;
 use crate::reactions::Network;
 use crate::shaders;
 use petri_engine::{buffers, GpuContext, Profiler};
@@ -41,6 +43,9 @@ use std::time::Instant;
 /// output has loops the count does not see, e.g. around `switch`): 20 000 leaves a margin there.
 const SOFTWARE_WORK_LIMIT: u32 = 20_000;
 
+/// Most trajectories per chunk of a general network with rules' values (every sample is kept
+/// on the device and read back).
+const RECORDED_CHUNK: u32 = 4096;
 /// Words of one reaction record in the network table (mirrors `RX_WORDS` in the shader).
 const RX_WORDS: usize = 16;
 /// Words of one thread record (`TH_WORDS`).
@@ -54,6 +59,8 @@ const ST_LEAPS: usize = 2;
 const ST_REJECTED: usize = 3;
 const ST_SSA: usize = 4;
 const ST_DONE: usize = 5;
+/// The complement of the lowest stopped thread of a general network's chunk (`ST_FAIL`).
+const ST_FAIL: usize = 6;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct EnsembleOptions {
@@ -333,6 +340,8 @@ pub struct GpuEnsemble {
     options: EnsembleOptions,
     /// Direct method compiled: the shader's generated `network` section for this network.
     compiled: Option<String>,
+    /// A general network (`new_general`): its kernel is `compiled`, in ensemble_general.wgsl.
+    general: Option<Box<GeneralGpu>>,
     /// The plan of the last run, kept for the next run of the same shape.
     plan: Option<EnsemblePlan>,
     /// Counters of the last `run` / `run_trajectories`.
@@ -354,11 +363,28 @@ impl GpuEnsemble {
         method: Method,
         options: &EnsembleOptions,
     ) -> Result<Self> {
-        options.validate()?;
         let mut tables = NetTables::new(net)?;
         if method == Method::Odm {
             tables.order = super::gpu_mirror::frequency_order(&tables, 0x0D_u64, 20_000);
         }
+        let compiled = (method == Method::Direct
+            && options.compiled
+            && tables.reactions.len() <= super::gpu_compiled::MAX_COMPILED_REACTIONS)
+            .then(|| super::gpu_compiled::network_section(&tables));
+        let species = net.species.iter().map(|s| s.id.clone()).collect();
+        Self::with_tables(ctx, tables, species, method, options, compiled)
+    }
+
+    /// The ensemble of `tables` after the checks of the device's limits.
+    fn with_tables(
+        ctx: &GpuContext,
+        tables: NetTables,
+        species: Vec<String>,
+        method: Method,
+        options: &EnsembleOptions,
+        compiled: Option<String>,
+    ) -> Result<Self> {
+        options.validate()?;
         ctx.check_workgroup_size("ssa ensemble", [options.workgroup_size, 1, 1])?;
         ctx.check_workgroups(
             "ssa ensemble",
@@ -373,20 +399,103 @@ impl GpuEnsemble {
             );
             return Err(invalid("workgroup_size", options.workgroup_size, allowed));
         }
-        let compiled = (method == Method::Direct
-            && options.compiled
-            && tables.reactions.len() <= super::gpu_compiled::MAX_COMPILED_REACTIONS)
-            .then(|| super::gpu_compiled::network_section(&tables));
         Ok(Self {
             ctx: ctx.clone(),
-            species: net.species.iter().map(|s| s.id.clone()).collect(),
+            species,
             tables,
             method,
             options: options.clone(),
             compiled,
+            general: None,
             plan: None,
             counters: EnsembleCounters::default(),
         })
+    }
+
+    /// An ensemble of a general network (any kinetic law, assignment rules; `gpu_general`)
+    /// with the direct or the optimized direct method; events and tau-leaping are refused.
+    /// `run_general` gives the species' and the rules' statistics.
+    pub fn new_general(
+        ctx: &GpuContext,
+        net: &GeneralNetwork,
+        method: Method,
+        options: &EnsembleOptions,
+    ) -> Result<Self> {
+        let general = GeneralGpu::new(net, method)?;
+        let mut options = options.clone();
+        if general.has_rule_outputs() {
+            // Rules' values come from every sample, kept per chunk on the device.
+            options.chunk = options.chunk.min(RECORDED_CHUNK);
+        }
+        let species = general
+            .net
+            .network
+            .species
+            .iter()
+            .map(|s| s.id.clone())
+            .collect();
+        let code = general.network_section();
+        let tables = general.tables.clone();
+        let mut ens = Self::with_tables(ctx, tables, species, method, &options, Some(code))?;
+        ens.general = Some(Box::new(general));
+        Ok(ens)
+    }
+
+    /// Propensities kept per thread between dispatches (the generic ODM kernel).
+    fn kept_props(&self) -> usize {
+        match (self.method, &self.general) {
+            (Method::Odm, None) => self.tables.reactions.len(),
+            _ => 0,
+        }
+    }
+
+    /// Mean and sd of a general network's species and rules' values
+    /// (`GeneralNetwork::outputs`) at `times`: the species' sums exact, the rules' values
+    /// worked out in f64 from every recorded sample and summed in trajectory order, as the CPU
+    /// does (`general::run_general_cpu`).
+    pub fn run_general(
+        &mut self,
+        n_trajectories: u64,
+        seed: u64,
+        times: &[f64],
+    ) -> Result<EnsembleStats> {
+        let general = match &self.general {
+            Some(g) => g.clone(),
+            None => return self.run(n_trajectories, seed, times),
+        };
+        let (nt, ns) = (times.len(), self.tables.n_species);
+        let names: Vec<String> = general
+            .net
+            .rule_values()
+            .map(|i| general.net.values[i].id.clone())
+            .collect();
+        let mut acc = Accumulator::new(times, self.species.clone());
+        let mut sums = vec![vec![[0.0f64; 2]; names.len()]; nt];
+        let record = general.has_rule_outputs();
+        let whole = Span {
+            from: None,
+            stop: nt,
+            keep_states: false,
+        };
+        self.execute(n_trajectories, seed, times, record, whole, |chunk| {
+            chunk.add_sums(0..nt, &mut acc);
+            acc.n += chunk.len as u64;
+            let len = chunk.len as usize;
+            for i in 0..len.min(if record { len } else { 0 }) {
+                for (k, row) in sums.iter_mut().enumerate() {
+                    let counts: Vec<u32> = (0..ns)
+                        .map(|s| chunk.samples[(k * (ns + 1) + s) * len + i])
+                        .collect();
+                    for (sum, v) in row.iter_mut().zip(general.rule_outputs(&counts)) {
+                        sum[0] += v;
+                        sum[1] += v * v;
+                    }
+                }
+            }
+        })?;
+        let mut stats = acc.finish();
+        super::general::add_value_stats(&mut stats, &names, &sums, n_trajectories);
+        Ok(stats)
     }
 
     /// The plan and buffers for runs of `shape` (kept between runs of the same shape, so its
@@ -422,8 +531,18 @@ impl GpuEnsemble {
         let groups = shape.chunk.div_ceil(o.workgroup_size);
         let init =
             plan.add_on_demand(ctx, desc("ssa init", shaders::ssa::ensemble::INIT, groups))?;
-        match &self.compiled {
-            Some(code) => plan.add_generated_pass(
+        match (&self.compiled, &self.general) {
+            (Some(code), Some(_)) => plan.add_generated_pass(
+                ctx,
+                desc(
+                    "ssa run",
+                    shaders::ssa::ensemble_general::RUN_GENERAL,
+                    groups,
+                ),
+                ("network", code),
+                PassSchedule::default(),
+            )?,
+            (Some(code), None) => plan.add_generated_pass(
                 ctx,
                 desc(
                     "ssa run",
@@ -433,7 +552,9 @@ impl GpuEnsemble {
                 ("network", code),
                 PassSchedule::default(),
             )?,
-            None => plan.add_pass(ctx, desc("ssa run", shaders::ssa::ensemble::RUN, groups))?,
+            (None, _) => {
+                plan.add_pass(ctx, desc("ssa run", shaders::ssa::ensemble::RUN, groups))?
+            }
         }
         plan.add_pass(ctx, desc("ssa done", shaders::ssa::ensemble::DONE, 1))?;
         Ok(EnsemblePlan { shape, plan, init })
@@ -497,10 +618,7 @@ impl GpuEnsemble {
         }
         if let Some(s) = from {
             let (n, ns) = (n_trajectories as usize, self.tables.n_species);
-            let props = match self.method {
-                Method::Odm => self.tables.reactions.len(),
-                _ => 0,
-            };
+            let props = self.kept_props();
             if s.thread.len() != n * TH_WORDS
                 || s.counts.len() != n * ns
                 || s.props.len() != n * props
@@ -609,10 +727,7 @@ impl GpuEnsemble {
             off_counts,
             off_props,
             n_species: ns,
-            n_props: match self.method {
-                Method::Odm => nr,
-                _ => 0,
-            },
+            n_props: self.kept_props(),
             words: off_scratch,
         };
         let shape = PlanShape {
@@ -670,7 +785,12 @@ impl GpuEnsemble {
             chunk_len: chunk,
             seed_lo: seed as u32,
             seed_hi: (seed >> 32) as u32,
-            method: method_code(self.method),
+            // A general network's kernel keeps its propensities in registers: `init` has none
+            // to set up.
+            method: match self.general {
+                Some(_) => 0,
+                None => method_code(self.method),
+            },
             event_budget: o.event_budget,
             record: record as u32,
             n_critical: o.n_critical,
@@ -802,6 +922,10 @@ impl GpuEnsemble {
                     ),
                 });
             }
+            if status[ST_FAIL] != 0 {
+                let i = !status[ST_FAIL] as u64;
+                return Err(self.stopped(plan.buffer("traj"), start, i));
+            }
             counters.leaps += status[ST_LEAPS] as u64;
             counters.rejected += status[ST_REJECTED] as u64;
             counters.ssa_steps += status[ST_SSA] as u64;
@@ -828,6 +952,27 @@ impl GpuEnsemble {
         counters.wall_s = t0.elapsed().as_secs_f64();
         self.counters = counters;
         Ok(states)
+    }
+}
+
+impl GpuEnsemble {
+    /// The error of thread `i` of the chunk from `start`, which stopped: its record read back.
+    fn stopped(&self, traj: &wgpu::Buffer, start: u64, i: u64) -> ModelError {
+        let ctx = &self.ctx;
+        let bytes = 4 * TH_WORDS as u64;
+        let stage = buffers::staging(ctx, "ssa stopped thread", bytes);
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(traj, i * bytes, &stage, 0, bytes);
+        ctx.queue.submit([enc.finish()]);
+        let message = match (buffers::map_and_read::<u32>(ctx, &stage), &self.general) {
+            (Ok(w), Some(g)) => {
+                let t = ticks_to_time((w[0] as u64) << 32 | w[1] as u64);
+                g.failure(start + i, w[6], w[7], t)
+            }
+            (Err(e), _) => format!("trajectory {} stopped ({e})", start + i),
+            (_, None) => format!("trajectory {} stopped", start + i),
+        };
+        ModelError::Stalled { message }
     }
 }
 

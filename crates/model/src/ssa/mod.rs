@@ -15,6 +15,8 @@ pub mod general;
 pub mod general_run;
 pub mod gpu_compiled;
 pub mod gpu_ensemble;
+pub mod gpu_expr;
+pub mod gpu_general;
 pub mod gpu_leap;
 pub mod gpu_mirror;
 pub mod gpu_run;

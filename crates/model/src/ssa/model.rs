@@ -4,20 +4,22 @@
 //! `petri validate dsmts` (the DSMTS cases against their analytic mean and sd) and `petri
 //! bench ssa`.
 
-use super::bench::{bench_cpu_vs_rebop, bench_ensemble, bench_leap};
+use super::bench::{bench_cpu_vs_rebop, bench_ensemble, bench_laws, bench_leap};
 use super::checkpoint::{Checkpoint, Header};
 use super::device::{choose_device, Device, DeviceChoice};
 use super::dsmts::{
-    dsmts_case, dsmts_case_names, run_dsmts_cpu, run_dsmts_with, DsmtsOutcome, DsmtsScore,
+    dsmts_case, dsmts_case_names, run_dsmts_cpu, run_dsmts_general, run_dsmts_with, DsmtsOutcome,
+    DsmtsScore,
 };
 use super::ensemble::Method;
 use super::general_run::{check_options, GeneralRun};
 use super::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
+use super::gpu_general::check_gpu;
 use super::gpu_run::GpuSsaRun;
 use super::run::{RunOptions as SsaOptions, SsaRun};
 use super::synthetic::square_network;
 use crate::command::{cell, check_json, command_of, GpuArgs, Rows};
-use crate::error::{invalid, invalid_flag, ModelError, Result};
+use crate::error::{invalid, ModelError, Result};
 use crate::model::{model_field, Config, Model, OpenRequest, Opened, Placement, SharedFlag};
 use crate::reactions::json::{parse_network_json, read_network};
 use crate::reactions::sbml::read_sbml_general;
@@ -88,7 +90,7 @@ impl Model for Ssa {
             // stands.
             Err(refusal) => match config {
                 Config::Sbml(path) => match read_sbml_general(path) {
-                    Ok(general) => return open_general(&general, opts, &ensemble, path),
+                    Ok(general) => return open_general(&general, opts, &ensemble, request),
                     Err(_) => return Err(refusal),
                 },
                 Config::Json { .. } => return Err(refusal),
@@ -157,35 +159,51 @@ fn network(config: &Config) -> Result<Network> {
     }
 }
 
-/// An SBML model with general laws, rules or events: the direct method on the CPU.
+/// An SBML model with general laws, rules or events: the direct method on the CPU, the direct
+/// or optimized direct method on the GPU (without events); `--device auto` takes the GPU as for
+/// a mass-action network unless the model has events.
 fn open_general(
     net: &crate::reactions::general::GeneralNetwork,
     mut opts: SsaOptions,
     ensemble: &EnsembleRequest,
-    path: &Path,
+    request: &OpenRequest,
 ) -> Result<Opened> {
-    if ensemble.device == Some(Device::Gpu) {
-        return Err(invalid_flag(
-            "--device",
-            "gpu",
-            format!(
-                "{} has general laws, rules or events, which run on the CPU only \
-                 (docs/models/sbml-subset.md); use --device cpu or auto",
-                path.display()
+    let choice = match (ensemble.device, net.events.first()) {
+        (None, Some(e)) => DeviceChoice {
+            device: Device::Cpu,
+            reason: format!(
+                "events ({}) run on the CPU (docs/models/sbml-subset.md)",
+                e.origin
             ),
-        ));
-    }
-    let reason = "general laws, rules or events run on the CPU (docs/models/sbml-subset.md)";
-    opts.device_reason = reason.into();
-    check_options(net, &opts)?;
-    Ok(Opened {
-        model: &Ssa,
-        sim: Box::new(GeneralRun::new(net, &opts)?),
-        placement: Placement {
-            device: "cpu".into(),
-            reason: reason.into(),
         },
-    })
+        _ => ensemble.device(None, || request.devices.adapters())?,
+    };
+    opts.device_reason = choice.reason.clone();
+    match choice.device {
+        Device::Cpu => Ok(Opened {
+            model: &Ssa,
+            sim: Box::new(GeneralRun::new(net, &opts)?),
+            placement: Placement {
+                device: "cpu".into(),
+                reason: choice.reason,
+            },
+        }),
+        Device::Gpu => {
+            // Refused before a device is opened.
+            check_options(net, &opts, true)?;
+            check_gpu(net, opts.method)?;
+            let ctx = request.devices.context()?;
+            let sim = GeneralRun::new_gpu(&ctx, net, &opts, &EnsembleOptions::default())?;
+            Ok(Opened {
+                model: &Ssa,
+                sim: Box::new(sim),
+                placement: Placement {
+                    reason: choice.reason,
+                    ..request.placement(&ctx)
+                },
+            })
+        }
+    }
 }
 
 /// The `petri run` options of a reaction network (defaults applied in `run`).
@@ -383,10 +401,20 @@ fn validate(args: ValidateArgs) -> anyhow::Result<()> {
         let start = Instant::now();
         let outcome = match &ctx {
             None => run_dsmts_cpu(case, method, args.n, args.seed)?,
-            Some(ctx) => run_dsmts_with(case, |net, times| {
-                GpuEnsemble::new(ctx, net, method, &EnsembleOptions::default())?
-                    .run(args.n, args.seed, times)
-            })?,
+            Some(ctx) => {
+                let refuse = |net: &_| check_gpu(net, method).err().map(|e| e.to_string());
+                let general = run_dsmts_general(case, refuse, |net, times| {
+                    GpuEnsemble::new_general(ctx, net, method, &EnsembleOptions::default())?
+                        .run_general(args.n, args.seed, times)
+                })?;
+                match general {
+                    Some(outcome) => outcome,
+                    None => run_dsmts_with(case, |net, times| {
+                        GpuEnsemble::new(ctx, net, method, &EnsembleOptions::default())?
+                            .run(args.n, args.seed, times)
+                    })?,
+                }
+            }
         };
         match outcome {
             DsmtsOutcome::Refused(why) => {
@@ -470,6 +498,10 @@ struct BenchArgs {
     /// --cpu-trajectories trajectories of --config to --t-end with --points outputs; no GPU
     #[arg(long)]
     cpu_vs_rebop: bool,
+    /// Also time a Michaelis-Menten birth-death network (a general law) against its
+    /// mass-action twin on the GPU ensemble, per event, at --sizes
+    #[arg(long)]
+    laws: bool,
     /// Also write the rows as JSON here
     #[arg(long)]
     json: Option<PathBuf>,
@@ -541,6 +573,37 @@ fn bench_tables(args: BenchArgs) -> anyhow::Result<()> {
                 let case = format!("ensemble, {method}");
                 rows.push((&case, r.trajectories, "run"), timing, r)?;
             }
+        }
+    }
+
+    if args.laws && !trajectories.is_empty() {
+        let t_end = 50.0;
+        println!(
+            "\n### Kinetic laws on the GPU ensemble: birth-death with Michaelis-Menten or mass-action death, t = 0..{t_end}, 51 outputs\n"
+        );
+        let table = Table::print(&[
+            "law",
+            "trajectories",
+            "wall s",
+            "GPU s",
+            "events/trajectory",
+            "ns/event",
+        ]);
+        let options = EnsembleOptions {
+            event_budget: args.event_budget,
+            ..EnsembleOptions::default()
+        };
+        for (timing, r) in &bench_laws(&ctx, trajectories, t_end, 51, &options)? {
+            table.row(&[
+                r.law.clone(),
+                r.trajectories.to_string(),
+                format!("{:.3}", r.wall_s),
+                cell(r.gpu_s, 3, ""),
+                format!("{:.0}", r.events_per_trajectory),
+                format!("{:.2}", r.ns_per_event),
+            ]);
+            let case = format!("kinetic law, {}", r.law);
+            rows.push((&case, r.trajectories, "run"), timing, r)?;
         }
     }
 
