@@ -40,6 +40,7 @@ const SHARED: &[&str] = &[
     "model",
     "reactions",
     "runtime",
+    "team",
 ];
 /// The module above the models: it may refer to any of them; no other module refers to it.
 const CATALOGUE: &str = "registry";

@@ -441,6 +441,9 @@ pub struct Details {
     /// The checkpoint the run resumed from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resumed_from: Option<String>,
+    /// A run over MPI ranks (`team_run`): every rank's host, device and trajectories.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ranks: Vec<crate::team::RankRecord>,
 }
 
 impl Details {
@@ -472,6 +475,7 @@ impl Details {
                 })
                 .collect(),
             resumed_from: None,
+            ranks: Vec::new(),
         }
     }
 }
