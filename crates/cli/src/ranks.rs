@@ -5,18 +5,21 @@
 //! node-local rank. With one rank, rank 0 runs them itself.
 
 use crate::interrupt;
-use crate::team::Launch;
+use crate::team::{gather_text, Launch};
 use anyhow::Result;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use petri_engine::DeviceRequest;
 use petri_model::registry::Registry;
 use petri_model::sweep::{self, Status, Sweep, SweepOptions, TaskRecord};
+use petri_model::team::Team;
 use std::path::Path;
 
 /// Message to rank 0: a task ended (its index) or, first, the rank is ready (-1). Message from
 /// rank 0: the task to run, or -1 for none left.
 const NONE: i64 = -1;
+/// The sweep folder's list of the ranks of the last call: rank, host, adapter asked for.
+const RANKS_FILE: &str = "ranks.json";
 
 /// Runs the sweep as one rank of the launch; returns the records on rank 0 (None elsewhere).
 /// `out` is the sweep's folder, `adapters` the `--adapters` list (one per node-local rank).
@@ -53,11 +56,20 @@ pub(crate) fn sweep(
             Ok(()) => Ok(None),
         };
     }
-    eprintln!(
-        "{}: adapter {}",
-        launch.describe(),
-        request.adapter.as_deref().unwrap_or("(the default)")
-    );
+    let adapter = request.adapter.as_deref().unwrap_or("(the default)");
+    eprintln!("{}: adapter {adapter}", launch.describe());
+    // Every rank's host and adapter, for the folder (each task's manifest names the adapter
+    // it ran on).
+    let adapters = gather_text(adapter);
+    if rank == 0 {
+        let ranks: Vec<_> = adapters
+            .iter()
+            .enumerate()
+            .map(|(r, a)| serde_json::json!({"rank": r, "host": launch.team.host(r), "adapter": a}))
+            .collect();
+        petri_output::write_json_pretty(&out.join(RANKS_FILE), &ranks)
+            .unwrap_or_else(|e| launch.abort(&e.into()));
+    }
     let seed_flag = sweep
         .seed_flag(registry)
         .unwrap_or_else(|e| launch.abort(&e.into()));

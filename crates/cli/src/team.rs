@@ -11,7 +11,7 @@ use petri_model::team::Team;
 use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
-/// The longest host name kept (MPI_MAX_PROCESSOR_NAME is 256 in OpenMPI and MPICH).
+/// The longest host name (or other text of `gather_text`) kept (MPI_MAX_PROCESSOR_NAME is 256 in OpenMPI and MPICH).
 const HOST_BYTES: usize = 256;
 
 /// MPI started for this process; it ends (MPI_Finalize) when the launch is dropped, or, when
@@ -40,18 +40,7 @@ impl Launch {
         let universe = mpi::initialize().ok_or_else(|| anyhow!("MPI was started twice"))?;
         let world = universe.world();
         let host = mpi::environment::processor_name().unwrap_or_else(|_| "?".into());
-        let mut mine = [0u8; HOST_BYTES];
-        let n = host.len().min(HOST_BYTES);
-        mine[..n].copy_from_slice(&host.as_bytes()[..n]);
-        let mut all = vec![0u8; HOST_BYTES * world.size() as usize];
-        world.all_gather_into(&mine[..], &mut all[..]);
-        let hosts = all
-            .chunks(HOST_BYTES)
-            .map(|c| {
-                let end = c.iter().position(|&b| b == 0).unwrap_or(c.len());
-                String::from_utf8_lossy(&c[..end]).into_owned()
-            })
-            .collect();
+        let hosts = gather_text(&host);
         let local_rank = world.split_shared(world.rank()).rank() as usize;
         Ok(Self {
             team: Arc::new(MpiTeam {
@@ -108,6 +97,22 @@ impl Launch {
             false => request,
         })
     }
+}
+
+/// Every rank's `text` (cut at 256 bytes), in rank order, on every rank: a collective call.
+pub(crate) fn gather_text(text: &str) -> Vec<String> {
+    let world = SimpleCommunicator::world();
+    let mut mine = [0u8; HOST_BYTES];
+    let n = text.len().min(HOST_BYTES);
+    mine[..n].copy_from_slice(&text.as_bytes()[..n]);
+    let mut all = vec![0u8; HOST_BYTES * world.size() as usize];
+    world.all_gather_into(&mine[..], &mut all[..]);
+    all.chunks(HOST_BYTES)
+        .map(|c| {
+            let end = c.iter().position(|&b| b == 0).unwrap_or(c.len());
+            String::from_utf8_lossy(&c[..end]).into_owned()
+        })
+        .collect()
 }
 
 /// The world communicator's ranks. MPI runs single-threaded here: only the main thread calls

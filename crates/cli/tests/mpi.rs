@@ -80,6 +80,16 @@ fn sweep_everywhere(name: &str, spec: &str, files: &[String]) {
                 t.contains("rank 1: task") || t.contains("rank 2: task"),
                 "{t}"
             );
+            // The folder names every rank's host and adapter.
+            let text = std::fs::read_to_string(out.join("ranks.json")).unwrap();
+            let listed: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let listed = listed.as_array().unwrap();
+            assert_eq!(listed.len(), 3);
+            for (r, entry) in listed.iter().enumerate() {
+                assert_eq!(entry["rank"], r);
+                assert!(!entry["host"].as_str().unwrap().is_empty());
+                assert!(entry["adapter"].is_string());
+            }
         }
         outs.push(out);
     }

@@ -162,7 +162,8 @@ impl Model for Ssa {
     }
 }
 
-/// What a network run is before its simulation is built.
+/// What a network run is before its simulation is built (once per run: its size is no cost).
+#[allow(clippy::large_enum_variant)]
 enum NetworkRun {
     /// An SBML model beyond mass action, opened as a general network on the CPU.
     General(Opened),

@@ -44,7 +44,8 @@ const QUIT: u64 = 4;
 const OK: u64 = 0;
 const FAILED: u64 = 1;
 
-/// Where a rank's share runs.
+/// Where a rank's share runs (one per run: its size is no cost).
+#[allow(clippy::large_enum_variant)]
 pub enum ShareDevice {
     Cpu,
     Gpu(GpuContext, EnsembleOptions),
@@ -59,6 +60,8 @@ pub struct ShareSpec {
     pub reason: String,
 }
 
+/// The share's trajectories on their device (one per rank).
+#[allow(clippy::large_enum_variant)]
 enum Engine {
     Cpu(CpuEnsemble),
     Gpu {
