@@ -348,6 +348,32 @@ fn a_failing_rank_takes_the_run_down_naming_itself() {
         !o.status.success() && t.contains("do not split over ranks"),
         "{t}"
     );
+
+    // A share too large for a rank's memory is refused on every rank, before any folder.
+    let huge = dir.join("huge");
+    let o = petri(
+        2,
+        &[
+            "run",
+            &asset("vilar.json"),
+            "--device",
+            "cpu",
+            "--trajectories",
+            "1000000000000",
+            "--t-end",
+            "1",
+            "--out",
+            huge.to_str().unwrap(),
+            "--mpi",
+        ],
+    );
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    assert!(
+        t.contains("trajectories = 1000000000000") && t.contains("a share per rank"),
+        "{t}"
+    );
+    assert!(!huge.exists(), "{t}");
 }
 
 /// The process of `rank` among the children of the mpirun `parent` (OpenMPI sets

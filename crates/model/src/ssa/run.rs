@@ -237,7 +237,7 @@ pub(super) fn checkpoint_header(
 }
 
 /// Memory a CPU ensemble holds, estimated generously (vectors' headers included).
-fn resident_bytes(net: &Network, opts: &RunOptions) -> u128 {
+pub(super) fn resident_bytes(net: &Network, opts: &RunOptions) -> u128 {
     let (s, r) = (net.species.len() as u128, net.reactions.len() as u128);
     // Counts, propensities (direct and ODM keep them), stream, times and vector headers.
     let mut per_trajectory = 8 * s + 128;

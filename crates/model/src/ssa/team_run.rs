@@ -18,8 +18,8 @@ use super::ensemble::{CpuEnsemble, Trajectory};
 use super::gpu_ensemble::{EnsembleOptions, GpuEnsemble, ThreadStates, THREAD_WORDS};
 use super::gpu_run::{check_paused_memory, span_steps};
 use super::run::{
-    checkpoint_header, ensemble_description, ensemble_summary, write_ensemble_files, Details,
-    MeanSdRow, Rows, RunOptions,
+    checkpoint_header, ensemble_description, ensemble_summary, resident_bytes,
+    write_ensemble_files, Details, MeanSdRow, Rows, RunOptions, MAX_RESIDENT_BYTES,
 };
 use super::stats::Accumulator;
 use crate::error::{invalid, ModelError, Result};
@@ -101,6 +101,20 @@ impl Share {
         };
         let slice = |i: Range<u64>| i.start as usize..i.end as usize;
         let (lo, hi) = (range.start as usize, range.end as usize);
+        if let ShareDevice::Cpu = spec.device {
+            // The share is held in memory as a one-process CPU ensemble is.
+            let n = (range.end - range.start) as u128;
+            let bytes = resident_bytes(&net, &opts) * n / opts.trajectories.max(1) as u128;
+            if bytes > MAX_RESIDENT_BYTES as u128 {
+                let allowed = format!(
+                    "a share per rank that fits in {} GiB (this one needs about {} GiB on a \
+                     rank): more ranks or fewer trajectories",
+                    MAX_RESIDENT_BYTES >> 30,
+                    bytes >> 30
+                );
+                return Err(invalid("trajectories", opts.trajectories, allowed));
+            }
+        }
         let engine = match spec.device {
             ShareDevice::Cpu => Engine::Cpu(match &ck {
                 Some((ck, path)) => {
