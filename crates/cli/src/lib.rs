@@ -16,6 +16,8 @@ mod progress;
 mod ranks;
 mod run;
 mod sweep;
+#[cfg(feature = "mpi")]
+mod team;
 
 /// `petri adapters`.
 #[derive(Args)]

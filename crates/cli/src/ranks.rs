@@ -5,16 +5,21 @@
 //! node-local rank. With one rank, rank 0 runs them itself.
 
 use crate::interrupt;
-use anyhow::{anyhow, Result};
+use crate::team::{gather_text, Launch};
+use anyhow::Result;
+use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use petri_engine::{list_adapters, DeviceRequest};
+use petri_engine::DeviceRequest;
 use petri_model::registry::Registry;
 use petri_model::sweep::{self, Status, Sweep, SweepOptions, TaskRecord};
+use petri_model::team::Team;
 use std::path::Path;
 
 /// Message to rank 0: a task ended (its index) or, first, the rank is ready (-1). Message from
 /// rank 0: the task to run, or -1 for none left.
 const NONE: i64 = -1;
+/// The sweep folder's list of the ranks of the last call: rank, host, adapter asked for.
+const RANKS_FILE: &str = "ranks.json";
 
 /// Runs the sweep as one rank of the launch; returns the records on rank 0 (None elsewhere).
 /// `out` is the sweep's folder, `adapters` the `--adapters` list (one per node-local rank).
@@ -25,12 +30,14 @@ pub(crate) fn sweep(
     adapters: &[String],
     request: DeviceRequest,
 ) -> Result<Option<Vec<TaskRecord>>> {
-    let universe = mpi::initialize().ok_or_else(|| anyhow!("MPI was started twice"))?;
-    let world = universe.world();
+    let launch = Launch::start()?;
+    let world = SimpleCommunicator::world();
     let (rank, size) = (world.rank(), world.size());
-    let host = mpi::environment::processor_name().unwrap_or_else(|_| "?".into());
-    let local_rank = world.split_shared(rank).rank();
-    let request = rank_device(request, adapters, local_rank as usize)?;
+    // An error here, or a panic later (the launch ends every rank then), would leave the
+    // other ranks waiting for this one.
+    let request = launch
+        .device(request, adapters)
+        .unwrap_or_else(|e| launch.abort(&e));
     let opts = SweepOptions {
         out: out.to_path_buf(),
         workers: vec![request.clone()],
@@ -49,11 +56,23 @@ pub(crate) fn sweep(
             Ok(()) => Ok(None),
         };
     }
-    eprintln!(
-        "rank {rank} of {size} on {host}: adapter {}",
-        request.adapter.as_deref().unwrap_or("(the default)")
-    );
-    let seed_flag = sweep.seed_flag(registry)?;
+    let adapter = request.adapter.as_deref().unwrap_or("(the default)");
+    eprintln!("{}: adapter {adapter}", launch.describe());
+    // Every rank's host and adapter, for the folder (each task's manifest names the adapter
+    // it ran on).
+    let adapters = gather_text(adapter);
+    if rank == 0 {
+        let ranks: Vec<_> = adapters
+            .iter()
+            .enumerate()
+            .map(|(r, a)| serde_json::json!({"rank": r, "host": launch.team.host(r), "adapter": a}))
+            .collect();
+        petri_output::write_json_pretty(&out.join(RANKS_FILE), &ranks)
+            .unwrap_or_else(|e| launch.abort(&e.into()));
+    }
+    let seed_flag = sweep
+        .seed_flag(registry)
+        .unwrap_or_else(|e| launch.abort(&e.into()));
     if size == 1 {
         let report = |r: &TaskRecord| eprintln!("{}", r.describe());
         return Ok(Some(sweep::run_sweep(registry, sweep, &opts, &report)?));
@@ -106,26 +125,4 @@ fn hand_out(world: &impl Communicator, sweep: &Sweep, opts: &SweepOptions) {
         };
         world.process_at_rank(status.source_rank()).send(&give);
     }
-}
-
-/// The device of a rank: `--adapters`' entry for its node-local rank; else the `--adapter`
-/// asked for; else, on a node with several hardware GPUs, the one at its node-local rank
-/// (round robin), so that the ranks of a node share its GPUs out.
-fn rank_device(request: DeviceRequest, adapters: &[String], local: usize) -> Result<DeviceRequest> {
-    if !adapters.is_empty() {
-        let a = adapters[local % adapters.len()].clone();
-        return Ok(request.with_overrides(None, Some(a)));
-    }
-    if request.adapter.is_some() {
-        return Ok(request);
-    }
-    let hardware = list_adapters(request.backend.as_deref())?
-        .iter()
-        .filter(|a| !a.is_software())
-        .count();
-    Ok(match hardware > 1 {
-        // Hardware adapters come first in the list.
-        true => request.with_overrides(None, Some((local % hardware).to_string())),
-        false => request,
-    })
 }

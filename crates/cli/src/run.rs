@@ -51,12 +51,18 @@ struct RunArgs {
     /// not depend on it)
     #[arg(long, value_parser = petri_model::command::parse_triple)]
     workgroup: Option<[u32; 3]>,
+    /// Split the run over the ranks of an MPI launch (mpirun -np N petri run ... --mpi): a
+    /// reaction-network ensemble's trajectories, each rank on the GPU of its node-local rank
+    /// (unless --adapter says), rank 0 writing the outputs; needs a petri built with
+    /// `--features mpi` (docs/SCALING.md)
+    #[arg(long)]
+    mpi: bool,
     #[command(flatten)]
     gpu: GpuArgs,
 }
 
-/// Flags every model takes.
-const ALWAYS: &[&str] = &["--out", "--overwrite", "--backend", "--adapter"];
+/// Flags every model takes (`--mpi`: a model that does not split over ranks refuses it).
+const ALWAYS: &[&str] = &["--out", "--overwrite", "--backend", "--adapter", "--mpi"];
 
 /// `petri run` with every model's flags.
 pub(crate) fn command(registry: &Registry) -> Command {
@@ -123,18 +129,79 @@ pub(crate) fn run(registry: &Registry, matches: &ArgMatches) -> Result<()> {
         ),
         _ => {}
     }
+    if args.mpi {
+        return over_ranks(model, &args, config.as_ref(), matches);
+    }
     let devices = RunDevices {
         args: &args,
         model: model.name(),
+        request: args.gpu.request(),
+        lead: true,
     };
     let t = Instant::now();
-    let opened = model.open(&OpenRequest {
-        config: config.as_ref(),
-        resume,
+    let opened = model.open(&open_request(&args, config.as_ref(), matches, &devices))?;
+    run_opened(&args, opened, t)
+}
+
+fn open_request<'a>(
+    args: &'a RunArgs,
+    config: Option<&'a Config>,
+    matches: &'a ArgMatches,
+    devices: &'a dyn Devices,
+) -> OpenRequest<'a> {
+    OpenRequest {
+        config,
+        resume: args.resume.as_deref(),
         flags: matches,
         workgroup: args.workgroup,
-        devices: &devices,
-    })?;
+        devices,
+    }
+}
+
+/// The run as one rank of an MPI launch: rank 0 runs the simulation (which drives the other
+/// ranks) into the folder; the others serve it.
+#[cfg(feature = "mpi")]
+fn over_ranks(
+    model: &dyn Model,
+    args: &RunArgs,
+    config: Option<&Config>,
+    matches: &ArgMatches,
+) -> Result<()> {
+    let launch = crate::team::Launch::start()?;
+    let devices = RunDevices {
+        args,
+        model: model.name(),
+        request: launch
+            .device(args.gpu.request(), &[])
+            .unwrap_or_else(|e| launch.abort(&e)),
+        lead: launch.is_lead(),
+    };
+    let t = Instant::now();
+    let team = launch.team.clone();
+    let opened = model
+        .open_ranks(&open_request(args, config, matches, &devices), team)
+        .map_err(|e| match launch.is_lead() {
+            // Rank 0's errors name the rank that failed.
+            true => anyhow::Error::from(e),
+            false => anyhow::anyhow!("{}: {e}", launch.describe()),
+        })?;
+    match opened {
+        Some(opened) => run_opened(args, opened, t),
+        None => Ok(()),
+    }
+}
+
+#[cfg(not(feature = "mpi"))]
+fn over_ranks(_: &dyn Model, _: &RunArgs, _: Option<&Config>, _: &ArgMatches) -> Result<()> {
+    bail!(
+        "--mpi: this petri was built without MPI; build it with `cargo build --release -p \
+         petri-cli --features mpi` (Debian: openmpi-bin, libopenmpi-dev, libclang-dev)"
+    )
+}
+
+/// Runs an opened simulation into the folder, showing progress, and prints its end.
+fn run_opened(args: &RunArgs, opened: petri_model::model::Opened, t: Instant) -> Result<()> {
+    let resume = args.resume.as_deref();
     let setup_s = t.elapsed().as_secs_f64();
     let p = &opened.placement;
     eprintln!("device: {} ({})", p.device, p.reason);
@@ -189,13 +256,19 @@ pub(crate) fn run(registry: &Registry, matches: &ArgMatches) -> Result<()> {
 struct RunDevices<'a> {
     args: &'a RunArgs,
     model: &'static str,
+    request: DeviceRequest,
+    /// The process that writes the folder (every process but ranks 1.. of an MPI launch).
+    lead: bool,
 }
 
 impl Devices for RunDevices<'_> {
     fn request(&self) -> DeviceRequest {
-        self.args.gpu.request()
+        self.request.clone()
     }
     fn before_devices(&self) -> petri_model::error::Result<()> {
+        if !self.lead {
+            return Ok(());
+        }
         check_out(self.args, self.model).map_err(|e| ModelError::Usage(format!("--out: {e}")))
     }
 }

@@ -49,6 +49,14 @@ pub enum ModelError {
     /// Asked to stop (Ctrl-C, SIGTERM, KeyboardInterrupt): the run stopped whole at `step`.
     #[error("interrupted at step {step}")]
     Interrupted { step: u64 },
+    /// Another rank of a run over several ranks (`crate::team`) failed: the run is down.
+    #[error("rank {rank} of {size} on {host}: {message}")]
+    Rank {
+        rank: usize,
+        size: usize,
+        host: String,
+        message: String,
+    },
     #[error(transparent)]
     Engine(#[from] petri_engine::EngineError),
     #[error(transparent)]

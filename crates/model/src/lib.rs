@@ -3,7 +3,7 @@
 //! a CPU reference used by the tests, and its `impl Model` (`model.rs`: flags, opening,
 //! benchmark). The shared modules: `model` (the trait), `runtime` (the run loop every model runs
 //! on), `command` (what the models' command-line faces share), `checkpoint`, `error`,
-//! `reactions`; `registry` lists the models.
+//! `reactions`, `team` (the ranks of a run over MPI); `registry` lists the models.
 
 pub mod angiogenesis;
 pub mod checkpoint;
@@ -19,6 +19,7 @@ pub mod runtime;
 pub mod shaders;
 pub mod ssa;
 pub mod sweep;
+pub mod team;
 
 pub use error::ModelError;
 /// The output crate's error, which `ModelError::Output` carries.

@@ -51,6 +51,23 @@ pub trait Model: Sync {
     /// Reads and validates the config before any device opens.
     fn open(&self, request: &OpenRequest) -> Result<Opened>;
 
+    /// The simulation of the request as one rank of `team` (a run over MPI ranks): on rank 0,
+    /// the simulation the runtime runs into the folder, which drives the other ranks; on every
+    /// other rank, its share of the work, served until rank 0 is done (then None). A model
+    /// whose runs do not split over ranks refuses.
+    fn open_ranks(
+        &self,
+        request: &OpenRequest,
+        team: std::sync::Arc<dyn crate::team::Team>,
+    ) -> Result<Option<Opened>> {
+        let _ = (request, team);
+        Err(ModelError::Usage(format!(
+            "--mpi: {} runs do not split over ranks; reaction-network ensembles do, and \
+             `petri sweep --mpi` runs the tasks of any model over ranks",
+            self.name()
+        )))
+    }
+
     /// `petri bench NAME`: its options, as a command named [`name`](Self::name) (None: the
     /// model has no benchmark).
     fn bench_command(&self) -> Option<clap::Command> {

@@ -43,6 +43,7 @@ const SHARED: &[&str] = &[
     // The crate's shader registry: each model names only its own folder's shaders there
     // (`a_model_names_only_its_own_shaders`).
     "shaders",
+    "team",
 ];
 /// The module above the models: it may refer to any of them; no other module refers to it.
 const CATALOGUE: &str = "registry";

@@ -122,7 +122,9 @@ fn to_py(e: ModelError) -> PyErr {
             io_error(source)
         }
         ModelError::Engine(_) | ModelError::OutOfMemory { .. } => DeviceError::new_err(message),
-        ModelError::Stalled { .. } | ModelError::Output(_) => PetriError::new_err(message),
+        ModelError::Stalled { .. } | ModelError::Rank { .. } | ModelError::Output(_) => {
+            PetriError::new_err(message)
+        }
         ModelError::Interrupted { .. } => PyKeyboardInterrupt::new_err(message),
     }
 }

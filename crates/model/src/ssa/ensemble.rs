@@ -163,14 +163,29 @@ pub struct CpuEnsemble {
     net: Network,
     plan: Plan,
     pub trajectories: Vec<Trajectory>,
+    /// The index of `trajectories[0]` in the whole ensemble (a rank's share starts past 0).
+    pub first: u64,
 }
 
 impl CpuEnsemble {
     /// `n` trajectories of `net` by `method` at time 0, seeded from `seed`; `t_end` is the last
     /// output time (the ODM presimulation runs to it). `net` is expected to be valid.
     pub fn new(net: &Network, method: Method, n: u64, seed: u64, t_end: f64) -> Self {
+        Self::share(net, method, 0..n, seed, t_end)
+    }
+
+    /// The trajectories `range` of an ensemble seeded from `seed` (a rank's share): each
+    /// seeded by its index in the whole ensemble, as in [`CpuEnsemble::new`].
+    pub fn share(
+        net: &Network,
+        method: Method,
+        range: std::ops::Range<u64>,
+        seed: u64,
+        t_end: f64,
+    ) -> Self {
         let mut ensemble = Self::empty(net, method, t_end);
-        ensemble.trajectories = (0..n)
+        ensemble.first = range.start;
+        ensemble.trajectories = range
             .map(|i| ensemble.start(net, Stream::new(trajectory_seed(seed, i))))
             .collect();
         ensemble
@@ -198,6 +213,7 @@ impl CpuEnsemble {
             net: net.clone(),
             plan,
             trajectories: Vec::new(),
+            first: 0,
         }
     }
 
@@ -216,7 +232,7 @@ impl CpuEnsemble {
     /// left partly moved and is not to be advanced further.
     pub fn advance_to(&mut self, t: f64, species: &[String]) -> Result<Accumulator> {
         use rayon::prelude::*;
-        let (net, plan) = (&self.net, &self.plan);
+        let (net, plan, first) = (&self.net, &self.plan, self.first);
         let empty = || Accumulator::new(&[t], species.to_vec());
         self.trajectories
             .par_iter_mut()
@@ -228,7 +244,7 @@ impl CpuEnsemble {
                     (Plan::Tau(tables), Trajectory::Tau(tr)) => tr.advance_to(net, tables, t),
                     _ => unreachable!("every trajectory is of the ensemble's method"),
                 }
-                .map_err(|stop| stop.error(net, Some(i as u64)))?;
+                .map_err(|stop| stop.error(net, Some(first + i as u64)))?;
                 acc.add_counts(trajectory.counts());
                 Ok(acc)
             })

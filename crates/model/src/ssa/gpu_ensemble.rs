@@ -346,6 +346,9 @@ pub struct GpuEnsemble {
     plan: Option<EnsemblePlan>,
     /// Counters of the last `run` / `run_trajectories`.
     pub counters: EnsembleCounters,
+    /// The index in a larger ensemble of this one's trajectory 0 (a rank's share): its
+    /// trajectory k draws from Philox keyed as trajectory `first + k` (0 by default).
+    pub first: u64,
 }
 
 fn method_code(m: Method) -> u32 {
@@ -409,6 +412,7 @@ impl GpuEnsemble {
             general: None,
             plan: None,
             counters: EnsembleCounters::default(),
+            first: 0,
         })
     }
 
@@ -838,7 +842,7 @@ impl GpuEnsemble {
             // The last chunk may be shorter: the plan dispatches a whole chunk's workgroups and
             // the threads past `chunk_len` return at once.
             let len = (n_trajectories - start).min(chunk as u64) as u32;
-            params.traj_offset = start as u32;
+            params.traj_offset = (self.first + start) as u32;
             params.chunk_len = len;
             ctx.queue
                 .write_buffer(plan.buffer("params"), 0, bytemuck::bytes_of(&params));
@@ -917,8 +921,9 @@ impl GpuEnsemble {
             if status[ST_OVERFLOW] != 0 {
                 return Err(ModelError::Overflow {
                     message: format!(
-                        "a species count reached 2^30 = {COUNT_LIMIT} in trajectories {start}..{} (the GPU ensemble's limit)",
-                        start + len as u64
+                        "a species count reached 2^30 = {COUNT_LIMIT} in trajectories {}..{} (the GPU ensemble's limit)",
+                        self.first + start,
+                        self.first + start + len as u64
                     ),
                 });
             }

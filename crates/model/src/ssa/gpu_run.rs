@@ -13,13 +13,13 @@
 use super::checkpoint::{Checkpoint, GpuHeader};
 use super::gpu_ensemble::{EnsembleOptions, GpuEnsemble, ThreadStates};
 use super::run::{
-    checkpoint_header, mean_sd_columns, runtime_options, write_ensemble_files, Details, MeanSdRow,
-    Rows, RunOptions, MAX_RESIDENT_BYTES,
+    checkpoint_header, runtime_options, write_ensemble_files, Details, MeanSdRow, Rows, RunOptions,
+    MAX_RESIDENT_BYTES,
 };
 use super::stats::Accumulator;
 use crate::error::{invalid, ModelError, Result};
 use crate::reactions::Network;
-use crate::runtime::{self, RunReport, Schedule, Simulation, StateArray};
+use crate::runtime::{self, RunReport, Simulation, StateArray};
 use petri_engine::GpuContext;
 use std::path::Path;
 use std::time::Instant;
@@ -45,6 +45,66 @@ pub fn run_gpu(
     let report = runtime::run(&mut sim, &run_options, progress)?;
     Ok((report, sim.run_s))
 }
+
+/// The `Simulation` methods of an ensemble run in spans of output times (`GpuSsaRun`,
+/// `team_run::TeamRun`): `self.step`, `self.end`, `self.rows` (the rows so far, maybe ahead of
+/// the step), `self.checkpoint_every()` and `self.run_to(step)`, which runs the span to `step`.
+macro_rules! span_steps {
+    () => {
+        fn step(&self) -> u64 {
+            self.step
+        }
+        /// Rows arrive with the span that completes them, so the runtime asks for none in
+        /// between (`observe_every` never comes).
+        fn schedule(&self) -> $crate::runtime::Schedule {
+            self.rows.schedule(self.step, u64::MAX)
+        }
+        /// The row of the current output time; the first one runs the first span.
+        fn observe(&mut self) -> $crate::error::Result<$crate::ssa::run::MeanSdRow> {
+            if self.rows.len() as u64 <= self.step {
+                let to =
+                    $crate::ssa::gpu_run::span_end(self.checkpoint_every(), self.step, self.end);
+                self.run_to(to.max(self.step))?;
+            }
+            Ok(self.rows.row(self.step as usize))
+        }
+        /// Runs the span to step + `steps` (unless the first span already did) and hands every
+        /// row of it to `sink`.
+        fn advance(
+            &mut self,
+            steps: u64,
+            _observe_at_end: bool,
+            sink: &mut dyn FnMut($crate::ssa::run::MeanSdRow) -> $crate::error::Result<()>,
+        ) -> $crate::error::Result<()> {
+            let to = self.step + steps;
+            if to as usize >= self.rows.times.len() {
+                let allowed = format!(
+                    "at most {} output times after the first",
+                    self.rows.times.len() - 1
+                );
+                return Err($crate::error::invalid("steps", to, allowed));
+            }
+            if self.rows.len() as u64 <= to {
+                self.run_to(to)?;
+            }
+            while self.step < to {
+                self.step += 1;
+                sink(self.rows.row(self.step as usize))?;
+            }
+            Ok(())
+        }
+        fn series_file(&self) -> &'static str {
+            "mean_sd.csv"
+        }
+        fn columns(&self) -> Vec<String> {
+            $crate::ssa::run::mean_sd_columns(&self.rows.species)
+        }
+        fn write_snapshot(&mut self, _dir: &std::path::Path) -> $crate::error::Result<Vec<String>> {
+            Ok(Vec::new())
+        }
+    };
+}
+pub(super) use span_steps;
 
 /// A GPU ensemble between spans, for the runtime: step k is output time k.
 pub struct GpuSsaRun {
@@ -148,6 +208,10 @@ impl GpuSsaRun {
         })
     }
 
+    fn checkpoint_every(&self) -> Option<u64> {
+        self.opts.checkpoint_every
+    }
+
     /// Runs the span that ends at output time `stop_step` (included) and adds its rows.
     fn run_to(&mut self, stop_step: u64) -> Result<()> {
         let start = Instant::now();
@@ -171,26 +235,21 @@ impl GpuSsaRun {
         self.run_s += start.elapsed().as_secs_f64();
         Ok(())
     }
+}
 
-    /// Where the span from step `from` ends: at the next checkpoint or the end of the run, as
-    /// the runtime goes.
-    fn span_end(&self, from: u64) -> u64 {
-        let checkpoint = self
-            .opts
-            .checkpoint_every
-            .filter(|&k| k > 0)
-            .map_or(u64::MAX, |k| (from / k).saturating_add(1).saturating_mul(k));
-        checkpoint.min(self.end)
-    }
+/// Where a span from step `from` ends: at the next checkpoint or at `end`, the end of the run,
+/// as the runtime goes.
+pub(super) fn span_end(checkpoint_every: Option<u64>, from: u64, end: u64) -> u64 {
+    let checkpoint = checkpoint_every
+        .filter(|&k| k > 0)
+        .map_or(u64::MAX, |k| (from / k).saturating_add(1).saturating_mul(k));
+    checkpoint.min(end)
 }
 
 impl Simulation for GpuSsaRun {
     type Observation = MeanSdRow;
     type Details = Details;
 
-    fn step(&self) -> u64 {
-        self.step
-    }
     fn describe(&self) -> String {
         super::run::ensemble_description(&self.net, &self.opts, "gpu", "")
     }
@@ -207,52 +266,7 @@ impl Simulation for GpuSsaRun {
     fn summary(&self, _last: &MeanSdRow) -> Vec<String> {
         super::run::ensemble_summary(self.opts.trajectories, self.run_s)
     }
-    /// Rows arrive with the span that completes them, so the runtime asks for none in
-    /// between (`observe_every` never comes).
-    fn schedule(&self) -> Schedule {
-        self.rows.schedule(self.step, u64::MAX)
-    }
-    /// The row of the current output time; the first one runs the first span.
-    fn observe(&mut self) -> Result<MeanSdRow> {
-        if self.rows.len() as u64 <= self.step {
-            self.run_to(self.span_end(self.step).max(self.step))?;
-        }
-        Ok(self.rows.row(self.step as usize))
-    }
-    /// Runs the span to step + `steps` (unless the first span already did) and hands every
-    /// row of it to `sink`.
-    fn advance(
-        &mut self,
-        steps: u64,
-        _observe_at_end: bool,
-        sink: &mut dyn FnMut(MeanSdRow) -> Result<()>,
-    ) -> Result<()> {
-        let to = self.step + steps;
-        if to as usize >= self.rows.times.len() {
-            let allowed = format!(
-                "at most {} output times after the first",
-                self.rows.times.len() - 1
-            );
-            return Err(invalid("steps", to, allowed));
-        }
-        if self.rows.len() as u64 <= to {
-            self.run_to(to)?;
-        }
-        while self.step < to {
-            self.step += 1;
-            sink(self.rows.row(self.step as usize))?;
-        }
-        Ok(())
-    }
-    fn series_file(&self) -> &'static str {
-        "mean_sd.csv"
-    }
-    fn columns(&self) -> Vec<String> {
-        mean_sd_columns(&self.rows.species)
-    }
-    fn write_snapshot(&mut self, _dir: &Path) -> Result<Vec<String>> {
-        Ok(Vec::new())
-    }
+    span_steps!();
     /// trajectories.csv (when kept) and mean_sd.png.
     fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
         let rows = self.step as usize + 1;
@@ -312,7 +326,7 @@ impl Simulation for GpuSsaRun {
 
 /// With `spans` (checkpoints, a run that stops before the end, a resumed run), the paused
 /// threads are held on the host between spans: refuses an ensemble whose threads would not fit.
-fn check_paused_memory(net: &Network, trajectories: u64, spans: bool) -> Result<()> {
+pub(super) fn check_paused_memory(net: &Network, trajectories: u64, spans: bool) -> Result<()> {
     let words = 8 + net.species.len() as u128 + net.reactions.len() as u128;
     let bytes = trajectories as u128 * 4 * words;
     if spans && bytes > MAX_RESIDENT_BYTES as u128 {

@@ -31,3 +31,4 @@ pub mod stop;
 pub mod stream;
 pub mod synthetic;
 pub mod tau;
+pub mod team_run;

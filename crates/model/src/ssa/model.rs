@@ -18,17 +18,20 @@ use super::gpu_general::check_gpu;
 use super::gpu_run::GpuSsaRun;
 use super::run::{RunOptions as SsaOptions, SsaRun};
 use super::synthetic::square_network;
+use super::team_run::{self, ShareDevice, ShareSpec};
 use crate::command::{cell, check_json, command_of, GpuArgs, Rows};
 use crate::error::{invalid, ModelError, Result};
 use crate::model::{model_field, Config, Model, OpenRequest, Opened, Placement, SharedFlag};
 use crate::reactions::json::{parse_network_json, read_network};
 use crate::reactions::sbml::read_sbml_general;
 use crate::reactions::Network;
+use crate::team::Team;
 use anyhow::bail;
 use clap::{Args, FromArgMatches};
 use petri_engine::AdapterSummary;
 use petri_scheduler::bench::{Meta, Table};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// The model.
@@ -68,36 +71,10 @@ impl Model for Ssa {
     }
 
     fn open(&self, request: &OpenRequest) -> Result<Opened> {
-        let config = request.config(self.name())?;
-        let flags: SsaRunFlags = request.flags()?;
-        if flags.t_end.is_none() && request.resume.is_none() {
-            return Err(ModelError::Usage(
-                "--t-end is required for a network run: the end time of the trajectories (t_end)"
-                    .into(),
-            ));
-        }
-        let ensemble = flags.request()?;
-        let header = match request.resume {
-            Some(path) => Some(Checkpoint::load(path)?.header),
-            None => None,
+        let (net, opts, choice) = match network_run(request)? {
+            NetworkRun::General(opened) => return Ok(opened),
+            NetworkRun::MassAction(net, opts, choice) => (net, opts, choice),
         };
-        let mut opts = ensemble.options(header.as_ref(), &config.origin())?;
-        opts.resume = request.resume.map(Path::to_path_buf);
-        opts.plot_species = flags.plot_species.clone();
-        let net = match network(config) {
-            Ok(net) => net,
-            // An SBML model beyond mass action runs as a general network, else the refusal
-            // stands.
-            Err(refusal) => match config {
-                Config::Sbml(path) => match read_sbml_general(path) {
-                    Ok(general) => return open_general(&general, opts, &ensemble, request),
-                    Err(_) => return Err(refusal),
-                },
-                Config::Json { .. } => return Err(refusal),
-            },
-        };
-        let choice = ensemble.device(header.as_ref(), || request.devices.adapters())?;
-        opts.device_reason = choice.reason.clone();
         let (sim, placement): (Box<dyn crate::runtime::Driven>, Placement) = match choice.device {
             Device::Cpu => {
                 let sim = match request.resume {
@@ -131,6 +108,42 @@ impl Model for Ssa {
         })
     }
 
+    /// A mass-action network's ensemble split over the ranks (`team_run`); each rank opens
+    /// its own device.
+    fn open_ranks(&self, request: &OpenRequest, team: Arc<dyn Team>) -> Result<Option<Opened>> {
+        let spec = || {
+            let (net, opts, choice) = match network_run(request)? {
+                NetworkRun::General(_) => {
+                    return Err(ModelError::Usage(
+                        "--mpi: a network with general laws, rules or events runs in one \
+                         process (docs/models/sbml-subset.md)"
+                            .into(),
+                    ))
+                }
+                NetworkRun::MassAction(net, opts, choice) => (net, opts, choice),
+            };
+            let device = match choice.device {
+                Device::Cpu => ShareDevice::Cpu,
+                Device::Gpu => {
+                    ShareDevice::Gpu(request.devices.context()?, EnsembleOptions::default())
+                }
+            };
+            Ok(ShareSpec {
+                net,
+                opts,
+                device,
+                reason: choice.reason,
+            })
+        };
+        Ok(
+            team_run::open_ranks(team, spec)?.map(|(sim, placement)| Opened {
+                model: &Ssa,
+                sim: Box::new(sim),
+                placement,
+            }),
+        )
+    }
+
     fn bench_command(&self) -> Option<clap::Command> {
         Some(command_of::<BenchArgs>("ssa", self.about()))
     }
@@ -149,6 +162,52 @@ impl Model for Ssa {
             other => bail!("ssa has no command {other}"),
         }
     }
+}
+
+/// What a network run is before its simulation is built (once per run: its size is no cost).
+#[allow(clippy::large_enum_variant)]
+enum NetworkRun {
+    /// An SBML model beyond mass action, opened as a general network on the CPU.
+    General(Opened),
+    /// A mass-action network, the run's options and its device.
+    MassAction(Network, SsaOptions, DeviceChoice),
+}
+
+/// Reads the request's network and options and chooses the device.
+fn network_run(request: &OpenRequest) -> Result<NetworkRun> {
+    let config = request.config(Ssa.name())?;
+    let flags: SsaRunFlags = request.flags()?;
+    if flags.t_end.is_none() && request.resume.is_none() {
+        return Err(ModelError::Usage(
+            "--t-end is required for a network run: the end time of the trajectories (t_end)"
+                .into(),
+        ));
+    }
+    let ensemble = flags.request()?;
+    let header = match request.resume {
+        Some(path) => Some(Checkpoint::load(path)?.header),
+        None => None,
+    };
+    let mut opts = ensemble.options(header.as_ref(), &config.origin())?;
+    opts.resume = request.resume.map(Path::to_path_buf);
+    opts.plot_species = flags.plot_species.clone();
+    let net = match network(config) {
+        Ok(net) => net,
+        // An SBML model beyond mass action runs as a general network, else the refusal
+        // stands.
+        Err(refusal) => match config {
+            Config::Sbml(path) => match read_sbml_general(path) {
+                Ok(general) => {
+                    return open_general(&general, opts, &ensemble, request).map(NetworkRun::General)
+                }
+                Err(_) => return Err(refusal),
+            },
+            Config::Json { .. } => return Err(refusal),
+        },
+    };
+    let choice = ensemble.device(header.as_ref(), || request.devices.adapters())?;
+    opts.device_reason = choice.reason.clone();
+    Ok(NetworkRun::MassAction(net, opts, choice))
 }
 
 /// The mass-action network of a config (JSON or SBML).

@@ -237,7 +237,7 @@ pub(super) fn checkpoint_header(
 }
 
 /// Memory a CPU ensemble holds, estimated generously (vectors' headers included).
-fn resident_bytes(net: &Network, opts: &RunOptions) -> u128 {
+pub(super) fn resident_bytes(net: &Network, opts: &RunOptions) -> u128 {
     let (s, r) = (net.species.len() as u128, net.reactions.len() as u128);
     // Counts, propensities (direct and ODM keep them), stream, times and vector headers.
     let mut per_trajectory = 8 * s + 128;
@@ -441,6 +441,9 @@ pub struct Details {
     /// The checkpoint the run resumed from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resumed_from: Option<String>,
+    /// A run over MPI ranks (`team_run`): every rank's host, device and trajectories.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ranks: Vec<crate::team::RankRecord>,
 }
 
 impl Details {
@@ -472,6 +475,7 @@ impl Details {
                 })
                 .collect(),
             resumed_from: None,
+            ranks: Vec::new(),
         }
     }
 }
