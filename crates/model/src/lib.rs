@@ -6,6 +6,7 @@
 //! `reactions`; `registry` lists the models.
 
 pub mod angiogenesis;
+pub mod budget;
 pub mod checkpoint;
 pub mod command;
 pub mod epidermis;
