@@ -387,26 +387,6 @@ impl EpidermisConfig {
                 ),
             ));
         }
-        // The initial balls (the radius grows by the cube root of the count over
-        // elements_per_cell) fit in the box: no element starts far above the tissue or wraps
-        // onto its own cell.
-        let widest = init.radius
-            * ((init.elements_per_cell + init.extra_elements) as f64
-                / init.elements_per_cell as f64)
-                .cbrt();
-        let room = self.domain.lx.min(self.domain.ly).min(self.domain.height) / 2.0;
-        if widest > room {
-            return Err(invalid(
-                "initial.radius",
-                init.radius,
-                format!(
-                    "a ball that fits the box: its largest radius ({}) at most half the \
-                     smallest of box.lx, box.ly, box.height ({})",
-                    crate::error::short(widest),
-                    crate::error::short(room)
-                ),
-            ));
-        }
         self.genes.validate()?;
         self.growth.validate()?;
         let grid = self.mechanics_grid();
@@ -461,6 +441,26 @@ impl EpidermisConfig {
                     "at most {MAX_BINS} neighbour bins of the intercellular range {range} \
                      (this box needs {})",
                     crate::error::short(bins)
+                ),
+            ));
+        }
+        // The initial balls (the radius grows by the cube root of the count over
+        // elements_per_cell) fit in the box: no element starts far above the tissue or wraps
+        // onto its own cell.
+        let widest = init.radius
+            * ((init.elements_per_cell + init.extra_elements) as f64
+                / init.elements_per_cell as f64)
+                .cbrt();
+        let room = self.domain.lx.min(self.domain.ly).min(self.domain.height) / 2.0;
+        if widest > room {
+            return Err(invalid(
+                "initial.radius",
+                init.radius,
+                format!(
+                    "a ball that fits the box: its largest radius ({}) at most half the \
+                     smallest of box.lx, box.ly, box.height ({})",
+                    crate::error::bound(widest, false),
+                    crate::error::bound(room, true)
                 ),
             ));
         }
