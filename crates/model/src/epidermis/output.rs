@@ -293,7 +293,9 @@ pub fn tissue_figure(s: &EpidermisState, g: &Geometry) -> Result<Figure> {
         };
         for slot in s.slots(c) {
             let p = s.pos[slot];
-            if !(p[2] + g.element_radius <= ceiling) {
+            // NaN does not fit either.
+            let fits = p[2] + g.element_radius <= ceiling;
+            if !fits {
                 above += 1;
                 continue;
             }

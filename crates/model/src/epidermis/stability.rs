@@ -62,10 +62,13 @@ fn largest(h: &Hill) -> f64 {
     h.a.max(h.a + h.b)
 }
 
+/// A species' decay field, its linear loss rate and its driving terms (field, rate).
+type GeneRow = (&'static str, f64, Vec<(&'static str, f64)>);
+
 /// Per integrated species (N, D, B, O1, O2, M): its decay field and rate, and the Hill terms
 /// that drive it from another integrated species as (field, slope times the largest value of
 /// the term it multiplies).
-fn gene_rows(g: &GeneParams) -> [(&'static str, f64, Vec<(&'static str, f64)>); 6] {
+fn gene_rows(g: &GeneParams) -> [GeneRow; 6] {
     let HillTable {
         bn,
         on,
