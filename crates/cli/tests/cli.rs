@@ -740,6 +740,19 @@ fn epidermis_bench_writes_its_rows() {
     }
 }
 
+/// A bench whose every size is refused measures nothing and says so with a failure (it used
+/// to exit 0).
+#[test]
+fn a_gliding_bench_of_refused_sizes_only_fails() {
+    let o = petri(&["bench", "gliding", "--sizes", "2048x32", "--steps", "1"]);
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("every size was refused (1 of 1)"),
+        "{}",
+        text(&o)
+    );
+}
+
 #[test]
 fn gliding_bench_writes_its_rows_and_refuses_what_does_not_fit() {
     let dir = scratch("gliding-bench");

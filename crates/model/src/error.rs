@@ -127,6 +127,24 @@ pub fn short(x: f64) -> String {
     }
 }
 
+/// A bound in three significant digits, rounded inwards (`down` for a largest allowed value),
+/// so that the printed value is itself allowed.
+pub fn bound(x: f64, down: bool) -> String {
+    if !(x.is_finite() && x > 0.0) {
+        return short(x);
+    }
+    let e = x.log10().floor() as i32;
+    let scale = 10f64.powi(2 - e);
+    let v = match down {
+        true => (x * scale).floor() / scale,
+        false => (x * scale).ceil() / scale,
+    };
+    match (-4..6).contains(&e) {
+        true => format!("{v:.*}", (2 - e).max(0) as usize),
+        false => format!("{v:.2e}"),
+    }
+}
+
 /// JSON text without a leading UTF-8 byte order mark (some editors write one; JSON parsers
 /// would report it as "expected value at line 1 column 1").
 pub fn without_bom(text: &str) -> &str {

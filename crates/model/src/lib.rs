@@ -2,10 +2,12 @@
 //! mapping into uniform buffers, initial conditions, the GPU step plan, observables, output files,
 //! a CPU reference used by the tests, and its `impl Model` (`model.rs`: flags, opening,
 //! benchmark). The shared modules: `model` (the trait), `runtime` (the run loop every model runs
-//! on), `command` (what the models' command-line faces share), `checkpoint`, `error`,
-//! `reactions`, `team` (the ranks of a run over MPI); `registry` lists the models.
+//! on), `command` (what the models' command-line faces share), `checkpoint`, `budget` (the
+//! memory a run may take), `error`, `reactions`, `team` (the ranks of a run over MPI);
+//! `registry` lists the models.
 
 pub mod angiogenesis;
+pub mod budget;
 pub mod checkpoint;
 pub mod command;
 pub mod epidermis;

@@ -34,6 +34,7 @@ use std::path::Path;
 
 /// Top-level modules every model may import. They must not import a model.
 const SHARED: &[&str] = &[
+    "budget",
     "checkpoint",
     "command",
     "error",

@@ -59,6 +59,9 @@ impl Simulation for AngioRun {
     fn step(&self) -> u64 {
         self.sim.step()
     }
+    fn batch_steps(&self) -> u64 {
+        self.sim.steps_per_batch()
+    }
     fn describe(&self) -> String {
         format!(
             "grid {:?}, h = {:.4e}, dt = {:.4e}",

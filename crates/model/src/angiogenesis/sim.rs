@@ -330,6 +330,11 @@ impl AngioSim {
         self.plan.step
     }
 
+    /// Most steps recorded into one submission (`SimOptions::max_steps_per_batch`).
+    pub fn steps_per_batch(&self) -> u64 {
+        self.plan.max_steps_per_batch as u64
+    }
+
     pub fn h(&self) -> f64 {
         self.cfg.h()
     }

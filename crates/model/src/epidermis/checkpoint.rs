@@ -23,15 +23,19 @@
 //! Loading checks the container, the step (at most [`crate::checkpoint::MAX_STEP`]), the array
 //! lengths against `max_cells`, `cells <= max_cells`, every cell's count (1..=`MAX_ELEMENTS` in
 //! use, 0 past `cells`), every element in use (finite, type adhesive or plain, z >= 0) and every
-//! gene value in use (finite, >= 0). [`Checkpoint::restore`] checks it against the config. So a
-//! corrupt, edited or foreign file is an error naming the path, never a panic.
+//! gene value in use (finite, >= 0). [`Checkpoint::restore`] checks it against the config's
+//! hashes and [`check_meaning`] against the config's values (positions in the box, counters
+//! against the initial tissue). So a corrupt, edited or foreign file is an error naming the
+//! path, never a panic.
 
+use super::init::initial_count;
+use super::params::EpidermisConfig;
 use super::state::{EpidermisState, ADHESIVE, MAX_ELEMENTS, PLAIN, SPECIES};
 use crate::checkpoint::{
     self as container, check_step, combined_hash, config_field_hashes, differing_fields,
     model_error, refuse, take,
 };
-use crate::error::{ModelError, Result};
+use crate::error::{short, ModelError, Result};
 use petri_output::checkpoint::{CheckpointFile, CheckpointWriter};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -184,6 +188,60 @@ impl Checkpoint {
         }
         Ok(self.state)
     }
+}
+
+/// A restored state checked for meaning against the config it resumes (after
+/// [`Checkpoint::restore`]): every element in use inside the box (x in [0, box.lx), y in
+/// [0, box.ly)) and below the tallest tissue the elements can make (`box.height` plus one
+/// longest interaction range per element in use: a column of every element, each within reach
+/// of the next), and the counters consistent with the initial tissue (cells = initial cells +
+/// divisions, elements = initial elements + added: division conserves elements, nothing
+/// removes cells). `path` names the checkpoint in errors.
+pub fn check_meaning(cfg: &EpidermisConfig, s: &EpidermisState, path: &Path) -> Result<()> {
+    let error = |message: String| ModelError::Checkpoint {
+        path: path.display().to_string(),
+        message,
+    };
+    let (lx, ly) = (cfg.domain.lx as f32, cfg.domain.ly as f32);
+    let m = &cfg.mechanics;
+    let reach = m.intra_cutoff.min(1e6).max(m.inter.cutoff);
+    let top = cfg.domain.height + s.elements() as f64 * reach;
+    for c in 0..s.cells as usize {
+        for slot in s.slots(c) {
+            let p = s.pos[slot];
+            if !((0.0..lx).contains(&p[0]) && (0.0..ly).contains(&p[1]) && p[2] as f64 <= top) {
+                return Err(error(format!(
+                    "element slot {slot} of cell {c} is at ({}, {}, {}): outside the box \
+                     [0, {lx}) x [0, {ly}) of box.lx, box.ly, or above z = {} (box.height + \
+                     {} elements x the longest interaction range {reach})",
+                    short(p[0] as f64),
+                    short(p[1] as f64),
+                    short(p[2] as f64),
+                    short(top),
+                    s.elements()
+                )));
+            }
+        }
+    }
+    let initial_cells = cfg.initial_cells();
+    if s.cells as u64 != initial_cells + s.divisions as u64 {
+        return Err(error(format!(
+            "{} cells after {} divisions, but the config starts with {initial_cells} \
+             (initial.cells_x x initial.cells_y)",
+            s.cells, s.divisions
+        )));
+    }
+    let initial: u64 = (0..initial_cells as usize)
+        .map(|c| initial_count(cfg, c) as u64)
+        .sum();
+    if s.elements() != initial + s.added as u64 {
+        return Err(error(format!(
+            "{} elements after {} added by growth, but the config starts with {initial}",
+            s.elements(),
+            s.added
+        )));
+    }
+    Ok(())
 }
 
 /// Consistency of a state; the message says what is wrong.

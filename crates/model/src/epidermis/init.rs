@@ -10,6 +10,15 @@ use petri_engine::rng;
 const INIT_STREAM: u32 = 0;
 const COUNT_STREAM: u32 = 1;
 
+/// The elements initial cell `c` starts with: `elements_per_cell` plus a seeded draw from
+/// 0..=`extra_elements`.
+pub fn initial_count(cfg: &EpidermisConfig, c: usize) -> u32 {
+    let init = &cfg.initial;
+    let draw = rng::u32x4(cfg.seed, 0, c as u32, COUNT_STREAM)[0];
+    let extra = (draw as u64 * (init.extra_elements as u64 + 1)) >> 32;
+    init.elements_per_cell + extra as u32
+}
+
 impl EpidermisState {
     /// The state at step 0 of a validated config; the same for the same seed. Cell
     /// `i + cells_x * j` sits at lattice point ((i + 1/2) lx / cells_x, (j + 1/2) ly / cells_y);
@@ -24,9 +33,7 @@ impl EpidermisState {
         let cells = (init.cells_x * init.cells_y) as usize;
         let (lx, ly) = (cfg.domain.lx, cfg.domain.ly);
         for c in 0..cells {
-            let draw = rng::u32x4(cfg.seed, 0, c as u32, COUNT_STREAM)[0];
-            let extra = (draw as u64 * (init.extra_elements as u64 + 1)) >> 32;
-            let count = init.elements_per_cell + extra as u32;
+            let count = initial_count(cfg, c);
             let r = init.radius * (count as f64 / init.elements_per_cell as f64).cbrt();
             let (i, j) = (c % init.cells_x as usize, c / init.cells_x as usize);
             let centre = [

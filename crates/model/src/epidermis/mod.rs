@@ -4,6 +4,7 @@
 //! See docs/models/epidermis.md.
 
 pub mod bench;
+mod budget;
 pub mod checkpoint;
 pub mod cpu;
 pub mod genes;
@@ -16,6 +17,7 @@ pub mod output;
 pub mod params;
 pub mod run;
 pub mod sim;
+mod stability;
 pub mod state;
 pub mod uniforms;
 

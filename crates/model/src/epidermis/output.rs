@@ -266,6 +266,8 @@ pub fn write_elements(path: &Path, s: &EpidermisState, g: &Geometry) -> Result<(
     Ok(())
 }
 
+/// The tallest a side view may be, in widths of the box.
+const MAX_ASPECT: f32 = 4.0;
 /// Width of the tissue picture in pixels (two views side by side).
 const PICTURE_WIDTH: u32 = 1200;
 /// Basal cells warm, suprabasal cells cool (ColorBrewer RdBu ends: tell apart in colour
@@ -278,7 +280,11 @@ pub const SUPRABASAL: [u8; 3] = [5, 113, 176];
 pub fn tissue_figure(s: &EpidermisState, g: &Geometry) -> Result<Figure> {
     let mut basal = Vec::new();
     let mut suprabasal = Vec::new();
+    // The views are at most MAX_ASPECT times taller than wide: elements above are left out
+    // (and counted in the title), so a tissue gone far up never asks for a huge picture.
+    let ceiling = g.height.max(MAX_ASPECT * g.lx.max(g.ly));
     let mut top = g.height;
+    let mut above = 0usize;
     for c in 0..s.cells as usize {
         let set = if s.is_basal(c) {
             &mut basal
@@ -287,6 +293,12 @@ pub fn tissue_figure(s: &EpidermisState, g: &Geometry) -> Result<Figure> {
         };
         for slot in s.slots(c) {
             let p = s.pos[slot];
+            // NaN does not fit either.
+            let fits = p[2] + g.element_radius <= ceiling;
+            if !fits {
+                above += 1;
+                continue;
+            }
             top = top.max(p[2] + g.element_radius);
             set.push([p[0] as f64, p[1] as f64, p[2] as f64]);
         }
@@ -329,7 +341,10 @@ pub fn tissue_figure(s: &EpidermisState, g: &Geometry) -> Result<Figure> {
         g.dt,
         s.cells,
         s.divisions
-    );
+    ) + &match above {
+        0 => String::new(),
+        n => format!("   ({n} elements above z = {ceiling} not shown)"),
+    };
     Ok(Figure::point_views(
         title,
         PICTURE_WIDTH,
@@ -475,6 +490,22 @@ mod tests {
         assert!(!basal.is_empty() && !supra.is_empty());
         // Image rows grow downwards: every basal pixel lies below every suprabasal one.
         assert!(basal.iter().min() > supra.iter().max());
+    }
+
+    /// An element gone far up (z = 1e6, as from an initial radius of 1e6) neither makes the
+    /// picture huge nor is silently dropped: the view stops at MAX_ASPECT box widths and the
+    /// title counts the elements above.
+    #[test]
+    fn a_tissue_gone_far_up_keeps_a_small_picture() {
+        let mut s = tissue();
+        s.pos[0][2] = 1e6;
+        let g = geometry();
+        let f = tissue_figure(&s, &g).unwrap();
+        let plain = tissue_figure(&tissue(), &g).unwrap();
+        assert!(f.height <= 4 * PICTURE_WIDTH, "{}", f.height);
+        assert!(f.height >= plain.height);
+        assert!(f.title.contains("(1 elements above z = "), "{}", f.title);
+        assert!(!plain.title.contains("above"), "{}", plain.title);
     }
 
     /// A fresh folder under the system's temporary folder.

@@ -408,7 +408,29 @@ impl EpidermisConfig {
                 ));
             }
         }
-        if grid.cells() > MAX_BINS {
+        let (centre_bins, _) = super::genes::centre_grid(
+            self.domain.lx as f32,
+            self.domain.ly as f32,
+            self.domain.height as f32,
+            self.genes.neighbour_distance as f32,
+        );
+        let centre_cells: f64 = centre_bins.iter().map(|&n| n as f64).product();
+        if centre_cells > MAX_BINS as f64 {
+            let volume = self.domain.lx * self.domain.ly * self.domain.height;
+            return Err(invalid(
+                "genes.neighbour_distance",
+                self.genes.neighbour_distance,
+                format!(
+                    "at least {} (the cells' centres are binned by it: this box needs {} bins \
+                     of it, at most {MAX_BINS})",
+                    crate::error::bound((volume / MAX_BINS as f64).cbrt() * 1.01, false),
+                    crate::error::short(centre_cells)
+                ),
+            ));
+        }
+        // In f64: three axes of up to 2^32 bins overflow u64.
+        let bins: f64 = grid.dims.iter().map(|&n| n as f64).product();
+        if bins > MAX_BINS as f64 {
             return Err(invalid(
                 "box",
                 format!(
@@ -418,10 +440,31 @@ impl EpidermisConfig {
                 format!(
                     "at most {MAX_BINS} neighbour bins of the intercellular range {range} \
                      (this box needs {})",
-                    grid.cells()
+                    crate::error::short(bins)
                 ),
             ));
         }
-        Ok(())
+        // The initial balls (the radius grows by the cube root of the count over
+        // elements_per_cell) fit in the box: no element starts far above the tissue or wraps
+        // onto its own cell.
+        let widest = init.radius
+            * ((init.elements_per_cell + init.extra_elements) as f64
+                / init.elements_per_cell as f64)
+                .cbrt();
+        let room = self.domain.lx.min(self.domain.ly).min(self.domain.height) / 2.0;
+        if widest > room {
+            return Err(invalid(
+                "initial.radius",
+                init.radius,
+                format!(
+                    "a ball that fits the box: its largest radius ({}) at most half the \
+                     smallest of box.lx, box.ly, box.height ({})",
+                    crate::error::bound(widest, false),
+                    crate::error::bound(room, true)
+                ),
+            ));
+        }
+        self.check_stability()?;
+        self.check_budget()
     }
 }

@@ -7,7 +7,7 @@
 //! simulation's `advance` reports it). The runtime names and schedules the pictures
 //! (`runtime::film`); the model opens as an [`EpidermisRun`] (`model.rs`).
 
-use super::checkpoint::{config_hashes, Checkpoint};
+use super::checkpoint::{self, config_hashes, Checkpoint};
 use super::output::{
     cell_columns, elements_file, write_elements, write_picture, Geometry, Observables, Observed,
 };
@@ -134,6 +134,9 @@ impl Simulation for EpidermisRun {
 
     fn step(&self) -> u64 {
         self.sim.step()
+    }
+    fn batch_steps(&self) -> u64 {
+        self.sim.steps_per_batch()
     }
     fn schedule(&self) -> Schedule {
         let cfg = &self.cfg;
@@ -296,6 +299,7 @@ pub fn start(ctx: &GpuContext, cfg: &EpidermisConfig, opts: &RunOptions) -> Resu
                 cfg.capacity.max_cells,
                 path,
             )?;
+            checkpoint::check_meaning(cfg, &state, path)?;
             EpidermisSim::from_state(ctx, cfg, &state, &opts.sim)
         }
         None => EpidermisSim::new(ctx, cfg, &opts.sim),

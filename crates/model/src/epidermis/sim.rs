@@ -76,6 +76,16 @@ impl EpidermisSim {
     /// The model from its config, starting from `EpidermisState::initial`.
     pub fn new(ctx: &GpuContext, cfg: &EpidermisConfig, options: &SimOptions) -> Result<Self> {
         cfg.validate()?;
+        // The largest buffer against the device's limit before the host allocates the state.
+        let slots = cfg.capacity.max_cells as u64 * MAX_ELEMENTS as u64;
+        ctx.check_storage_buffer(
+            &format!(
+                "the element positions ({} cells of capacity.max_cells x {MAX_ELEMENTS} slots x 16 \
+                 bytes)",
+                cfg.capacity.max_cells
+            ),
+            slots * 16,
+        )?;
         Self::from_state(ctx, cfg, &EpidermisState::initial(cfg), options)
     }
 
@@ -176,6 +186,11 @@ impl EpidermisSim {
     /// Steps done so far.
     pub fn step(&self) -> u64 {
         self.plan.step
+    }
+
+    /// Most steps recorded into one submission (`SimOptions::max_steps_per_batch`).
+    pub fn steps_per_batch(&self) -> u64 {
+        self.plan.max_steps_per_batch as u64
     }
 
     pub fn plan(&self) -> &StepPlan {

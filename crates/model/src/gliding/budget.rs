@@ -2,32 +2,13 @@
 //! device's buffers (the filaments, the fluid, the bound motors) and the host's largest arrays
 //! (the motors' tables, the initial Psi, a state read back for a checkpoint), each an upper
 //! bound (the motors' stencil counted as its whole box). A config past the limits is refused,
-//! naming the fields that size its largest part. wgpu does not say how much memory a device
-//! has: the limits are those of the largest machines, and the device's own per-buffer limits
-//! are checked again when the run starts (`MotorChunks::for_device`, `buffers::storage_zeroed`).
+//! naming the fields that size its largest part (`crate::budget`, whose limits are those of the
+//! largest machines); the device's own per-buffer limits are checked again when the run starts
+//! (`MotorChunks::for_device`, `buffers::storage_zeroed`).
 
 use super::params::GlidingConfig;
-use crate::error::{invalid, ModelError, Result};
-
-/// The most device memory a run may take: the most any one GPU holds (192 GB).
-pub const MAX_DEVICE_BYTES: f64 = (192u64 << 30) as f64;
-/// The most host memory a run may take (a large workstation or a GPU node).
-pub const MAX_HOST_BYTES: f64 = (128u64 << 30) as f64;
-
-/// One part of a run: the config fields that size it, its bytes on the device and the host.
-#[derive(Clone, Debug)]
-pub struct Part {
-    pub what: &'static str,
-    pub sized_by: String,
-    pub device: f64,
-    pub host: f64,
-}
-
-/// A run's parts (in f64: a size of 2^62 does not overflow) and their totals.
-#[derive(Clone, Debug)]
-pub struct Footprint {
-    pub parts: Vec<Part>,
-}
+pub use crate::budget::{Footprint, Part, MAX_DEVICE_BYTES, MAX_HOST_BYTES};
+use crate::error::Result;
 
 impl Footprint {
     /// The footprint of `cfg`, whose sizes and motor stencil are checked (`validate` calls it
@@ -85,22 +66,6 @@ impl Footprint {
             parts: vec![filaments, fluid, bound],
         }
     }
-
-    pub fn device(&self) -> f64 {
-        self.parts.iter().map(|p| p.device).sum()
-    }
-
-    pub fn host(&self) -> f64 {
-        self.parts.iter().map(|p| p.host).sum()
-    }
-
-    /// The part that takes the most of `bytes`.
-    fn largest(&self, bytes: impl Fn(&Part) -> f64) -> &Part {
-        self.parts
-            .iter()
-            .max_by(|a, b| bytes(a).total_cmp(&bytes(b)))
-            .expect("three parts")
-    }
 }
 
 impl GlidingConfig {
@@ -109,35 +74,6 @@ impl GlidingConfig {
     /// fields that size the largest part (the last of `validate`'s checks; a method here, so
     /// that params.rs, which this file reads, does not import it back).
     pub(super) fn check_budget(&self) -> Result<()> {
-        check(self)
+        crate::budget::check(&Footprint::of(self))
     }
-}
-
-fn check(cfg: &GlidingConfig) -> Result<()> {
-    let f = Footprint::of(cfg);
-    if f.device() > MAX_DEVICE_BYTES {
-        let p = f.largest(|p| p.device);
-        return Err(ModelError::OutOfMemory {
-            what: format!(
-                "a run of this config (its largest part, {}: {})",
-                p.what, p.sized_by
-            ),
-            bytes: f.device() as u64,
-            limit: format!("the most a config may ask is {}", gib(MAX_DEVICE_BYTES)),
-        });
-    }
-    if f.host() > MAX_HOST_BYTES {
-        let p = f.largest(|p| p.host);
-        return Err(invalid(
-            &p.sized_by,
-            format!("{} of host memory ({})", gib(f.host()), p.what),
-            format!("at most {} of host memory", gib(MAX_HOST_BYTES)),
-        ));
-    }
-    Ok(())
-}
-
-/// Bytes in GiB, as messages print them.
-fn gib(bytes: f64) -> String {
-    format!("{:.1} GiB", bytes / (1u64 << 30) as f64)
 }

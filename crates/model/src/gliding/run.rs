@@ -133,6 +133,9 @@ impl Simulation for GlidingRun {
     fn step(&self) -> u64 {
         self.sim.step()
     }
+    fn batch_steps(&self) -> u64 {
+        self.sim.steps_per_batch()
+    }
 
     fn schedule(&self) -> Schedule {
         let cfg = &self.cfg;

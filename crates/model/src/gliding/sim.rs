@@ -178,6 +178,11 @@ impl GlidingSim {
         self.step
     }
 
+    /// Most steps recorded into one submission (`SimOptions::max_steps_per_batch`).
+    pub fn steps_per_batch(&self) -> u64 {
+        self.plan.max_steps_per_batch as u64
+    }
+
     /// Records and submits `steps` outer steps (does not wait for them).
     pub fn advance(&mut self, ctx: &GpuContext, steps: u64) {
         self.plan.run(ctx, steps);

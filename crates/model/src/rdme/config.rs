@@ -278,11 +278,12 @@ impl RdmeConfig {
             ));
         }
         let lambda = self.lattice.spacing_m;
-        if !(lambda.is_finite() && lambda > 0.0 && lambda < 1e-3) {
+        // Below an atom's size a site is no RDME site, and D tau / spacing^2 leaves f64.
+        if !(lambda.is_finite() && (1e-10..1e-3).contains(&lambda)) {
             return Err(invalid(
                 "lattice.spacing_m",
                 lambda,
-                "0 < spacing_m < 1e-3 (metres)",
+                "1e-10 <= spacing_m < 1e-3 (metres: from an atom's size to a millimetre)",
             ));
         }
         if !(self.tau_s.is_finite() && self.tau_s > 0.0) {

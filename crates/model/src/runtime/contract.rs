@@ -87,6 +87,12 @@ pub trait Simulation {
             .collect();
         vec![format!("step {}: {}", last.step(), pairs.join(", "))]
     }
+    /// Steps the simulation records into one GPU submission: a run asked to stop (Ctrl-C,
+    /// SIGTERM) stops after the batch under way rather than at the end of the observation
+    /// period. By default the whole period is one batch.
+    fn batch_steps(&self) -> u64 {
+        u64::MAX
+    }
     /// Told what a run will do before it starts (`steps` more steps, checkpoints every
     /// `checkpoint_every`): refuses what the simulation cannot do (more steps than it has,
     /// checkpoints it cannot write) and plans for the rest (where a GPU ensemble pauses).

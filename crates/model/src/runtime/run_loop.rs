@@ -31,7 +31,8 @@ pub struct RunOptions {
     pub overwrite: bool,
     /// Seconds spent building the simulation (for the manifest's timings).
     pub setup_s: f64,
-    /// Asked after every observation period: true stops the run there (Ctrl-C, SIGTERM).
+    /// Asked after every batch of steps (`Simulation::batch_steps`): true stops the run there
+    /// (Ctrl-C, SIGTERM).
     pub stop: Option<StopCheck>,
 }
 
@@ -49,7 +50,8 @@ pub struct ModelRunOptions<S> {
     pub checkpoint_every: Option<u64>,
     /// Continue from this checkpoint.
     pub resume: Option<PathBuf>,
-    /// Asked after every observation period: true stops the run there (Ctrl-C, SIGTERM).
+    /// Asked after every batch of steps (`Simulation::batch_steps`): true stops the run there
+    /// (Ctrl-C, SIGTERM).
     pub stop: Option<StopCheck>,
 }
 
@@ -141,9 +143,10 @@ pub struct RunReport<O> {
 /// after every observation period and synced before every checkpoint, so a run killed any
 /// way keeps every row up to its last checkpoint, and a run resumed from that checkpoint
 /// continues them: its first step gets a row only where a straight run observes (or the
-/// earlier run did), so the series equal a straight run's. Stopped by `opts.stop`, a run finishes the period under way
-/// and, with checkpoints asked for, writes one at the step it stopped at, then returns
-/// [`ModelError::Interrupted`].
+/// earlier run did), so the series equal a straight run's. With `opts.stop`, a run advances
+/// one batch at a time ([`Simulation::batch_steps`]) and asks after each: stopped, it finishes
+/// the batch under way and, with checkpoints asked for, writes one at the step it stopped at,
+/// then returns [`ModelError::Interrupted`].
 pub fn run<S: Simulation>(
     sim: &mut S,
     opts: &RunOptions,
@@ -276,6 +279,11 @@ fn run_steps<S: Simulation>(
     let snapshot_every = every(schedule.snapshot_every);
     let frame_every = every(schedule.frame_every);
     let checkpoint_every = every(opts.checkpoint_every.unwrap_or(0));
+    // A run that may be asked to stop advances one batch at a time, asking after each.
+    let batch = match opts.stop {
+        Some(_) => sim.batch_steps().max(1),
+        None => u64::MAX,
+    };
     let next_multiple = |s: u64, n: u64| (s / n).saturating_add(1).saturating_mul(n);
     // Into `into` (the folder, or its staging folder).
     let save_checkpoint_into = |sim: &mut S, into: &Path| -> Result<()> {
@@ -297,6 +305,7 @@ fn run_steps<S: Simulation>(
             .min(next_multiple(s, snapshot_every))
             .min(next_multiple(s, frame_every))
             .min(next_multiple(s, checkpoint_every))
+            .min(next_multiple(s, batch))
             .min(end);
         let observe = stop.is_multiple_of(observe_every) || stop == end;
         sim.advance(stop - s, observe, &mut |o| {
@@ -360,16 +369,19 @@ fn run_steps<S: Simulation>(
     let run_s = (t_run.elapsed().as_secs_f64() - output_s).max(1e-9);
 
     let t = Instant::now();
-    let files = film::final_state(sim, dir)?;
-    record.add(&files);
-    outputs.extend(files);
+    // The final files are staged as the snapshots are: a kill leaves no file the manifest
+    // does not list, and no final file half written.
+    let staging = petri_output::staging_folder(dir)?;
+    let mut staged = film::final_state(sim, &staging)?;
     if opts.checkpoint_every.is_some() {
-        save_checkpoint(sim)?;
-        outputs.push(CHECKPOINT_FILE.into());
+        save_checkpoint_into(sim, &staging)?;
+        staged.push(CHECKPOINT_FILE.into());
     }
-    let files = sim.finish(dir)?;
-    record.add(&files);
-    outputs.extend(files);
+    staged.extend(sim.finish(&staging)?);
+    record.add(&staged);
+    record.write(dir, "running", None)?;
+    petri_output::publish_staged(dir, &staged)?;
+    outputs.extend(staged);
     outputs.push(MANIFEST_FILE.into());
     let last = last.expect("the first step is always observed");
     let done = sim.step() - first_step;
@@ -518,6 +530,8 @@ pub(super) mod tests {
         frame_every: u64,
         /// The steps of the series' rows on disk when each checkpoint was saved.
         rows_at_checkpoints: Vec<Vec<u64>>,
+        /// Steps per batch (`Simulation::batch_steps`).
+        batch: u64,
     }
 
     /// (step, x, the row's first value).
@@ -546,6 +560,7 @@ pub(super) mod tests {
                 events: Vec::new(),
                 frame_every: 0,
                 rows_at_checkpoints: Vec::new(),
+                batch: u64::MAX,
             }
         }
         fn now(&self) -> Obs {
@@ -567,6 +582,9 @@ pub(super) mod tests {
         type Details = serde_json::Value;
         fn step(&self) -> u64 {
             self.step
+        }
+        fn batch_steps(&self) -> u64 {
+            self.batch
         }
         fn schedule(&self) -> Schedule {
             Schedule {
@@ -903,6 +921,45 @@ pub(super) mod tests {
             |_| {},
         )
         .unwrap();
+        assert_eq!(
+            std::fs::read(dir.join("observables.csv")).unwrap(),
+            std::fs::read(straight.join("observables.csv")).unwrap()
+        );
+    }
+
+    /// With batches of 3 steps (periods of 4), a stop asked for after the first batch ends the
+    /// run at step 3, between observations, with a checkpoint there; the run resumed from it
+    /// gives step 3 no row and leaves the straight run's series, byte for byte. Without a stop
+    /// check the loop does not split periods into batches.
+    #[test]
+    fn a_stop_comes_after_the_batch_under_way() {
+        let straight = scratch("batch-straight");
+        let mut sim = Counter::new(0);
+        sim.batch = 3;
+        run(&mut sim, &options(&straight, 22, Some(100), false), |_| {}).unwrap();
+        // No stop check: periods and snapshots only (0 -> 4 -> 6 -> 8 -> 12 ...).
+        assert_eq!(sim.rows_at_checkpoints.len(), 1);
+
+        let dir = scratch("batch-stop");
+        let mut opts = options(&dir, 22, Some(100), false);
+        opts.stop = Some(StopCheck::new(|| true));
+        let mut sim = Counter::new(0);
+        sim.batch = 3;
+        let err = run(&mut sim, &opts, |_| {}).unwrap_err();
+        assert!(matches!(err, ModelError::Interrupted { step: 3 }), "{err}");
+        assert_eq!(sim.events, ["checkpoint_3"]);
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(m["status"], "stopped");
+        assert_eq!(
+            (m["last_step"].as_u64(), m["checkpoint_step"].as_u64()),
+            (Some(0), Some(3))
+        );
+        assert_eq!(csv_steps(&dir), [0]);
+
+        let mut sim = Counter::new(3);
+        sim.batch = 3;
+        run(&mut sim, &options(&dir, 19, Some(100), true), |_| {}).unwrap();
         assert_eq!(
             std::fs::read(dir.join("observables.csv")).unwrap(),
             std::fs::read(straight.join("observables.csv")).unwrap()

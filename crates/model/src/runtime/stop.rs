@@ -1,11 +1,12 @@
 //! Asking a run to stop early: Ctrl-C or SIGTERM in the command line, a KeyboardInterrupt in
-//! Python. The run loop and `Driven::advance_until` ask after every observation period, so a
-//! run stops with the period under way done and its state whole.
+//! Python. The run loop asks after every batch of steps (`Simulation::batch_steps`) and
+//! `Driven::advance_until` after every observation period, so a run stops with the batch (or
+//! period) under way done and its state whole.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-/// A question the runtime asks between observation periods: true stops the run there.
+/// A question the runtime asks between batches: true stops the run there.
 #[derive(Clone)]
 pub struct StopCheck(Arc<dyn Fn() -> bool + Send + Sync>);
 

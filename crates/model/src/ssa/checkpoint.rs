@@ -36,8 +36,8 @@ use super::odm::OdmTrajectory;
 use super::stream::Stream;
 use super::tau::{TauCounters, TauTrajectory};
 use crate::checkpoint::{self as container, model_error, take};
-use crate::error::{ModelError, Result};
-use crate::reactions::Network;
+use crate::error::{short, ModelError, Result};
+use crate::reactions::{Network, COUNT_LIMIT};
 use petri_output::checkpoint::{CheckpointFile, CheckpointWriter};
 use petri_output::checksum::xxh64;
 use serde::{Deserialize, Serialize};
@@ -445,6 +445,68 @@ impl Checkpoint {
         })
     }
 
+    /// The state's own invariants, past its sizes: counts below the count limit (a run stops
+    /// on reaching it), ODM's running propensities those of the counts (each is recomputed
+    /// whole when it changes) and its running total finite and >= 0, the statistics finite
+    /// (standard deviations >= 0), the GPU's propensities finite and >= 0.
+    fn check_values(&self, net: &Network, method: Method) -> std::result::Result<(), String> {
+        let (s, r) = (self.header.species, self.header.reactions);
+        let counts = self
+            .counts
+            .iter()
+            .copied()
+            .chain(self.gpu_counts.iter().map(|&c| c as u64))
+            .chain(self.kept.iter().copied());
+        if let Some((k, c)) = counts.enumerate().find(|(_, c)| *c > COUNT_LIMIT) {
+            return Err(format!(
+                "count {k} of the state is {c}: past the count limit {COUNT_LIMIT}"
+            ));
+        }
+        if let Some(i) = (0..self.mean.len())
+            .find(|&i| !(self.mean[i].is_finite() && self.sd[i].is_finite() && self.sd[i] >= 0.0))
+        {
+            return Err(format!(
+                "row {} of mean_sd ({}): mean {}, sd {}: not finite, or a negative sd",
+                i / s.max(1),
+                net.species[i % s.max(1)].id,
+                short(self.mean[i]),
+                short(self.sd[i])
+            ));
+        }
+        if method == Method::Odm && self.header.gpu.is_none() {
+            for i in 0..self.header.trajectories as usize {
+                let counts = &self.counts[i * s..(i + 1) * s];
+                let a0 = self.a0[i];
+                if !(a0.is_finite() && a0 >= 0.0) {
+                    return Err(format!(
+                        "trajectory {i} has a total propensity of {}: not a finite number >= 0",
+                        short(a0)
+                    ));
+                }
+                if let Some(j) =
+                    (0..r).find(|&j| self.a[i * r + j] != net.reactions[j].propensity(counts))
+                {
+                    return Err(format!(
+                        "trajectory {i} has propensity {} for reaction {j}, its counts give {}",
+                        short(self.a[i * r + j]),
+                        short(net.reactions[j].propensity(counts))
+                    ));
+                }
+            }
+        }
+        if let Some(k) = self
+            .gpu_props
+            .iter()
+            .position(|&b| !(f32::from_bits(b).is_finite() && f32::from_bits(b) >= 0.0))
+        {
+            return Err(format!(
+                "GPU propensity {k} is {}: not a finite number >= 0",
+                f32::from_bits(self.gpu_props[k])
+            ));
+        }
+        Ok(())
+    }
+
     /// Checks that the checkpoint belongs to a run of `net` with these options, on the device
     /// (`gpu`: a GPU run with these settings) it was written on.
     fn check_run(
@@ -506,6 +568,7 @@ impl Checkpoint {
                 "the checkpoint was written with {name} = {was}, this run has {is}"
             )));
         }
+        self.check_values(net, method).map_err(error)?;
         let device = |g: Option<&GpuHeader>| match g {
             Some(_) => "gpu",
             None => "cpu",
