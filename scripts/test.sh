@@ -9,7 +9,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ensure-gpu-driver.sh
 scripts/ensure-mpi.sh
-# Every build below has petri-cli's `mpi` feature, so the dependency tree is built once.
+# Every build below has petri-cli's `mpi` feature, so the dependency tree is built once; the
+# Python package's wheel reuses it too (this fails early if it would not).
+scripts/check-shared-build.sh
 features=(--features petri-cli/mpi)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -23,7 +25,7 @@ echo "== the embedding example (examples/embed.rs)"
 "${CARGO_TARGET_DIR:-target}/debug/examples/embed"
 echo "== GPU tests on the OpenGL backend (PETRI_BACKEND=gl)"
 PETRI_BACKEND=gl cargo test --workspace --exclude petri-python "${features[@]}" --locked 2>&1 | tee -a "$log"
-echo "== Python package (pytest, default adapter)"
+echo "== Python package (its wheel; pytest, default adapter; the notebooks at PETRI_NOTEBOOK_SIZE=ci)"
 python=$(scripts/python-env.sh)
 pylog=$(mktemp)
 trap 'rm -f "$log" "$pylog"' EXIT

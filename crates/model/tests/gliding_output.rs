@@ -474,7 +474,28 @@ fn the_frame_shows_density_director_motors_and_flow_where_they_are() {
         *u = (k / g.nx) as f32 / 16.0;
     }
     let figures = frame_figures(&g, &f, 8).unwrap();
-    assert_eq!(figures[0].panels[0].title, "filament density, t = 1.25");
+    assert_eq!(figures[0].panels[0].title, "filament density, t = 1.25 l/V");
+    // Every axis and colour bar names its unit.
+    for figure in &figures {
+        let panel = &figure.panels[0];
+        assert_eq!(
+            (panel.x.label.as_str(), panel.y.label.as_str()),
+            ("x (filament lengths l)", "y (filament lengths l)")
+        );
+        assert!(panel.title.ends_with("t = 1.25 l/V"), "{}", panel.title);
+    }
+    let bars = figures
+        .each_ref()
+        .map(|f| f.color_scale.as_ref().unwrap().label.clone());
+    assert_eq!(
+        bars,
+        ["filament density c (per l²)", "bound motors n_b (per l²)"]
+    );
+    assert!(figures[1].panels[0].lines[0]
+        .label
+        .as_deref()
+        .unwrap()
+        .ends_with(" V)"));
     // Glyphs at cells 4, 12, 20, 28 across and 4, 12 up: director segments in the left half
     // only (4; the right is isotropic), lying along x; 8 arrows of 3 strokes.
     let director = &figures[0].panels[0].lines[0].segments;

@@ -17,10 +17,11 @@ use pyo3::exceptions::{
 };
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyList, PyTuple, PyType};
+use pyo3::types::{PyBool, PyDict, PyList, PyTuple, PyType};
 use pyo3::IntoPyObjectExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 create_exception!(
     petri,
@@ -394,6 +395,116 @@ fn sweep_run(
     Ok(records.iter().map(record_json).collect())
 }
 
+/// The repository's model configs (`assets/`), built into the module so that an installed
+/// package has them (`petri.assets`): file name and text. The Python tests check that the list
+/// is the folder's.
+const ASSETS: [(&str, &str); 7] = [
+    (
+        "angiogenesis.json",
+        include_str!("../../../assets/angiogenesis.json"),
+    ),
+    (
+        "angiogenesis_3d.json",
+        include_str!("../../../assets/angiogenesis_3d.json"),
+    ),
+    (
+        "birth-death.json",
+        include_str!("../../../assets/birth-death.json"),
+    ),
+    (
+        "epidermis.json",
+        include_str!("../../../assets/epidermis.json"),
+    ),
+    ("gliding.json", include_str!("../../../assets/gliding.json")),
+    (
+        "min-system.json",
+        include_str!("../../../assets/min-system.json"),
+    ),
+    ("vilar.json", include_str!("../../../assets/vilar.json")),
+];
+
+/// The names of the configs the package holds, in order.
+#[pyfunction]
+fn asset_names() -> Vec<&'static str> {
+    ASSETS.iter().map(|(name, _)| *name).collect()
+}
+
+/// The text of the packaged config `name`.
+#[pyfunction]
+fn asset_text(name: &str) -> PyResult<&'static str> {
+    ASSETS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| *text)
+        .ok_or_else(|| {
+            config_error(format!(
+                "config: asset = {name:?} is not allowed: one of {}",
+                asset_names().join(", ")
+            ))
+        })
+}
+
+/// What `run(progress=...)` reports to: a callable given (steps done, steps asked) after each
+/// stretch of the run, and whether Petri made it (a bar from `petri._progress`, closed when the
+/// run ends).
+struct Progress<'py> {
+    report: Bound<'py, PyAny>,
+    bar: bool,
+}
+
+impl<'py> Progress<'py> {
+    /// `progress` as given: None or False (no report), True (a bar), or a callable.
+    fn of(
+        py: Python<'py>,
+        progress: Option<Bound<'py, PyAny>>,
+        total: u64,
+        what: &str,
+    ) -> PyResult<Option<Self>> {
+        let Some(p) = progress.filter(|p| !p.is_none()) else {
+            return Ok(None);
+        };
+        if p.is_instance_of::<PyBool>() {
+            if !p.is_truthy()? {
+                return Ok(None);
+            }
+            let bar = py
+                .import("petri._progress")?
+                .call_method1("bar", (total, what))?;
+            return Ok(Some(Progress {
+                report: bar,
+                bar: true,
+            }));
+        }
+        if !p.is_callable() {
+            return Err(config_error(format!(
+                "config: progress = {} is not allowed: True (a bar), False, None or a callable \
+                 given (steps done, steps asked)",
+                p.repr()?
+            )));
+        }
+        Ok(Some(Progress {
+            report: p,
+            bar: false,
+        }))
+    }
+
+    fn report(&self, done: u64, total: u64) -> PyResult<()> {
+        self.report.call1((done, total)).map(drop)
+    }
+
+    /// Ends a bar Petri made (a callable of the caller's is left as it is).
+    fn close(&self) -> PyResult<()> {
+        if self.bar {
+            self.report.call_method0("close")?;
+        }
+        Ok(())
+    }
+}
+
+/// Wall time a stretch of a reported run aims at: a report a few times a second, and stretches
+/// long enough that the wait for the device at the end of each costs little.
+const STRETCH: Duration = Duration::from_millis(250);
+
 /// A simulation of one model, opened by `petri.open`.
 #[pyclass(module = "petri", name = "Simulation")]
 struct Simulation {
@@ -422,6 +533,121 @@ impl Simulation {
             )));
         }
         Ok(((until - now) / dt + 1e-6).floor().max(0.0) as u64)
+    }
+
+    /// Runs `steps` steps, into the folder `out` when given (`run`'s arguments); the
+    /// observations made on the way.
+    fn run_steps<'py>(
+        &self,
+        py: Python<'py>,
+        steps: u64,
+        out: Option<PathBuf>,
+        checkpoint_every: Option<u64>,
+        overwrite: bool,
+        progress: Option<&Progress<'py>>,
+    ) -> PyResult<Vec<Row>> {
+        // Ctrl-C stops the run at the end of an observation period, the simulation whole and
+        // usable; the KeyboardInterrupt carries the observations made so far.
+        let signals = Arc::new(Signals::default());
+        let Some(dir) = out else {
+            if let Some(progress) = progress {
+                return self.advance_reported(py, steps, &signals, progress);
+            }
+            let advanced = py
+                .detach(|| self.sim().advance_until(steps, &|| signals.raised()))
+                .map_err(to_py)?;
+            if advanced.stopped {
+                return Err(signals.raise(py, self.rows(py, &advanced.rows)?));
+            }
+            return Ok(advanced.rows);
+        };
+        let asked = signals.clone();
+        // An exception from the progress callable stops the run as Ctrl-C does, and is raised.
+        let failed: Arc<Mutex<Option<PyErr>>> = Arc::default();
+        let failure = failed.clone();
+        let opts = RunOptions {
+            steps: Some(steps),
+            out_dir: dir,
+            checkpoint_every,
+            resumed: false,
+            overwrite,
+            setup_s: 0.0,
+            stop: Some(StopCheck::new(move || {
+                asked.raised() || failure.lock().map_or(true, |f| f.is_some())
+            })),
+        };
+        let start = self.sim().step();
+        if let Some(p) = progress {
+            p.report(0, steps)?;
+        }
+        let report = progress.map(|p| p.report.clone().unbind());
+        let mut rows = Vec::new();
+        let run = py.detach(|| {
+            self.sim().run_into(&opts, &mut |row, _| {
+                rows.push(row.clone());
+                if let Some(report) = &report {
+                    let done = row.step.saturating_sub(start).min(steps);
+                    let told = Python::attach(|py| report.call1(py, (done, steps)).map(drop));
+                    if let Err(e) = told {
+                        let mut f = failed.lock().unwrap_or_else(|p| p.into_inner());
+                        f.get_or_insert(e);
+                    }
+                }
+            })
+        });
+        let callback_error = failed.lock().unwrap_or_else(|p| p.into_inner()).take();
+        match (run, callback_error) {
+            (Err(ModelError::Interrupted { .. }), Some(e)) => Err(e),
+            (Ok(_), _) => Ok(rows),
+            (Err(ModelError::Interrupted { .. }), None) => {
+                Err(signals.raise(py, self.rows(py, &rows)?))
+            }
+            (Err(e), _) => Err(to_py(e)),
+        }
+    }
+
+    /// Advances `steps` steps in stretches of whole observation periods (a stretch ends on a
+    /// multiple of `observe_every` or at the end, so the observations are those of one
+    /// advance, and so is the state: results do not depend on batch lengths), reporting the
+    /// steps done after each. Stretches double while they take under [`STRETCH`] and halve
+    /// while they take over four times that. Ctrl-C stops it as it stops an advance.
+    fn advance_reported<'py>(
+        &self,
+        py: Python<'py>,
+        steps: u64,
+        signals: &Signals,
+        progress: &Progress<'py>,
+    ) -> PyResult<Vec<Row>> {
+        let start = self.sim().step();
+        let every = self.sim().schedule().observe_every.max(1);
+        let end = start.saturating_add(steps);
+        let mut rows = Vec::new();
+        let mut periods = 1u64;
+        progress.report(0, steps)?;
+        let mut now = start;
+        while now < end {
+            let next = (now / every)
+                .saturating_add(periods)
+                .saturating_mul(every)
+                .min(end);
+            let began = Instant::now();
+            let advanced = py
+                .detach(|| self.sim().advance_until(next - now, &|| signals.raised()))
+                .map_err(to_py)?;
+            rows.extend(advanced.rows);
+            if advanced.stopped {
+                return Err(signals.raise(py, self.rows(py, &rows)?));
+            }
+            now = self.sim().step();
+            progress.report(now - start, steps)?;
+            let took = began.elapsed();
+            if took < STRETCH {
+                periods = periods.saturating_mul(2);
+            } else if took > 4 * STRETCH {
+                periods = (periods / 2).max(1);
+            }
+        }
+        Ok(rows)
     }
 
     /// Observations as a dict of columns (numpy float64 arrays), with "step" (uint64).
@@ -517,8 +743,10 @@ impl Simulation {
     /// Runs `steps` steps (or on to the time `until`; neither: the config's steps) and returns
     /// the observations made on the way. With `out`, writes the run into that folder as
     /// `petri run` does (observables, snapshots, final state, manifest.json; a checkpoint
-    /// every `checkpoint_every` steps and at the end when given).
-    #[pyo3(signature = (steps=None, *, until=None, out=None, checkpoint_every=None, overwrite=false))]
+    /// every `checkpoint_every` steps and at the end when given). `progress`: True for a bar
+    /// (tqdm's when installed), or a callable given (steps done, steps asked) as the run goes.
+    #[pyo3(signature = (steps=None, *, until=None, out=None, checkpoint_every=None, overwrite=false, progress=None))]
+    #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         &self,
         py: Python<'py>,
@@ -527,6 +755,7 @@ impl Simulation {
         out: Option<PathBuf>,
         checkpoint_every: Option<u64>,
         overwrite: bool,
+        progress: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let steps = match (steps, until) {
             (Some(_), Some(_)) => {
@@ -546,45 +775,19 @@ impl Simulation {
                  save_checkpoint(path) writes one now",
             ));
         }
-        // Ctrl-C stops the run at the end of an observation period, the simulation whole and
-        // usable; the KeyboardInterrupt carries the observations made so far.
-        let signals = Arc::new(Signals::default());
-        let rows = match out {
-            None => {
-                let advanced = py
-                    .detach(|| self.sim().advance_until(steps, &|| signals.raised()))
-                    .map_err(to_py)?;
-                if advanced.stopped {
-                    return Err(signals.raise(py, self.rows(py, &advanced.rows)?));
-                }
-                advanced.rows
-            }
-            Some(dir) => {
-                let asked = signals.clone();
-                let opts = RunOptions {
-                    steps: Some(steps),
-                    out_dir: dir,
-                    checkpoint_every,
-                    resumed: false,
-                    overwrite,
-                    setup_s: 0.0,
-                    stop: Some(StopCheck::new(move || asked.raised())),
-                };
-                let mut rows = Vec::new();
-                let run = py.detach(|| {
-                    self.sim()
-                        .run_into(&opts, &mut |row, _| rows.push(row.clone()))
-                });
-                match run {
-                    Ok(_) => rows,
-                    Err(ModelError::Interrupted { .. }) => {
-                        return Err(signals.raise(py, self.rows(py, &rows)?))
-                    }
-                    Err(e) => return Err(to_py(e)),
-                }
-            }
-        };
-        self.rows(py, &rows)
+        let progress = Progress::of(py, progress, steps, self.model.name())?;
+        let rows = self.run_steps(
+            py,
+            steps,
+            out,
+            checkpoint_every,
+            overwrite,
+            progress.as_ref(),
+        );
+        if let Some(p) = &progress {
+            p.close()?;
+        }
+        self.rows(py, &rows?)
     }
 
     /// The state now as numpy arrays, by name (fields, lattices, particle sets, ensemble
@@ -635,6 +838,8 @@ fn _petri(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep_task, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_finish, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_run, m)?)?;
+    m.add_function(wrap_pyfunction!(asset_names, m)?)?;
+    m.add_function(wrap_pyfunction!(asset_text, m)?)?;
     m.add_class::<Simulation>()?;
     m.add("PetriError", py.get_type::<PetriError>())?;
     m.add("ConfigError", config_error_type(py)?.bind(py))?;

@@ -1,4 +1,5 @@
-"""The scripts in examples/python run (small sizes, from the repository root)."""
+"""The scripts in examples/python run (small sizes, from the repository root) and draw their
+figure into a file."""
 
 import subprocess
 import sys
@@ -22,9 +23,20 @@ def test_every_example_is_covered():
 
 
 @pytest.mark.parametrize("script", sorted(CASES))
-def test_example_runs(script):
+def test_example_runs_and_plots(script, tmp_path):
     args, expect = CASES[script]
-    done = subprocess.run([sys.executable, str(REPO / "examples" / "python" / script), *args],
-                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    figure = tmp_path / "figure.png"
+    # From another folder than the repository: the configs come from the package.
+    done = subprocess.run([sys.executable, str(REPO / "examples" / "python" / script), *args,
+                           "--plot", str(figure)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert expect in done.stdout, done.stdout
+    assert f"figure: {figure}" in done.stdout
+    import matplotlib.image
+
+    pixels = matplotlib.image.imread(figure)
+    # A figure, not a blank canvas: at least 600 pixels wide and many distinct colours.
+    assert pixels.shape[1] >= 600, pixels.shape
+    colours = {tuple(p) for p in pixels.reshape(-1, pixels.shape[-1])[::7].round(2).tolist()}
+    assert len(colours) > 20, len(colours)

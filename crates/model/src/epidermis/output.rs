@@ -20,7 +20,7 @@ pub struct Geometry {
     /// Periodic box in x and y.
     pub lx: f32,
     pub ly: f32,
-    /// The height of the box the neighbour search bins (the pictures show at least this much).
+    /// The height of the box the neighbour search bins.
     pub height: f32,
     /// Thickness of a layer of cells (`output.layer_thickness`).
     pub layer_thickness: f32,
@@ -275,15 +275,21 @@ const PICTURE_WIDTH: u32 = 1200;
 pub const BASAL: [u8; 3] = [202, 0, 32];
 pub const SUPRABASAL: [u8; 3] = [5, 113, 176];
 
+/// The unit of length on the pictures' axes: the asset's basal lattice spacing, about one
+/// settled cell's diameter (assets/epidermis.json, `initial`).
+pub const LENGTH_UNIT: &str = "unit: a basal cell's diameter";
+
 /// The side views of the tissue at the state's step: x-z and y-z, every element a disc coloured
-/// by its cell's type, the membrane at z = 0 the bottom axis; t and the step in the title.
+/// by its cell's type, the membrane at z = 0 the bottom axis, the z axis up to one layer above
+/// the highest element (not the box's height, which the tissue may fill only in part); t and
+/// the step in the title.
 pub fn tissue_figure(s: &EpidermisState, g: &Geometry) -> Result<Figure> {
     let mut basal = Vec::new();
     let mut suprabasal = Vec::new();
     // The views are at most MAX_ASPECT times taller than wide: elements above are left out
     // (and counted in the title), so a tissue gone far up never asks for a huge picture.
     let ceiling = g.height.max(MAX_ASPECT * g.lx.max(g.ly));
-    let mut top = g.height;
+    let mut highest = 0f32;
     let mut above = 0usize;
     for c in 0..s.cells as usize {
         let set = if s.is_basal(c) {
@@ -299,7 +305,7 @@ pub fn tissue_figure(s: &EpidermisState, g: &Geometry) -> Result<Figure> {
                 above += 1;
                 continue;
             }
-            top = top.max(p[2] + g.element_radius);
+            highest = highest.max(p[2] + g.element_radius);
             set.push([p[0] as f64, p[1] as f64, p[2] as f64]);
         }
     }
@@ -321,16 +327,23 @@ pub fn tissue_figure(s: &EpidermisState, g: &Geometry) -> Result<Figure> {
             points: basal,
         },
     ];
-    let z = || (2, Axis::new("z (membrane at 0)", 0.0, top as f64));
+    // One layer above the highest element shown, two layers at least.
+    let top = (highest + g.layer_thickness).max(2.0 * g.layer_thickness) as f64;
+    let z = || {
+        let label = format!("z above the membrane ({LENGTH_UNIT})");
+        (2, Axis::new(label, 0.0, top))
+    };
+    let across =
+        |name: &str, length: f32| Axis::new(format!("{name} ({LENGTH_UNIT})"), 0.0, length as f64);
     let views = [
         View {
             title: "side view x-z".into(),
-            across: (0, Axis::new("x", 0.0, g.lx as f64)),
+            across: (0, across("x", g.lx)),
             up: z(),
         },
         View {
             title: "side view y-z".into(),
-            across: (1, Axis::new("y", 0.0, g.ly as f64)),
+            across: (1, across("y", g.ly)),
             up: z(),
         },
     ];
@@ -506,6 +519,33 @@ mod tests {
         assert!(f.height >= plain.height);
         assert!(f.title.contains("(1 elements above z = "), "{}", f.title);
         assert!(!plain.title.contains("above"), "{}", plain.title);
+    }
+
+    #[test]
+    fn the_side_views_end_one_layer_above_the_tissue_and_name_their_unit() {
+        // The highest element is at z 1.85 + 0.05 (cell 2); the box is 8 high.
+        let g = Geometry {
+            height: 8.0,
+            ..geometry()
+        };
+        let figure = tissue_figure(&tissue(), &g).unwrap();
+        for panel in &figure.panels {
+            assert!((panel.y.hi - (1.9 + 0.5)).abs() < 1e-6, "{}", panel.y.hi);
+            assert!(panel.x.label.ends_with("(unit: a basal cell's diameter)"));
+            assert_eq!(
+                panel.y.label,
+                "z above the membrane (unit: a basal cell's diameter)"
+            );
+        }
+        // Axes of equal aspect: the picture is as tall as the tissue, not as the box.
+        let mut low = tissue();
+        low.cells = 1;
+        let short = tissue_figure(&low, &g).unwrap();
+        assert!(
+            (short.panels[0].y.hi - 1.0).abs() < 1e-6,
+            "two layers at least"
+        );
+        assert!(short.height < figure.height);
     }
 
     /// A fresh folder under the system's temporary folder.

@@ -335,6 +335,12 @@ const DIRECTOR: [u8; 3] = [215, 25, 28];
 /// Bound motors: white to dark red; the fluid's arrows in black over them.
 const MOTORS: [u8; 3] = [153, 0, 13];
 const ARROW: [u8; 3] = [0, 0, 0];
+/// Axes and colour bars in the model's units (the filament length l, the motor speed V, the
+/// time l/V): filaments and motors per l^2 of the surface.
+pub const X_LABEL: &str = "x (filament lengths l)";
+pub const Y_LABEL: &str = "y (filament lengths l)";
+pub const DENSITY_LABEL: &str = "filament density c (per l²)";
+pub const MOTORS_LABEL: &str = "bound motors n_b (per l²)";
 /// The longest segment or arrow, as a fraction of the spacing of those drawn.
 const GLYPH: f64 = 0.8;
 
@@ -350,7 +356,7 @@ fn reds(t: f32) -> [u8; 3] {
 /// the filament density c with the nematic director every `every`-th cell (length
 /// proportional to the local order, centred on the cell), and the coarse bound motors with the
 /// fluid velocity at z0 as arrows every `every`-th cell (the longest as long as the director at
-/// order 1). Axes in model units; cell (i, j) is centred at (i dx, j dy). `every` >= 1.
+/// order 1). Axes, times and colour bars in the model's units ([`X_LABEL`]); cell (i, j) is centred at (i dx, j dy). `every` >= 1.
 pub fn frame_figures(
     grid: &GlidingGrid,
     fields: &GlidingFields,
@@ -384,7 +390,7 @@ pub fn frame_figures(
         (order >= 0.01).then_some([(x - half * c, y - half * s), (x + half * c, y + half * s)])
     });
     let density: Vec<f32> = moments.iter().map(|m| m.c as f32).collect();
-    let mut top = frame_panel(grid, format!("filament density, t = {time}"), density);
+    let mut top = frame_panel(grid, format!("filament density, t = {time} l/V"), density);
     top.lines.push(
         Lines::new(DIRECTOR, 2, director.collect())
             .labelled("nematic director (length: local order S)"),
@@ -404,17 +410,17 @@ pub fn frame_figures(
             arrow((x, y), (u[k] as f64 * scale, v[k] as f64 * scale))
         });
     let bound: Vec<f32> = fields.motors.iter().map(|a| a[1]).collect();
-    let title = format!("bound motors and fluid velocity at z0, t = {time}");
+    let title = format!("bound motors and fluid velocity at z0, t = {time} l/V");
     let mut bottom = frame_panel(grid, title, bound);
-    let label = format!("fluid velocity at z0 (longest |u| = {fastest:.3e})");
+    let label = format!("fluid velocity at z0 (longest |u| = {fastest:.3e} V)");
     bottom
         .lines
         .push(Lines::new(ARROW, 2, arrows.collect()).labelled(label));
 
     let title = format!("Gliding assay, step {}", fields.step);
     Ok([
-        frame_figure(title, top, "filament density c", blues),
-        frame_figure(String::new(), bottom, "coarse bound motors", reds),
+        frame_figure(title, top, DENSITY_LABEL, blues),
+        frame_figure(String::new(), bottom, MOTORS_LABEL, reds),
     ])
 }
 
@@ -447,8 +453,8 @@ fn frame_panel(grid: &GlidingGrid, title: String, values: Vec<f32>) -> Panel {
     let (x, y) = (-0.5 * dx..grid.lx - 0.5 * dx, -0.5 * dy..grid.ly - 0.5 * dy);
     let mut panel = Panel::new(
         title,
-        Axis::new("x", x.start, x.end),
-        Axis::new("y", y.start, y.end),
+        Axis::new(X_LABEL, x.start, x.end),
+        Axis::new(Y_LABEL, y.start, y.end),
     );
     panel.equal_aspect = true;
     panel.heat_map = Some(HeatMap {

@@ -4,7 +4,7 @@ Every model opens from a config, a file or a dict, the same JSON that ``petri ru
 
     import petri
     sim = petri.open("assets/angiogenesis.json")
-    obs = sim.run(1000)                 # observations: {column: numpy array}
+    obs = sim.run(1000, progress=True)  # observations: {column: numpy array}; a bar meanwhile
     fields = sim.state()                # {"n": ndarray (nz, ny, nx), "c": ..., "segments": ...}
     sim.save_checkpoint("angio.petri")  # petri.open(resume="angio.petri") continues bitwise
 
@@ -15,6 +15,9 @@ default) picks the GPU when a hardware adapter exists, else the CPU, and says wh
     ens = petri.open("assets/vilar.json", trajectories=1000, t_end=200, points=201)
     ens.run()                           # to t_end
     stats = ens.state()                 # times, mean, sd (times x species), counts
+
+The model configs of the repository's ``assets/`` ship with the package:
+``petri.open(petri.assets.load("angiogenesis.json"))`` (a dict) or ``petri.assets.path(name)``.
 
 Errors are exceptions carrying the command line's messages: ``ConfigError`` (names the
 field, the value and what is allowed; also a ``ValueError``), ``NonFiniteError``,
@@ -45,9 +48,11 @@ from ._petri import (
     sweep_run as _sweep_run,
     sweep_task as _sweep_task,
 )
+from . import assets
 
 __all__ = [
     "__version__",
+    "assets",
     "open",
     "sweep",
     "adapters",

@@ -1,6 +1,6 @@
 """Type stubs of the native module petri._petri (documented through the petri package)."""
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -14,6 +14,8 @@ class CheckpointError(PetriError): ...
 class DeviceError(PetriError): ...
 class CapacityError(PetriError): ...
 
+def asset_names() -> List[str]: ...
+def asset_text(name: str) -> str: ...
 def adapters(backend: Optional[str] = None) -> List[Dict[str, Any]]: ...
 def open_simulation(
     config_text: Optional[str] = None,
@@ -73,10 +75,12 @@ class Simulation:
         out: Optional[str] = None,
         checkpoint_every: Optional[int] = None,
         overwrite: bool = False,
+        progress: Union[bool, None, Callable[[int, int], Any]] = None,
     ) -> Dict[str, npt.NDArray[Any]]:
         """Runs steps (or on to the time until) and returns the observations made on the way,
         {"step": uint64 array, column: float64 array}. With out, writes the run into that
-        folder as `petri run` does."""
+        folder as `petri run` does. progress: True for a bar (tqdm's when installed), or a
+        callable given (steps done, steps asked) as the run goes."""
     def state(self) -> Dict[str, npt.NDArray[Any]]:
         """The state now as numpy arrays, by name."""
     def save_checkpoint(self, path: str) -> None:
