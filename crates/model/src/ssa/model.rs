@@ -198,7 +198,8 @@ fn network_run(request: &OpenRequest) -> Result<NetworkRun> {
         Err(refusal) => match config {
             Config::Sbml(path) => match read_sbml_general(path) {
                 Ok(general) => {
-                    return open_general(&general, opts, &ensemble, request).map(NetworkRun::General)
+                    return open_general(&general, opts, &ensemble, request)
+                        .map(NetworkRun::General)
                 }
                 Err(_) => return Err(refusal),
             },
