@@ -446,7 +446,6 @@ fn binning_offsets_span_long_empty_runs_of_cells() {
 #[test]
 fn binning_matches_twin_periodic_and_clamped() {
     let ctx = test_context();
-    // ~2^13 cells: 2 digit passes.
     for (dims, periodic) in [
         ([32, 16, 16], [true, false, true]),
         ([7, 1, 300], [false, true, false]),
@@ -461,6 +460,37 @@ fn binning_matches_twin_periodic_and_clamped() {
             check_binning(&ctx, &b, &g, &p, n as usize);
         }
     }
+}
+
+#[test]
+fn binning_orders_crowded_cells_by_index() {
+    // A cell of over 5,000 points (clamped into it) and one of 17 beside cells of a few:
+    // every cell's points in rising index order, as the twin's stable sort, over repeated
+    // binnings of the same buffers (the counts start from zero each time).
+    let ctx = test_context();
+    let g = grid([4, 4, 2], [false, false, false]);
+    let spread = points(&g, 3000, 5);
+    let mut p = Vec::new();
+    for i in 0..8000usize {
+        p.push(match i % 8 {
+            // Far below the grid: clamped into cell 0.
+            0..=4 => [-50.0, -50.0, -50.0, 0.0],
+            _ => spread[i % spread.len()],
+        });
+    }
+    let at = |c: [f32; 3]| [c[0], c[1], c[2], 0.0];
+    let inside = [-1.0 + 2.5 * 0.25, 0.5 + 1.5 * 0.5, 2.0 + 0.5 * 0.125];
+    p.extend(std::iter::repeat_n(at(inside), 17));
+    let n = p.len() as u32;
+    let positions = buffers::storage_from(&ctx, "positions", &p).unwrap();
+    let b = Binning::new(&ctx, &positions, n, g, Length::Host(n)).unwrap();
+    for _ in 0..2 {
+        run(&ctx, |e| b.record(e));
+        check_binning(&ctx, &b, &g, &p, n as usize);
+    }
+    let offsets = read_u32(&ctx, b.cell_offsets(), g.cells() as usize + 1);
+    let largest = offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap();
+    assert!(largest >= 5000, "largest cell {largest}");
 }
 
 #[test]

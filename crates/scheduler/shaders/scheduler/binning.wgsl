@@ -1,11 +1,19 @@
-// Binning of points into a uniform grid for neighbour search. `bin_cells` gives every point its
-// cell (per axis floor((p - origin) * inv_cell), wrapped on periodic axes, clamped to the grid
-// otherwise; cell = x + dims.x * (y + dims.y * z)) and its own index as the payload; the radix
-// sort (scheduler/radix_sort.wgsl) then orders the points by cell, stably. `bin_offsets` turns
-// the sorted cells into CSR offsets: offsets[c] = the first sorted position whose cell is >= c,
-// for c in 0..=cells, so cell c holds sorted positions offsets[c]..offsets[c+1] (empty cells:
-// equal). One thread per cell searches for it, so every entry is written exactly once: no
-// clearing, no atomics.
+// Binning of points into a uniform grid for neighbour search, by a counting sort. `bin_cells`
+// gives every point its cell (per axis floor((p - origin) * inv_cell), wrapped on periodic axes,
+// clamped to the grid otherwise; cell = x + dims.x * (y + dims.y * z)) and counts the points of
+// each cell, keeping the count it found as the point's place. The scan (scheduler/scan.wgsl)
+// turns the counts into CSR offsets: cell c holds sorted positions offsets[c]..offsets[c+1]
+// (empty cells: equal). `bin_scatter` lists each cell's points at its offsets, in the order the
+// places were taken, which depends on thread timing; `bin_rank` then puts each point at its
+// cell's offset plus the number of the cell's points of lower index: the stable order, the same
+// whatever the timing, the workgroup size or the device. It also clears the counts for the next
+// binning (they start zeroed).
+//
+// The rank pass reads a point's whole cell, k reads per point: k^2 per cell, cheap for the few
+// points per cell of a neighbour grid and still bounded for a crowded one (5,000 points clamped
+// into one cell: 25 M reads). A sort of the cell in one thread would be k log k but serial, and
+// llvmpipe ends any loop after 65,535 iterations, which such a sort reaches at a few thousand
+// points; here a loop is as long as the cell.
 // CPU twin: crates/scheduler/src/primitives/binning.rs (cpu_binning).
 
 const BIN_WG: u32 = 256u;
@@ -21,7 +29,8 @@ struct GridCfg {
     inv_cell: vec3<f32>,
     cells: u32,
     dims: vec3<u32>,
-    _pad: u32,
+    // Points the binning holds at most: where the second half of `scratch` starts.
+    capacity: u32,
 }
 
 @group(0) @binding(0) var<uniform> grid: GridCfg;
@@ -30,9 +39,15 @@ struct GridCfg {
 // xyz: position; w unused.
 @group(0) @binding(2) var<storage, read> positions: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read_write> cell_of: array<u32>;
-@group(0) @binding(4) var<storage, read_write> point_index: array<u32>;
-@group(0) @binding(5) var<storage, read> sorted_cells: array<u32>;
-@group(0) @binding(6) var<storage, read_write> cell_offsets: array<u32>;
+// [i]: point i's place among its cell's points, in the order the counts were taken;
+// [capacity + s]: the point at sorted position s in that order.
+@group(0) @binding(4) var<storage, read_write> scratch: array<u32>;
+// cells + 1 counts, zero between binnings.
+@group(0) @binding(5) var<storage, read_write> counts: array<atomic<u32>>;
+// cells + 1 offsets, the exclusive scan of the counts.
+@group(0) @binding(6) var<storage, read> cell_offsets: array<u32>;
+@group(0) @binding(7) var<storage, read_write> sorted_cells: array<u32>;
+@group(0) @binding(8) var<storage, read_write> sorted_index: array<u32>;
 
 fn bin_axis(x: f32, a: u32) -> u32 {
     let f = clamp(floor((x - grid.origin[a]) * grid.inv_cell[a]), -BIN_COORD_LIMIT, BIN_COORD_LIMIT);
@@ -57,38 +72,42 @@ fn bin_cells(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) w
             let x = bin_axis(p.x, 0u);
             let y = bin_axis(p.y, 1u);
             let z = bin_axis(p.z, 2u);
-            cell_of[i] = x + grid.dims.x * (y + grid.dims.y * z);
-            point_index[i] = i;
+            let c = x + grid.dims.x * (y + grid.dims.y * z);
+            cell_of[i] = c;
+            scratch[i] = atomicAdd(&counts[c], 1u);
         }
     }
 }
 
-// Thread t of the grid of workgroups handles cells t, t + BIN_WG, ... of its block; each cell's
-// offset is a binary search of the sorted cells, so the work per cell is log2(points) whatever
-// the gaps between occupied cells (a scatter from the sorted points would leave one thread the
-// whole empty tail of the grid).
 @compute @workgroup_size(256)
-fn bin_offsets(
-    @builtin(local_invocation_index) lid: u32,
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-) {
+fn bin_scatter(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
     let n = b_lens[0];
-    let block = wid.x + groups.x * wid.y;
     for (var k = 0u; k < BIN_ITEMS; k++) {
-        let c = block * BIN_BLOCK + k * BIN_WG + lid;
-        if c <= grid.cells {
-            var lo = 0u;
-            var hi = n;
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2u;
-                if sorted_cells[mid] < c {
-                    lo = mid + 1u;
-                } else {
-                    hi = mid;
-                }
+        let i = wid.x * BIN_BLOCK + k * BIN_WG + lid;
+        if i < n {
+            let c = cell_of[i];
+            let s = cell_offsets[c] + scratch[i];
+            sorted_cells[s] = c;
+            scratch[grid.capacity + s] = i;
+        }
+    }
+}
+
+@compute @workgroup_size(256)
+fn bin_rank(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+    let n = b_lens[0];
+    for (var k = 0u; k < BIN_ITEMS; k++) {
+        let i = wid.x * BIN_BLOCK + k * BIN_WG + lid;
+        if i < n {
+            let c = cell_of[i];
+            let lo = cell_offsets[c];
+            let hi = cell_offsets[c + 1u];
+            var below = 0u;
+            for (var s = lo; s < hi; s++) {
+                below += u32(scratch[grid.capacity + s] < i);
             }
-            cell_offsets[c] = lo;
+            sorted_index[lo + below] = i;
+            atomicStore(&counts[c], 0u);
         }
     }
 }

@@ -1,7 +1,12 @@
 //! Points binned into a uniform grid for neighbour search (`shaders/scheduler/binning.wgsl`):
-//! cell per point -> stable radix sort of (cell, point index) -> sorted point indices and CSR
-//! cell offsets (cell c holds sorted positions `offsets[c]..offsets[c+1]`; empty cells have
-//! equal ends). The offsets are also the segments of a `SegmentedReduction` over cells.
+//! a counting sort. Cell and count per point -> scan of the counts (`Scan`) into CSR cell
+//! offsets (cell c holds sorted positions `offsets[c]..offsets[c+1]`; empty cells have equal
+//! ends) -> scatter -> each point ranked by index among its cell's points, so the order is the
+//! stable sort's whatever the thread timing. Three kernels and the scan's levels, where a radix
+//! sort by cell takes a count, a scan and a scatter per digit: below about 10^6 points the
+//! dispatches, not the memory traffic, set a binning's time. The rank costs k reads per point
+//! of a cell of k points (the shader's header). The offsets are also the segments of a
+//! `SegmentedReduction` over cells.
 //!
 //! Positions are `vec4<f32>` per point (xyz; w is free for the model, e.g. a radius).
 //! Per axis the cell coordinate is `floor((x - origin) * (1 / cell_size))`, with
@@ -12,7 +17,7 @@
 //! finite: a NaN lands in some cell of the grid, never outside it.
 
 use super::dispatch::{DispatchTable, SlotDesc};
-use super::radix_sort::RadixSort;
+use super::scan::Scan;
 use super::{check_buffer, invalid, u32_buffer, uniform, Kernels, Length, Primitive, Result};
 use crate::shaders::scheduler::binning;
 use petri_engine::kernel::Access;
@@ -22,7 +27,8 @@ const BLOCK: u32 = 2048;
 const COORD_LIMIT: f32 = 1_073_741_824.0;
 
 const CELLS: usize = 0;
-const OFFSETS: usize = 1;
+const SCATTER: usize = 1;
+const RANK: usize = 2;
 
 /// A uniform grid of `dims` cells of `cell_size` from `origin`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -111,32 +117,20 @@ struct GridCfg {
     inv_cell: [f32; 3],
     cells: u32,
     dims: [u32; 3],
-    _pad: u32,
+    capacity: u32,
 }
 
 /// Binning of the first `len` points of a positions buffer.
 pub struct Binning {
     table: DispatchTable,
-    sort: RadixSort,
+    scan: Scan,
     kernels: Kernels,
     group: wgpu::BindGroup,
     cell_of: wgpu::Buffer,
     offsets: wgpu::Buffer,
-    /// The offsets pass runs over the grid's `cells + 1` offsets, whatever the length: a fixed
-    /// (x, y) grid of workgroups of BLOCK cells.
-    offset_groups: (u32, u32),
+    sorted_cells: wgpu::Buffer,
+    sorted_index: wgpu::Buffer,
     grid: Grid,
-}
-
-/// Workgroups of BLOCK offsets covering `cells + 1`, folded into two dimensions past the
-/// device's per-dimension limit.
-fn offset_groups(ctx: &GpuContext, cells: u32) -> Result<(u32, u32)> {
-    let blocks = (cells as u64 + 1).div_ceil(BLOCK as u64) as u32;
-    let limit = ctx.limits().max_compute_workgroups_per_dimension.max(1);
-    let x = blocks.min(limit);
-    let y = blocks.div_ceil(x);
-    ctx.check_workgroups("binning offsets", y)?;
-    Ok((x, y))
 }
 
 impl Binning {
@@ -151,6 +145,15 @@ impl Binning {
     ) -> Result<Self> {
         let cells = grid.validate()?;
         check_buffer("binning", "positions", positions, capacity as u64, 16)?;
+        // The scratch buffer holds 2 * capacity u32, indexed by u32.
+        if capacity > i32::MAX as u32 {
+            return Err(invalid(
+                "binning",
+                "capacity",
+                capacity,
+                "at most 2^31 - 1 points",
+            ));
+        }
         let table = DispatchTable::new(
             ctx,
             "binning",
@@ -158,31 +161,26 @@ impl Binning {
             capacity,
             &[SlotDesc::length(BLOCK)],
         )?;
-        let offset_groups = offset_groups(ctx, cells)?;
-        let cell_of = u32_buffer(ctx, "cell of point", capacity as u64)?;
-        let index = u32_buffer(ctx, "point index", capacity as u64)?;
         let offsets = u32_buffer(ctx, "cell offsets", cells as u64 + 1)?;
-        let sort = RadixSort::new(
-            ctx,
-            &cell_of,
-            &index,
-            capacity,
-            grid.key_bits(),
-            Length::Gpu {
-                buffer: table.lens().clone(),
-                word: 0,
-            },
-        )?;
+        // Zeroed here; each binning's last pass zeroes them again.
+        let counts = u32_buffer(ctx, "cell counts", cells as u64 + 1)?;
+        let cell_of = u32_buffer(ctx, "cell of point", capacity as u64)?;
+        let scratch = u32_buffer(ctx, "binning scratch", 2 * capacity as u64)?;
+        let sorted_cells = u32_buffer(ctx, "sorted cells", capacity as u64)?;
+        let sorted_index = u32_buffer(ctx, "sorted point index", capacity as u64)?;
+        let scan = Scan::new(ctx, &counts, &offsets, cells + 1, Length::Host(cells + 1))?;
         let kernels = Kernels::new(
             ctx,
-            &[binning::BIN_CELLS, binning::BIN_OFFSETS],
+            &[binning::BIN_CELLS, binning::BIN_SCATTER, binning::BIN_RANK],
             &[
                 Access::Uniform,
                 Access::ReadOnly,
                 Access::ReadOnly,
                 Access::ReadWrite,
                 Access::ReadWrite,
+                Access::ReadWrite,
                 Access::ReadOnly,
+                Access::ReadWrite,
                 Access::ReadWrite,
             ],
         )?;
@@ -192,7 +190,7 @@ impl Binning {
             inv_cell: grid.inv_cell(),
             cells,
             dims: grid.dims,
-            _pad: 0,
+            capacity,
         };
         let cfg = uniform(ctx, "grid", &cfg);
         let group = kernels.bind(
@@ -203,19 +201,22 @@ impl Binning {
                 table.lens(),
                 positions,
                 &cell_of,
-                &index,
-                sort.keys(),
+                &scratch,
+                &counts,
                 &offsets,
+                &sorted_cells,
+                &sorted_index,
             ],
         );
         Ok(Self {
             table,
-            sort,
+            scan,
             kernels,
             group,
             cell_of,
             offsets,
-            offset_groups,
+            sorted_cells,
+            sorted_index,
             grid,
         })
     }
@@ -226,12 +227,12 @@ impl Binning {
 
     /// Point indices in cell order (first `len` u32).
     pub fn sorted_indices(&self) -> &wgpu::Buffer {
-        self.sort.vals()
+        &self.sorted_index
     }
 
     /// The cell of each sorted point (first `len` u32, non-decreasing).
     pub fn sorted_cells(&self) -> &wgpu::Buffer {
-        self.sort.keys()
+        &self.sorted_cells
     }
 
     /// The cell of each point in input order (first `len` u32).
@@ -259,10 +260,12 @@ impl Primitive for Binning {
         pass.set_pipeline(self.kernels.pipeline(CELLS));
         pass.set_bind_group(0, &self.group, &[]);
         self.table.dispatch(pass, 0);
-        self.sort.record_pass(pass);
-        pass.set_pipeline(self.kernels.pipeline(OFFSETS));
+        self.scan.record_pass(pass);
+        pass.set_pipeline(self.kernels.pipeline(SCATTER));
         pass.set_bind_group(0, &self.group, &[]);
-        pass.dispatch_workgroups(self.offset_groups.0, self.offset_groups.1, 1);
+        self.table.dispatch(pass, 0);
+        pass.set_pipeline(self.kernels.pipeline(RANK));
+        self.table.dispatch(pass, 0);
     }
 }
 
@@ -305,7 +308,7 @@ mod layout {
 
     #[test]
     fn the_host_struct_mirrors_the_wgsl_struct() {
-        let host = host_layout!(super::GridCfg: origin, periodic, inv_cell, cells, dims);
+        let host = host_layout!(super::GridCfg: origin, periodic, inv_cell, cells, dims, capacity);
         layout::check(shaders::scheduler::binning::SHADER, "GridCfg", &host)
             .unwrap_or_else(|e| panic!("{e}"));
     }
