@@ -15,9 +15,9 @@ use petri_model::reactions::{dsmts_dir, Network, COUNT_LIMIT, MAX_RATE};
 use petri_model::ssa::ensemble::{run_ensemble_cpu, Method};
 use petri_model::ModelError;
 use proptest::prelude::*;
-use proptest::test_runner::RngSeed;
 use std::path::{Path, PathBuf};
 
+mod fuzz_common;
 mod inputs;
 use inputs::sbml_with_law;
 
@@ -160,20 +160,9 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// `cases` per property from a fixed seed, so that CI runs the same inputs every time; a longer
-/// or different campaign by hand with `PROPTEST_CASES` and `PROPTEST_RNG_SEED`.
-fn config(cases: u32) -> ProptestConfig {
-    fn env<T: std::str::FromStr>(name: &str) -> Option<T> {
-        std::env::var(name).ok().and_then(|v| v.parse().ok())
-    }
-    ProptestConfig {
-        cases: env("PROPTEST_CASES").unwrap_or(cases),
-        rng_seed: RngSeed::Fixed(env("PROPTEST_RNG_SEED").unwrap_or(0x5eed_0022)),
-        // Failures are printed, shrunk; nothing is written next to the sources.
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
+/// This file's proptest seed, so that CI runs the same inputs every time; a longer or different
+/// campaign by hand with `PROPTEST_CASES` and `PROPTEST_RNG_SEED` (fuzz_common).
+const SEED: u64 = 0x5eed_0022;
 
 const BIRTH_DEATH: &[u8] = include_bytes!("../../../assets/birth-death.json");
 const VILAR: &[u8] = include_bytes!("../../../assets/vilar.json");
@@ -224,7 +213,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 proptest! {
-    #![proptest_config(config(10000))]
+    #![proptest_config(fuzz_common::config(10000, SEED))]
 
     #[test]
     fn network_json_mutations(bytes in prop_oneof![mutated(BIRTH_DEATH), mutated(VILAR)]) {
@@ -236,7 +225,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(config(10000))]
+    #![proptest_config(fuzz_common::config(10000, SEED))]
 
     /// Generated networks: counts, stoichiometries and rates across their whole ranges and
     /// past them, sides and rates of every JSON type.
@@ -308,7 +297,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(config(5000))]
+    #![proptest_config(fuzz_common::config(5000, SEED))]
 
     #[test]
     fn sbml_mutations(bytes in prop_oneof![mutated(dsmts("00001")), mutated(dsmts("00030"))]) {
@@ -348,7 +337,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(config(5000))]
+    #![proptest_config(fuzz_common::config(5000, SEED))]
 
     #[test]
     fn angiogenesis_config_mutations(bytes in mutated(ANGIOGENESIS)) {
@@ -450,7 +439,7 @@ fn load_every_model(bytes: &[u8], dir: &Path) {
 }
 
 proptest! {
-    #![proptest_config(config(5000))]
+    #![proptest_config(fuzz_common::config(5000, SEED))]
 
     #[test]
     fn checkpoint_random_bytes(bytes in prop::collection::vec(any::<u8>(), 0..512), magic in any::<bool>()) {

@@ -7,6 +7,7 @@
 //! config; a checkpoint loads a state of the config or is refused naming the file. Case counts
 //! from a fixed seed, as in fuzz_readers.rs (`PROPTEST_CASES`, `PROPTEST_RNG_SEED` by hand).
 
+mod fuzz_common;
 mod gliding_common;
 
 use gliding_common::tiny;
@@ -19,7 +20,6 @@ use petri_model::gliding::state::GlidingState;
 use petri_model::gliding::MotorTables;
 use petri_model::ModelError;
 use proptest::prelude::*;
-use proptest::test_runner::RngSeed;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -46,15 +46,8 @@ const VALUES: &[&str] = &[
     "[]",
 ];
 
-fn config(cases: u32) -> ProptestConfig {
-    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.parse().ok());
-    ProptestConfig {
-        cases: env("PROPTEST_CASES").map_or(cases, |c: u64| c as u32),
-        rng_seed: RngSeed::Fixed(env("PROPTEST_RNG_SEED").unwrap_or(0x611d_0043)),
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
+/// This file's proptest seed.
+const SEED: u64 = 0x611d_0043;
 
 /// The tiny config as JSON, and the paths of its fields ("grid.nx", "dt", ...).
 fn base() -> (Value, Vec<String>) {
@@ -175,7 +168,7 @@ fn checkpoint_bytes() -> &'static [u8] {
 }
 
 proptest! {
-    #![proptest_config(config(400))]
+    #![proptest_config(fuzz_common::config(400, SEED))]
 
     /// Up to four fields set to probing values.
     #[test]

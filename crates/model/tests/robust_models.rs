@@ -14,6 +14,7 @@
 //! only; case counts from a fixed seed (`PROPTEST_CASES`, `PROPTEST_RNG_SEED` by hand).
 
 mod common;
+mod fuzz_common;
 
 use petri_engine::testing::test_context;
 use petri_model::angiogenesis::checkpoint::Checkpoint as AngioCheckpoint;
@@ -34,7 +35,6 @@ use petri_model::ssa::ensemble::Method;
 use petri_model::ssa::run::{run_cpu, RunOptions as SsaOptions};
 use petri_model::ModelError;
 use proptest::prelude::*;
-use proptest::test_runner::RngSeed;
 use serde_json::json;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -65,15 +65,8 @@ const VALUES: &[&str] = &[
     "[0, 1e30, 1e30, 16]",
 ];
 
-fn config(cases: u32) -> ProptestConfig {
-    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.parse().ok());
-    ProptestConfig {
-        cases: env("PROPTEST_CASES").map_or(cases, |c: u64| c as u32),
-        rng_seed: RngSeed::Fixed(env("PROPTEST_RNG_SEED").unwrap_or(0x0e9d_0043)),
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
+/// This file's proptest seed.
+const SEED: u64 = 0x0e9d_0043;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("model-fuzz-{name}"));
@@ -542,7 +535,7 @@ fn network_checkpoints_with_impossible_values_are_refused() {
 }
 
 proptest! {
-    #![proptest_config(config(300))]
+    #![proptest_config(fuzz_common::config(300, SEED))]
 
     /// Up to four fields of the small epidermis set to probing values.
     #[test]

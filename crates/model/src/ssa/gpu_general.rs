@@ -25,6 +25,7 @@
 
 use super::ensemble::Method;
 use super::general::{GeneralTables, GeneralTrajectory};
+use super::gpu_compiled::write_selection;
 use super::gpu_expr::{f32_literal, wgsl, Leaves};
 use super::gpu_tables::MAX_SPECIES;
 use super::gpu_tables::{gpu_initial_counts, NetTables, RxRecord, COUNT_LIMIT, MAX_REACTIONS};
@@ -319,29 +320,12 @@ fn run_general(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_inv
             if next_out >= p.out_stop {{
                 break;
             }}
-        }}
-        let goal = rng_unit(r.y) * a0;
-        var cumulative = 0.0;
-        var fired = 0xFFFFFFFFu;
-        loop {{"
+        }}"
         );
-        for &j in &self.tables.order {
-            let _ = writeln!(
-                w,
-                "            if a_{j} > 0.0 {{
-                cumulative = cumulative + a_{j};
-                fired = {j}u;
-                if cumulative > goal {{
-                    break;
-                }}
-            }}"
-            );
-        }
+        write_selection(w, &self.tables.order);
         let _ = writeln!(
             w,
-            "            break;
-        }}
-        if fired == 0xFFFFFFFFu {{
+            "        if fired == 0xFFFFFFFFu {{
             {spill}
             next_out = record_until(TIME_NEVER, next_out, i, event);
             break;
