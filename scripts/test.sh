@@ -15,22 +15,23 @@ scripts/check-shared-build.sh
 features=(--features petri-cli/mpi)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-echo "== all tests (default adapter: Vulkan)"
+echo "== all tests (default adapter: Vulkan) [${SECONDS} s]"
 cargo test --workspace --exclude petri-python "${features[@]}" --locked 2>&1 | tee "$log"
 # The embedding example, as the tests above built it: `cargo run -p petri-model --example embed`
 # resolves the features of petri-model alone and builds the dependency tree a second time.
-echo "== the model written outside the workspace (examples/custom_model, its own crate)"
+echo "== the model written outside the workspace (examples/custom_model, its own crate) [${SECONDS} s]"
 cargo test --locked --manifest-path examples/custom_model/Cargo.toml 2>&1 | tee -a "$log"
-echo "== the embedding example (examples/embed.rs)"
+echo "== the embedding example (examples/embed.rs) [${SECONDS} s]"
 "${CARGO_TARGET_DIR:-target}/debug/examples/embed"
-echo "== GPU tests on the OpenGL backend (PETRI_BACKEND=gl)"
+echo "== GPU tests on the OpenGL backend (PETRI_BACKEND=gl) [${SECONDS} s]"
 PETRI_BACKEND=gl cargo test --workspace --exclude petri-python "${features[@]}" --locked 2>&1 | tee -a "$log"
-echo "== Python package (its wheel; pytest, default adapter; the notebooks at PETRI_NOTEBOOK_SIZE=ci)"
+echo "== Python package (its wheel; pytest, default adapter; the notebooks at PETRI_NOTEBOOK_SIZE=ci) [${SECONDS} s]"
 python=$(scripts/python-env.sh)
 pylog=$(mktemp)
 trap 'rm -f "$log" "$pylog"' EXIT
-"$python" -m pytest -q -p no:cacheprovider crates/python/tests 2>&1 | tee "$pylog"
+"$python" -m pytest -q -p no:cacheprovider --durations=8 crates/python/tests 2>&1 | tee "$pylog"
 # One closing line for all runs.
+echo "all done in ${SECONDS} s"
 awk '/^test result:/ { p += $4; f += $6 } END { printf "workspace, both backends: %d passed, %d failed\n", p, f }' "$log"
 awk '/ passed| failed/ && / in [0-9.]+s/ { for (i = 1; i < NF; i++) { if ($(i + 1) ~ /^passed/) p += $i; if ($(i + 1) ~ /^failed/) f += $i } }
      END { printf "python: %d passed, %d failed\n", p, f }' "$pylog"
