@@ -311,8 +311,11 @@ fn mixed_state(max_cells: u32, cells: usize, full_every: usize, seed: u64) -> Ep
             0.75 + 1.5 * ((c / 4) % 4) as f32,
             0.5 + (c / 16) as f32,
         ];
+        // Some high-Delta cells (c % 3 == 2) at 20 elements: below any restriction point.
         let n = if c % full_every == 0 {
             39
+        } else if c % 6 == 5 {
+            20
         } else {
             20 + (c * 7) % 19
         };

@@ -59,7 +59,7 @@ impl Default for GrowthParams {
             // (0.03) and its high side (1.6..2) with the default gene parameters.
             delta_threshold: 0.3,
             // A quarter of the 20 elements a cell grows per cycle (the asset's provenance).
-            restriction_point: 25,
+            restriction_point: 21,
             division_normal: [0.0, 0.0, 1.0],
             spindle: false,
         }
