@@ -90,7 +90,8 @@ fn run_compiled(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_in
                 break;
             }}
         }}
-"
+        // The first reaction (search order, zeros skipped) whose cumulative propensity passes
+        // the goal; rounding at the top falls back to the last that can fire."
     );
     write_selection(w, &tables.order);
     let _ = writeln!(
@@ -132,6 +133,33 @@ fn run_compiled(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_in
 }}"
     );
     s
+}
+
+/// The selection of the reaction that fires, for the generated ensemble kernels: the first
+/// reaction (search order, zeros skipped) whose cumulative propensity passes the goal
+/// `rng_unit(r.y) * a0`; rounding at the top falls back to the last that can fire. It leaves
+/// `fired` (0xFFFFFFFF when none can).
+pub(super) fn write_selection(w: &mut String, order: &[u32]) {
+    let _ = writeln!(
+        w,
+        "        let goal = rng_unit(r.y) * a0;
+        var cumulative = 0.0;
+        var fired = 0xFFFFFFFFu;
+        loop {{"
+    );
+    for &j in order {
+        let _ = writeln!(
+            w,
+            "            if a_{j} > 0.0 {{
+                cumulative = cumulative + a_{j};
+                fired = {j}u;
+                if cumulative > goal {{
+                    break;
+                }}
+            }}"
+        );
+    }
+    let _ = writeln!(w, "            break;\n        }}");
 }
 
 #[cfg(test)]
@@ -219,31 +247,4 @@ mod tests {
             .unwrap();
         petri_engine::shaders::validate_source("generated", &src).unwrap();
     }
-}
-
-/// The selection of the reaction that fires, for the generated ensemble kernels: the first
-/// reaction (search order, zeros skipped) whose cumulative propensity passes the goal
-/// `rng_unit(r.y) * a0`; rounding at the top falls back to the last that can fire. It leaves
-/// `fired` (0xFFFFFFFF when none can).
-pub(super) fn write_selection(w: &mut String, order: &[u32]) {
-    let _ = writeln!(
-        w,
-        "        let goal = rng_unit(r.y) * a0;
-        var cumulative = 0.0;
-        var fired = 0xFFFFFFFFu;
-        loop {{"
-    );
-    for &j in order {
-        let _ = writeln!(
-            w,
-            "            if a_{j} > 0.0 {{
-                cumulative = cumulative + a_{j};
-                fired = {j}u;
-                if cumulative > goal {{
-                    break;
-                }}
-            }}"
-        );
-    }
-    let _ = writeln!(w, "            break;\n        }}");
 }
