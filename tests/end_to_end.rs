@@ -109,6 +109,13 @@ fn epidermis_asset() {
         let (points, names) = vtp_points(&out.join(snapshot));
         assert!(points >= 9 * 20, "{snapshot}: {points} elements");
         assert_eq!(names[..4], ["cell", "adhesive", "basal", "layer"]);
+        // Beside each snapshot, the top view of the square box: 700 pixels wide.
+        let top = snapshot
+            .replace("elements_", "tissue_top_")
+            .replace(".vtp", ".png");
+        let (w, h) = png(&out.join(&top));
+        assert_eq!(w, 700, "{top}");
+        assert!(h > 0 && h < 2 * w, "{top}: {h} pixels high");
     }
     let picture = png(&out.join("tissue.png"));
     assert_eq!(picture.0, 1200);

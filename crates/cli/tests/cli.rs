@@ -181,6 +181,7 @@ fn epidermis_runs_and_resumes_with_its_config() {
         "observables.csv",
         "cells.csv",
         "elements_0000010.vtp",
+        "tissue_top_0000010.png",
         "tissue_0000010.png",
         "tissue.png",
         "checkpoint.petri",

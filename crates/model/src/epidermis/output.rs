@@ -381,6 +381,77 @@ pub fn elements_file(dir: &Path, step: u64) -> PathBuf {
     dir.join(format!("elements_{step:07}.vtp"))
 }
 
+/// Width of the top view in pixels (one square view of the box).
+const TOP_WIDTH: u32 = 700;
+
+/// The tissue seen from above (x-y) at the state's step: every element a disc coloured by its
+/// cell's type, the suprabasal cells drawn over the basal ones as they lie over them, so the
+/// sheet's cover and its gaps show; t and the step in the title.
+pub fn top_figure(s: &EpidermisState, g: &Geometry) -> Result<Figure> {
+    let (mut basal, mut suprabasal) = (Vec::new(), Vec::new());
+    for c in 0..s.cells as usize {
+        let set = if s.is_basal(c) {
+            &mut basal
+        } else {
+            &mut suprabasal
+        };
+        for slot in s.slots(c) {
+            let p = s.pos[slot];
+            if p.iter().all(|x| x.is_finite()) {
+                set.push([p[0] as f64, p[1] as f64, p[2] as f64]);
+            }
+        }
+    }
+    let cells_of = |b: bool| {
+        (0..s.cells as usize)
+            .filter(|&c| s.is_basal(c) == b)
+            .count()
+    };
+    let sets = [
+        PointSet {
+            label: format!("basal cells ({})", cells_of(true)),
+            color: BASAL,
+            points: basal,
+        },
+        PointSet {
+            label: format!("suprabasal cells ({})", cells_of(false)),
+            color: SUPRABASAL,
+            points: suprabasal,
+        },
+    ];
+    let across =
+        |name: &str, length: f32| Axis::new(format!("{name} ({LENGTH_UNIT})"), 0.0, length as f64);
+    let view = View {
+        title: "top view x-y (from above)".into(),
+        across: (0, across("x", g.lx)),
+        up: (1, across("y", g.ly)),
+    };
+    let title = format!(
+        "Epidermis   t = {:.3} (step {})   cells: {}",
+        s.step as f64 * g.dt,
+        s.step,
+        s.cells
+    );
+    Ok(Figure::point_views(
+        title,
+        TOP_WIDTH,
+        &[view],
+        &sets,
+        g.element_radius as f64,
+    )?)
+}
+
+/// File name of the top view at `step`.
+pub fn top_file(dir: &Path, step: u64) -> PathBuf {
+    dir.join(format!("tissue_top_{step:07}.png"))
+}
+
+/// Saves [`top_figure`] as PNG at `path`.
+pub fn write_top_picture(path: &Path, s: &EpidermisState, g: &Geometry) -> Result<()> {
+    top_figure(s, g)?.render()?.save_png(path)?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -519,6 +590,40 @@ mod tests {
         assert!(f.height >= plain.height);
         assert!(f.title.contains("(1 elements above z = "), "{}", f.title);
         assert!(!plain.title.contains("above"), "{}", plain.title);
+    }
+
+    #[test]
+    fn the_top_view_spans_the_box_and_draws_suprabasal_cells_over_basal_ones() {
+        let g = geometry();
+        let f = top_figure(&tissue(), &g).unwrap();
+        assert_eq!(f.panels.len(), 1);
+        let panel = &f.panels[0];
+        assert_eq!((panel.x.lo, panel.x.hi), (0.0, g.lx as f64));
+        assert_eq!((panel.y.lo, panel.y.hi), (0.0, g.ly as f64));
+        // Drawn in order: the basal set first, the suprabasal set over it.
+        assert_eq!(panel.points[0].color, BASAL);
+        assert_eq!(panel.points[1].color, SUPRABASAL);
+        let s = tissue();
+        let elements = |b: bool| {
+            (0..s.cells as usize)
+                .filter(|&c| s.is_basal(c) == b)
+                .map(|c| s.counts[c] as usize)
+                .sum::<usize>()
+        };
+        assert_eq!(panel.points[0].points.len(), elements(true));
+        assert_eq!(panel.points[1].points.len(), elements(false));
+        let dir = tempfile_dir();
+        let path = top_file(&dir, s.step);
+        write_top_picture(&path, &s, &g).unwrap();
+        assert!(path
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with("tissue_top_"));
+        let img = RgbImage::load_png(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(img.width, TOP_WIDTH as usize);
     }
 
     #[test]

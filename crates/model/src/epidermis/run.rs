@@ -9,7 +9,8 @@
 
 use super::checkpoint::{self, config_hashes, Checkpoint};
 use super::output::{
-    cell_columns, elements_file, write_elements, write_picture, Geometry, Observables, Observed,
+    cell_columns, elements_file, top_file, write_elements, write_picture, write_top_picture,
+    Geometry, Observables, Observed,
 };
 use super::params::EpidermisConfig;
 use super::sim::{EpidermisSim, SimOptions};
@@ -204,7 +205,9 @@ impl Simulation for EpidermisRun {
         let state = self.sim.read_state(&self.ctx)?;
         let path = elements_file(dir, state.step);
         write_elements(&path, &state, &self.geometry)?;
-        Ok(vec![file_name(&path)])
+        let top = top_file(dir, state.step);
+        write_top_picture(&top, &state, &self.geometry)?;
+        Ok(vec![file_name(&path), file_name(&top)])
     }
 
     fn picture_name(&self) -> Option<&'static str> {
