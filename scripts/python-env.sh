@@ -18,7 +18,11 @@ if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
     $SUDO apt-get update -qq >&2
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3 python3-venv python3-pip >&2
 fi
-[ -x "$venv/bin/python" ] || python3 -m venv "$venv" >&2
+# A folder left by a creation that was cut short (a python, no pip) is made again.
+if ! [ -x "$venv/bin/python" ] || ! [ -x "$venv/bin/pip" ]; then
+    rm -rf "$venv"
+    python3 -m venv "$venv" >&2
+fi
 "$venv/bin/pip" install -q --disable-pip-version-check "maturin>=1.7,<2" numpy pytest distributed \
     nbclient nbformat ipykernel matplotlib >&2
 wheel=$(PATH="$venv/bin:$PATH" scripts/build-wheel.sh --profile dev --out "$target/wheels")
