@@ -226,6 +226,11 @@ fn check_contents(dir: &Path, how: FolderUse, model: &str) -> Result<Vec<String>
         return Ok(Vec::new());
     }
     let earlier = EarlierRun::read(dir);
+    // A run killed before its first manifest was in place leaves only its unfinished writes:
+    // the folder is as good as empty, whatever the use, and they go.
+    if earlier.is_none() && entries.iter().all(|n| unfinished(n)) {
+        return Ok(entries);
+    }
     match how {
         FolderUse::Fresh => Err(refuse(match &earlier {
             // No process holds the folder, so that run was killed before it could say so.
@@ -532,6 +537,24 @@ mod tests {
             .to_string();
         assert!(e.contains("(sub)"), "{e}");
         assert!(dir.join("sub").is_dir());
+    }
+
+    #[test]
+    fn a_run_killed_before_its_first_manifest_leaves_a_folder_to_reuse() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path();
+        for how in [FolderUse::Fresh, FolderUse::Overwrite, FolderUse::Continue] {
+            std::fs::write(dir.join(".manifest.json.tmp-2789-0"), "{").unwrap();
+            let (_lock, removed) = prepare_output_folder(dir, how, "m").unwrap();
+            assert_eq!(removed, [".manifest.json.tmp-2789-0"], "{how:?}");
+            assert!(names(dir).is_empty(), "{how:?}");
+        }
+        // A file of someone else's beside the leftover: still refused, and nothing removed.
+        std::fs::write(dir.join(".manifest.json.tmp-2789-0"), "{").unwrap();
+        std::fs::write(dir.join("notes.txt"), "x").unwrap();
+        assert!(prepare_output_folder(dir, FolderUse::Overwrite, "m").is_err());
+        assert!(prepare_output_folder(dir, FolderUse::Fresh, "m").is_err());
+        assert_eq!(names(dir).len(), 2);
     }
 
     #[test]
