@@ -274,75 +274,90 @@ const PICTURE_WIDTH: u32 = 1200;
 /// blindness too).
 pub const BASAL: [u8; 3] = [202, 0, 32];
 pub const SUPRABASAL: [u8; 3] = [5, 113, 176];
+/// The adhesive elements yellow (Okabe-Ito's yellow: apart from both in colour blindness too).
+pub const ADHESIVE_ELEMENTS: [u8; 3] = [240, 228, 66];
 
 /// The unit of length on the pictures' axes: the asset's basal lattice spacing, about one
 /// settled cell's diameter (assets/epidermis.json, `initial`).
 pub const LENGTH_UNIT: &str = "unit: a basal cell's diameter";
 
-/// The side views of the tissue at the state's step: x-z and y-z, every element a disc coloured
-/// by its cell's type, the membrane at z = 0 the bottom axis, the z axis up to one layer above
-/// the highest element (not the box's height, which the tissue may fill only in part); t and
-/// the step in the title.
-pub fn tissue_figure(s: &EpidermisState, g: &Geometry) -> Result<Figure> {
-    let mut basal = Vec::new();
-    let mut suprabasal = Vec::new();
-    // The views are at most MAX_ASPECT times taller than wide: elements above are left out
-    // (and counted in the title), so a tissue gone far up never asks for a huge picture.
-    let ceiling = g.height.max(MAX_ASPECT * g.lx.max(g.ly));
-    let mut highest = 0f32;
-    let mut above = 0usize;
+/// The elements of `s` that `keep` accepts, as the pictures colour them: the adhesive elements
+/// (which hold basal cells to the membrane), the basal cells' other elements, the suprabasal
+/// cells' elements; and how many elements `keep` refused.
+fn element_sets(s: &EpidermisState, keep: impl Fn(&[f32; 4]) -> bool) -> ([PointSet; 3], usize) {
+    let (mut adhesive, mut basal, mut suprabasal) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut basal_cells, mut refused) = (0, 0);
     for c in 0..s.cells as usize {
-        let set = if s.is_basal(c) {
-            &mut basal
-        } else {
-            &mut suprabasal
-        };
+        let is_basal = s.is_basal(c);
+        basal_cells += is_basal as usize;
         for slot in s.slots(c) {
             let p = s.pos[slot];
-            // NaN does not fit either.
-            let fits = p[2] + g.element_radius <= ceiling;
-            if !fits {
-                above += 1;
+            if !keep(&p) {
+                refused += 1;
                 continue;
             }
-            highest = highest.max(p[2] + g.element_radius);
+            let set = match (p[3] == ADHESIVE, is_basal) {
+                (true, _) => &mut adhesive,
+                (false, true) => &mut basal,
+                (false, false) => &mut suprabasal,
+            };
             set.push([p[0] as f64, p[1] as f64, p[2] as f64]);
         }
     }
-    let cells_of = |basal: bool| {
-        (0..s.cells as usize)
-            .filter(|&c| s.is_basal(c) == basal)
-            .count()
-    };
-    // Suprabasal cells first, so that the basal layer, drawn over them, stays visible.
     let sets = [
         PointSet {
-            label: format!("suprabasal cells ({})", cells_of(false)),
-            color: SUPRABASAL,
-            points: suprabasal,
+            label: format!("adhesive elements ({})", adhesive.len()),
+            color: ADHESIVE_ELEMENTS,
+            points: adhesive,
         },
         PointSet {
-            label: format!("basal cells ({})", cells_of(true)),
+            label: format!("basal cells ({basal_cells})"),
             color: BASAL,
             points: basal,
         },
+        PointSet {
+            label: format!("suprabasal cells ({})", s.cells as usize - basal_cells),
+            color: SUPRABASAL,
+            points: suprabasal,
+        },
     ];
+    (sets, refused)
+}
+
+/// The side views of the tissue at the state's step: x-z and y-z, every element a disc coloured
+/// as [`element_sets`] sorts it, the membrane at z = 0 the bottom axis, the z axis up to one
+/// layer above the highest element (not the box's height, which the tissue may fill only in
+/// part); t and the step in the title.
+pub fn tissue_figure(s: &EpidermisState, g: &Geometry) -> Result<Figure> {
+    // The views are at most MAX_ASPECT times taller than wide: elements above are left out
+    // (and counted in the title), so a tissue gone far up never asks for a huge picture.
+    let ceiling = g.height.max(MAX_ASPECT * g.lx.max(g.ly));
+    // NaN does not fit either.
+    let ([adhesive, basal, suprabasal], above) =
+        element_sets(s, |p| p[2] + g.element_radius <= ceiling);
+    // Suprabasal cells first, so that the basal layer drawn over them stays visible, and the
+    // adhesive elements on the membrane last.
+    let sets = [suprabasal, basal, adhesive];
+    let highest = sets
+        .iter()
+        .flat_map(|set| set.points.iter())
+        .fold(0f32, |h, p| h.max(p[2] as f32 + g.element_radius));
     // One layer above the highest element shown, two layers at least.
     let top = (highest + g.layer_thickness).max(2.0 * g.layer_thickness) as f64;
     let z = || {
-        let label = format!("z above the membrane ({LENGTH_UNIT})");
-        (2, Axis::new(label, 0.0, top))
+        // Short: the side views are low, and a long label would overrun them.
+        (2, Axis::new("z", 0.0, top))
     };
     let across =
         |name: &str, length: f32| Axis::new(format!("{name} ({LENGTH_UNIT})"), 0.0, length as f64);
     let views = [
         View {
-            title: "side view x-z".into(),
+            title: "side view x-z (the membrane at z = 0, z in x's unit)".into(),
             across: (0, across("x", g.lx)),
             up: z(),
         },
         View {
-            title: "side view y-z".into(),
+            title: "side view y-z (the membrane at z = 0, z in y's unit)".into(),
             across: (1, across("y", g.ly)),
             up: z(),
         },
@@ -384,41 +399,13 @@ pub fn elements_file(dir: &Path, step: u64) -> PathBuf {
 /// Width of the top view in pixels (one square view of the box).
 const TOP_WIDTH: u32 = 700;
 
-/// The tissue seen from above (x-y) at the state's step: every element a disc coloured by its
-/// cell's type, the suprabasal cells drawn over the basal ones as they lie over them, so the
-/// sheet's cover and its gaps show; t and the step in the title.
+/// The tissue seen from above (x-y) at the state's step: every element a disc coloured as
+/// [`element_sets`] sorts it, drawn from the membrane up (the suprabasal cells over the basal
+/// ones, as they lie over them), so the sheet's cover and its gaps show; t and the step in the
+/// title.
 pub fn top_figure(s: &EpidermisState, g: &Geometry) -> Result<Figure> {
-    let (mut basal, mut suprabasal) = (Vec::new(), Vec::new());
-    for c in 0..s.cells as usize {
-        let set = if s.is_basal(c) {
-            &mut basal
-        } else {
-            &mut suprabasal
-        };
-        for slot in s.slots(c) {
-            let p = s.pos[slot];
-            if p.iter().all(|x| x.is_finite()) {
-                set.push([p[0] as f64, p[1] as f64, p[2] as f64]);
-            }
-        }
-    }
-    let cells_of = |b: bool| {
-        (0..s.cells as usize)
-            .filter(|&c| s.is_basal(c) == b)
-            .count()
-    };
-    let sets = [
-        PointSet {
-            label: format!("basal cells ({})", cells_of(true)),
-            color: BASAL,
-            points: basal,
-        },
-        PointSet {
-            label: format!("suprabasal cells ({})", cells_of(false)),
-            color: SUPRABASAL,
-            points: suprabasal,
-        },
-    ];
+    // Drawn in the order they lie, from the membrane up.
+    let (sets, _) = element_sets(s, |p| p.iter().all(|x| x.is_finite()));
     let across =
         |name: &str, length: f32| Axis::new(format!("{name} ({LENGTH_UNIT})"), 0.0, length as f64);
     let view = View {
@@ -555,7 +542,11 @@ mod tests {
 
     #[test]
     fn the_side_view_shows_basal_cells_below_suprabasal_ones() {
-        let s = tissue();
+        let mut s = tissue();
+        // The adhesive elements on the membrane, under the cell's others.
+        for p in s.pos[..4].iter_mut() {
+            p[2] = 0.05;
+        }
         let dir = tempfile_dir();
         let path = dir.join("tissue.png");
         write_picture(&[&path], &s, &geometry()).unwrap();
@@ -571,9 +562,29 @@ mod tests {
                 .collect()
         };
         let (basal, supra) = (rows_of(BASAL), rows_of(SUPRABASAL));
-        assert!(!basal.is_empty() && !supra.is_empty());
-        // Image rows grow downwards: every basal pixel lies below every suprabasal one.
+        let adhesive = rows_of(ADHESIVE_ELEMENTS);
+        assert!(!basal.is_empty() && !supra.is_empty() && !adhesive.is_empty());
+        // Image rows grow downwards: every basal or adhesive pixel lies below every
+        // suprabasal one.
         assert!(basal.iter().min() > supra.iter().max());
+        assert!(adhesive.iter().min() > supra.iter().max());
+        let mean = |rows: &[usize]| rows.iter().sum::<usize>() as f64 / rows.len() as f64;
+        assert!(
+            mean(&adhesive) > mean(&basal),
+            "the adhesive elements lowest"
+        );
+        let legend = tissue_figure(&s, &geometry()).unwrap().panels[0]
+            .points
+            .clone();
+        let labels: Vec<&str> = legend.iter().filter_map(|p| p.label.as_deref()).collect();
+        assert_eq!(
+            labels,
+            [
+                "suprabasal cells (2)",
+                "basal cells (1)",
+                "adhesive elements (4)"
+            ]
+        );
     }
 
     /// An element gone far up (z = 1e6, as from an initial radius of 1e6) neither makes the
@@ -600,18 +611,14 @@ mod tests {
         let panel = &f.panels[0];
         assert_eq!((panel.x.lo, panel.x.hi), (0.0, g.lx as f64));
         assert_eq!((panel.y.lo, panel.y.hi), (0.0, g.ly as f64));
-        // Drawn in order: the basal set first, the suprabasal set over it.
-        assert_eq!(panel.points[0].color, BASAL);
-        assert_eq!(panel.points[1].color, SUPRABASAL);
+        // Drawn from the membrane up: the adhesive elements, the basal cells' other elements,
+        // the suprabasal cells over them.
+        let colors: Vec<[u8; 3]> = panel.points.iter().map(|p| p.color).collect();
+        assert_eq!(colors, [ADHESIVE_ELEMENTS, BASAL, SUPRABASAL]);
         let s = tissue();
-        let elements = |b: bool| {
-            (0..s.cells as usize)
-                .filter(|&c| s.is_basal(c) == b)
-                .map(|c| s.counts[c] as usize)
-                .sum::<usize>()
-        };
-        assert_eq!(panel.points[0].points.len(), elements(true));
-        assert_eq!(panel.points[1].points.len(), elements(false));
+        let sizes: Vec<usize> = panel.points.iter().map(|p| p.points.len()).collect();
+        // Cell 0 (basal) has 4 adhesive elements of its 20; cells 1 and 2 are suprabasal.
+        assert_eq!(sizes, [4, 16, 40]);
         let dir = tempfile_dir();
         let path = top_file(&dir, s.step);
         write_top_picture(&path, &s, &g).unwrap();
@@ -637,10 +644,8 @@ mod tests {
         for panel in &figure.panels {
             assert!((panel.y.hi - (1.9 + 0.5)).abs() < 1e-6, "{}", panel.y.hi);
             assert!(panel.x.label.ends_with("(unit: a basal cell's diameter)"));
-            assert_eq!(
-                panel.y.label,
-                "z above the membrane (unit: a basal cell's diameter)"
-            );
+            assert_eq!(panel.y.label, "z");
+            assert!(panel.title.contains("the membrane at z = 0"));
         }
         // Axes of equal aspect: the picture is as tall as the tissue, not as the box.
         let mut low = tissue();
