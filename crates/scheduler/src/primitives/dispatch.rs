@@ -3,10 +3,10 @@
 //!
 //! A table has up to 8 slots. Slot k has a length (the input length, or an earlier slot's group
 //! count, times `mul` plus `add`) and a group count (`ceil(len / per_group)`, at least
-//! `min_groups`). The setup pass writes each slot's length into `lens` (which the kernels read)
-//! and its `(groups, 1, 1)` into `args`; a dispatch then uses `dispatch(pass, k)`. With a host
-//! length the launcher keeps the value in its own 4-byte buffer, so both sources take the same
-//! path (one extra one-thread dispatch per launch).
+//! `min_groups`). Each slot's length goes into `lens` (which the kernels read) and its
+//! `(groups, 1, 1)` into `args`; a dispatch then uses `dispatch(pass, k)`. With a length on the
+//! GPU a one-thread setup pass writes them as the work runs; with a host length the host writes
+//! them (`cpu_eval`, the setup pass's twin) when the length is set, and no setup pass runs.
 
 use super::{invalid, u32_buffer, uniform, Kernels, Length, Result};
 use crate::shaders::scheduler::dispatch;
@@ -50,14 +50,13 @@ struct Cfg {
     slot: [[u32; 4]; 2 * MAX_SLOTS],
 }
 
-/// The setup pass of a launcher and the buffers it fills.
+/// The dispatch sizes of a launcher: the buffers its dispatches read, and what fills them.
 pub struct DispatchTable {
-    kernels: Kernels,
-    group: wgpu::BindGroup,
     args: wgpu::Buffer,
     lens: wgpu::Buffer,
-    /// The host length's buffer, for `Length::Host`.
-    host: Option<wgpu::Buffer>,
+    /// The setup pass (for `Length::Gpu`), or None where the host writes the table.
+    setup: Option<(Kernels, wgpu::BindGroup)>,
+    slots: Vec<SlotDesc>,
     capacity: u32,
     primitive: &'static str,
 }
@@ -117,12 +116,26 @@ impl DispatchTable {
             cfg.slot[2 * k] = [from, s.mul, s.add, s.per_group];
             cfg.slot[2 * k + 1] = [s.min_groups, 0, 0, 0];
         }
-        let (source, host) = match length {
-            Length::Host(n) => {
-                check_host_len(primitive, *n, capacity)?;
-                let b = petri_engine::buffers::storage_from(ctx, "host length", &[*n])?;
-                (b.clone(), Some(b))
-            }
+        let args = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("dispatch args"),
+            size: (3 * slots.len() * 4) as u64,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::INDIRECT
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let lens = u32_buffer(ctx, "dispatch lengths", slots.len() as u64)?;
+        let mut table = Self {
+            args,
+            lens,
+            setup: None,
+            slots: slots.to_vec(),
+            capacity,
+            primitive,
+        };
+        match length {
+            Length::Host(n) => table.set_len(ctx, *n)?,
             Length::Gpu { buffer, word } => {
                 if (*word as u64 + 1) * 4 > buffer.size() {
                     return Err(invalid(
@@ -133,39 +146,23 @@ impl DispatchTable {
                     ));
                 }
                 cfg.word = *word;
-                (buffer.clone(), None)
+                let kernels = Kernels::new(
+                    ctx,
+                    &[dispatch::SETUP],
+                    &[
+                        Access::Uniform,
+                        Access::ReadOnly,
+                        Access::ReadWrite,
+                        Access::ReadWrite,
+                    ],
+                )?;
+                let cfg = uniform(ctx, "dispatch cfg", &cfg);
+                let group =
+                    kernels.bind(ctx, "dispatch", &[&cfg, buffer, &table.args, &table.lens]);
+                table.setup = Some((kernels, group));
             }
-        };
-        let kernels = Kernels::new(
-            ctx,
-            &[dispatch::SETUP],
-            &[
-                Access::Uniform,
-                Access::ReadOnly,
-                Access::ReadWrite,
-                Access::ReadWrite,
-            ],
-        )?;
-        let args = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("dispatch args"),
-            size: (3 * slots.len() * 4) as u64,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::INDIRECT
-                | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let lens = u32_buffer(ctx, "dispatch lengths", slots.len() as u64)?;
-        let cfg = uniform(ctx, "dispatch cfg", &cfg);
-        let group = kernels.bind(ctx, "dispatch", &[&cfg, &source, &args, &lens]);
-        Ok(Self {
-            kernels,
-            group,
-            args,
-            lens,
-            host,
-            capacity,
-            primitive,
-        })
+        }
+        Ok(table)
     }
 
     /// Each slot's (length, groups) for input length `n`, as the setup pass computes them.
@@ -180,22 +177,33 @@ impl DispatchTable {
         out
     }
 
-    /// Sets a host length (`Length::Host` only); applies to work submitted after this call.
+    /// Sets a host length (`Length::Host` only): writes the table as the setup pass would
+    /// (queue writes, so it applies to work submitted after this call).
     pub fn set_len(&self, ctx: &GpuContext, n: u32) -> Result<()> {
-        let Some(host) = &self.host else {
+        if self.setup.is_some() {
             return Err(invalid(
                 self.primitive,
                 "set_len",
                 n,
                 "only with Length::Host (this launcher reads its length from a GPU buffer)",
             ));
-        };
+        }
         check_host_len(self.primitive, n, self.capacity)?;
-        ctx.queue.write_buffer(host, 0, bytemuck::bytes_of(&n));
+        // At most the capacity, so every value fits in u32 (checked at construction).
+        let table = Self::cpu_eval(&self.slots, n as u64);
+        let lens: Vec<u32> = table.iter().map(|&(len, _)| len as u32).collect();
+        let args: Vec<u32> = table
+            .iter()
+            .flat_map(|&(_, groups)| [groups as u32, 1, 1])
+            .collect();
+        ctx.queue
+            .write_buffer(&self.lens, 0, bytemuck::cast_slice(&lens));
+        ctx.queue
+            .write_buffer(&self.args, 0, bytemuck::cast_slice(&args));
         Ok(())
     }
 
-    /// Each slot's length as written by the setup pass (u32 per slot).
+    /// Each slot's length (u32 per slot).
     pub fn lens(&self) -> &wgpu::Buffer {
         &self.lens
     }
@@ -205,11 +213,14 @@ impl DispatchTable {
         &self.args
     }
 
-    /// Records the setup dispatch; later dispatches of the same pass see its results.
+    /// Records the setup dispatch of a length on the GPU (nothing for a host length); later
+    /// dispatches of the same pass see its results.
     pub fn record_pass(&self, pass: &mut wgpu::ComputePass<'_>) {
-        pass.set_pipeline(self.kernels.pipeline(0));
-        pass.set_bind_group(0, &self.group, &[]);
-        pass.dispatch_workgroups(1, 1, 1);
+        if let Some((kernels, group)) = &self.setup {
+            pass.set_pipeline(kernels.pipeline(0));
+            pass.set_bind_group(0, group, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
     }
 
     /// Dispatches the bound pipeline with slot `k`'s group count.
