@@ -1,5 +1,5 @@
 //! Kill and resume, for every model: a `petri run` with checkpoints, killed at seeded random
-//! moments (SIGKILL, and SIGINT, which stops it at the end of an observation period), then
+//! moments (SIGKILL, and SIGINT, which stops it after the batch under way), then
 //! resumed from the checkpoint in its folder (or started again with `--overwrite` when the kill
 //! came before the first checkpoint) until it completes, leaves the folder a straight run
 //! leaves: the same files, each byte for byte (the series included: no row lost, none

@@ -520,4 +520,15 @@ impl GpuContext {
             .map(|_| ())
             .map_err(|e| EngineError::Device(e.to_string()))
     }
+
+    /// Blocks until the GPU has done the submission `index` (and so every earlier one).
+    pub fn wait_for(&self, index: wgpu::SubmissionIndex) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(index),
+                timeout: None,
+            })
+            .map(|_| ())
+            .map_err(|e| EngineError::Device(e.to_string()))
+    }
 }

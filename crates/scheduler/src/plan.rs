@@ -272,6 +272,8 @@ pub struct StepPlan {
     batch_timer: Option<BatchTimer>,
     /// The guard of `run_until`, kept for the next call with the same flag and passes.
     guard: Option<until::Guard>,
+    /// The last two batches submitted (`submit`), the latest second, for `pace`.
+    submitted: [Option<wgpu::SubmissionIndex>; 2],
 }
 
 impl StepPlan {
@@ -315,6 +317,7 @@ impl StepPlan {
             seed,
             batch_timer: None,
             guard: None,
+            submitted: [None, None],
         }
     }
 
@@ -816,8 +819,25 @@ impl StepPlan {
         while steps > 0 {
             let n = steps.min(self.max_steps_per_batch as u64) as u32;
             let encoder = self.encode(ctx, n, None);
-            ctx.queue.submit([encoder.finish()]);
+            self.submit(ctx, encoder);
             steps -= n as u64;
+        }
+    }
+
+    /// Submits a batch `encode` recorded (with whatever the caller added), for `pace`.
+    pub fn submit(&mut self, ctx: &GpuContext, encoder: wgpu::CommandEncoder) {
+        let index = ctx.queue.submit([encoder.finish()]);
+        self.submitted = [self.submitted[1].take(), Some(index)];
+    }
+
+    /// Waits until the GPU has done every batch submitted but the latest: a caller that asks
+    /// between batches whether to stop then stops within about two batches, however many
+    /// steps it queues, and the GPU still has the latest batch to run while the next is
+    /// recorded.
+    pub fn pace(&mut self, ctx: &GpuContext) -> Result<()> {
+        match self.submitted[0].take() {
+            Some(index) => ctx.wait_for(index),
+            None => Ok(()),
         }
     }
 

@@ -62,6 +62,9 @@ impl Simulation for AngioRun {
     fn batch_steps(&self) -> u64 {
         self.sim.steps_per_batch()
     }
+    fn pace(&mut self) -> Result<()> {
+        self.sim.pace(&self.ctx)
+    }
     fn describe(&self) -> String {
         format!(
             "grid {:?}, h = {:.4e}, dt = {:.4e}",

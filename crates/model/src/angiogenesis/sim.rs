@@ -344,6 +344,11 @@ impl AngioSim {
         self.plan.run(ctx, steps);
     }
 
+    /// Waits until the GPU has done every batch but the latest (`StepPlan::pace`).
+    pub fn pace(&mut self, ctx: &GpuContext) -> Result<()> {
+        Ok(self.plan.pace(ctx)?)
+    }
+
     /// Records `steps` (at most the batch size) with per-pass timestamps into `profiler`.
     pub fn advance_profiled(&mut self, ctx: &GpuContext, steps: u32, profiler: &mut Profiler) {
         let mut encoder = self.plan.encode(ctx, steps, Some(profiler));
@@ -377,7 +382,7 @@ impl AngioSim {
             16,
             4 * COUNTERS as u64,
         );
-        ctx.queue.submit([encoder.finish()]);
+        self.plan.submit(ctx, encoder);
         self.ring.submitted();
         let ready = self.ring.poll(ctx)?;
         Ok(self.decode(ready))

@@ -136,6 +136,9 @@ impl Simulation for GlidingRun {
     fn batch_steps(&self) -> u64 {
         self.sim.steps_per_batch()
     }
+    fn pace(&mut self) -> Result<()> {
+        self.sim.pace(&self.ctx)
+    }
 
     fn schedule(&self) -> Schedule {
         let cfg = &self.cfg;

@@ -189,6 +189,11 @@ impl GlidingSim {
         self.step += steps;
     }
 
+    /// Waits until the GPU has done every batch but the latest (`StepPlan::pace`).
+    pub fn pace(&mut self, ctx: &GpuContext) -> Result<()> {
+        Ok(self.plan.pace(ctx)?)
+    }
+
     /// Records `steps` outer steps (at most `SimOptions::max_steps_per_batch`) with a
     /// timestamp per pass into `profiler`, and submits them (does not wait for them).
     pub fn advance_profiled(&mut self, ctx: &GpuContext, steps: u32, profiler: &mut Profiler) {

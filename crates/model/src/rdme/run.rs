@@ -79,6 +79,12 @@ impl Simulation for RdmeRun {
     fn step(&self) -> u64 {
         self.sim.step
     }
+    /// `advance` waits for its steps (it checks them for overflow), so a stop lands at the end
+    /// of the advance under way. Eight batches: each advance ends in a wait and starts its
+    /// batches short again (`FIRST_BATCH`), which one batch per advance would pay often.
+    fn batch_steps(&self) -> u64 {
+        8 * self.sim.steps_per_batch()
+    }
     fn describe(&self) -> String {
         let cfg = &self.model.config;
         let [nx, ny, nz] = cfg.lattice.shape;

@@ -127,6 +127,11 @@ impl RdmeSim {
         self.step as f64 * self.model.config.tau_s
     }
 
+    /// Most steps one GPU submission holds (`SimOptions::max_steps_per_batch`).
+    pub fn steps_per_batch(&self) -> u64 {
+        self.options.max_steps_per_batch as u64
+    }
+
     /// Advances `steps` steps. Stops with an error if particles could not be placed.
     pub fn advance(&mut self, steps: u64) -> Result<()> {
         let start = self.step;

@@ -93,6 +93,13 @@ pub trait Simulation {
     fn batch_steps(&self) -> u64 {
         u64::MAX
     }
+    /// Asked between batches of a run that may be asked to stop: returns once the GPU is at
+    /// most about one batch behind what was queued, so that the stop lands after the batch
+    /// under way rather than after all the queued ones. A simulation whose `advance` waits for
+    /// the GPU needs nothing here.
+    fn pace(&mut self) -> Result<()> {
+        Ok(())
+    }
     /// Told what a run will do before it starts (`steps` more steps, checkpoints every
     /// `checkpoint_every`): refuses what the simulation cannot do (more steps than it has,
     /// checkpoints it cannot write) and plans for the rest (where a GPU ensemble pauses).

@@ -347,6 +347,9 @@ fn run_steps<S: Simulation>(
             outputs.extend(staged);
             output_s += t.elapsed().as_secs_f64();
         }
+        if opts.stop.is_some() {
+            sim.pace()?;
+        }
         if sim.step() < end && opts.stop.as_ref().is_some_and(StopCheck::requested) {
             sim.flush_observations(&mut |o| {
                 pending.push(o);
@@ -532,6 +535,8 @@ pub(super) mod tests {
         rows_at_checkpoints: Vec<Vec<u64>>,
         /// Steps per batch (`Simulation::batch_steps`).
         batch: u64,
+        /// The steps at which the loop called `pace`.
+        paced: Vec<u64>,
     }
 
     /// (step, x, the row's first value).
@@ -561,6 +566,7 @@ pub(super) mod tests {
                 frame_every: 0,
                 rows_at_checkpoints: Vec::new(),
                 batch: u64::MAX,
+                paced: Vec::new(),
             }
         }
         fn now(&self) -> Obs {
@@ -585,6 +591,10 @@ pub(super) mod tests {
         }
         fn batch_steps(&self) -> u64 {
             self.batch
+        }
+        fn pace(&mut self) -> Result<()> {
+            self.paced.push(self.step);
+            Ok(())
         }
         fn schedule(&self) -> Schedule {
             Schedule {
@@ -964,6 +974,27 @@ pub(super) mod tests {
             std::fs::read(dir.join("observables.csv")).unwrap(),
             std::fs::read(straight.join("observables.csv")).unwrap()
         );
+    }
+
+    /// A run that may be asked to stop is paced after every batch, before it asks (a model
+    /// that queues batches without waiting is then at most about one batch behind, so the stop
+    /// lands there); a run that may not is never paced.
+    #[test]
+    fn a_run_that_may_stop_is_paced_after_every_batch() {
+        let dir = scratch("paced");
+        let mut opts = options(&dir, 10, None, false);
+        opts.stop = Some(StopCheck::new(|| false));
+        let mut sim = Counter::new(0);
+        sim.batch = 3;
+        run(&mut sim, &opts, |_| {}).unwrap();
+        // Batches end at multiples of 3, periods at multiples of 4, snapshots of 6.
+        assert_eq!(sim.paced, [3, 4, 6, 8, 9, 10]);
+
+        let dir = scratch("not-paced");
+        let mut sim = Counter::new(0);
+        sim.batch = 3;
+        run(&mut sim, &options(&dir, 10, None, false), |_| {}).unwrap();
+        assert!(sim.paced.is_empty());
     }
 
     /// A killed run leaves rows after its checkpoint (and maybe a row cut short): a run
