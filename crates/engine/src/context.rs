@@ -171,6 +171,11 @@ impl AdapterSummary {
 /// An instance that initialises only the backends asked for (wgpu's WGPU_BACKEND variable can
 /// narrow them further).
 fn new_instance(backends: wgpu::Backends) -> wgpu::Instance {
+    // Every driver this process loads is loaded through an instance made here, so the
+    // variable is set before any driver reads the environment; the Once makes other threads
+    // wait for it. (Test binaries and embedders have no `main` of ours to set it in.)
+    static QUIET: std::sync::Once = std::sync::Once::new();
+    QUIET.call_once(crate::headless::quiet_display_probes);
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
     desc.backends &= backends;
     wgpu::Instance::new(desc)

@@ -10,8 +10,10 @@
 
 /// Switches Mesa's device-select layer off when no Wayland display is reachable (no
 /// `WAYLAND_DISPLAY` and no valid `XDG_RUNTIME_DIR`) and the user has not set the layer's own
-/// variables (`NODEVICE_SELECT`, `MESA_VK_DEVICE_SELECT`). Call it at the start of the
-/// process, before other threads run: it sets an environment variable.
+/// variables (`NODEVICE_SELECT`, `MESA_VK_DEVICE_SELECT`). It sets an environment variable:
+/// call it at the start of the process, before other threads run. The engine calls it once
+/// before its first wgpu instance, so a process that does not (a test, an embedder) is quiet
+/// too.
 pub fn quiet_display_probes() {
     if let Some((key, value)) = layer_switch(&|k| std::env::var_os(k)) {
         std::env::set_var(key, value);
