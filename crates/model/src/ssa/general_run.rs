@@ -3,13 +3,15 @@
 //! manifest.json, a step per output time. On the CPU the ensemble of
 //! `general::GeneralTrajectory` is held in memory and moved from one output time to the next;
 //! on the GPU (`GpuEnsemble::new_general`: no events) the whole ensemble runs when the run
-//! starts and the rows are handed out step by step. Checkpoints and trajectories.csv are
-//! mass-action only for now and refused by name; tau-leaping is refused.
+//! starts and the rows are handed out step by step. trajectories.csv (each trajectory's
+//! species counts at every output time) is kept on the CPU; checkpoints are mass-action only
+//! for now and refused by name, as trajectories.csv on the GPU; tau-leaping is refused.
 
 use super::ensemble::Method;
 use super::general::{GeneralTables, GeneralTrajectory};
 use super::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
-use super::run::{output_times, write_ensemble_files, Details, MeanSdRow};
+use super::output::write_trajectories_csv;
+use super::run::{write_ensemble_files, Details, MeanSdRow};
 use super::run::{Rows, RunOptions, MAX_RESIDENT_BYTES};
 use super::stats::Accumulator;
 use super::stats::EnsembleStats;
@@ -42,6 +44,8 @@ pub struct GeneralRun {
     plot: Vec<usize>,
     backend: Backend,
     rows: Rows,
+    /// With `keep_trajectories` (CPU): `kept[trajectory][time][species]` so far.
+    kept: Option<Vec<Vec<Vec<u64>>>>,
     run_s: f64,
 }
 
@@ -75,6 +79,9 @@ impl GeneralRun {
             opts: opts.clone(),
             plot,
             backend: Backend::Cpu(trajectories),
+            kept: opts
+                .keep_trajectories
+                .then(|| vec![Vec::with_capacity(times.len()); opts.trajectories as usize]),
             rows: Rows::new(times, net.outputs(), opts.trajectories),
             run_s: 0.0,
         };
@@ -104,6 +111,7 @@ impl GeneralRun {
                 adapter: ctx.adapter.clone(),
             })),
             rows: Rows::new(times, net.outputs(), opts.trajectories),
+            kept: None,
             run_s: 0.0,
         };
         sim.record();
@@ -127,9 +135,12 @@ impl GeneralRun {
         let species: Vec<String> = net.network.species.iter().map(|s| s.id.clone()).collect();
         let mut acc = Accumulator::new(&[0.0], species);
         let mut sums = vec![[0.0f64; 2]; net.rule_values().count()];
-        for traj in trajectories {
+        for (i, traj) in trajectories.iter().enumerate() {
             let (counts, values) = traj.outputs();
             acc.add_counts(&counts);
+            if let Some(kept) = &mut self.kept {
+                kept[i].push(counts.clone());
+            }
             for (s, v) in sums.iter_mut().zip(values) {
                 s[0] += v;
                 s[1] += v * v;
@@ -184,11 +195,11 @@ pub fn check_options(net: &GeneralNetwork, opts: &RunOptions, gpu: bool) -> Resu
         }
         (Method::Tau, _) => return Err(tau_refusal(net)),
     }
-    if opts.trajectories == 0 {
-        return Err(invalid("trajectories", 0, "at least 1"));
-    }
-    if opts.keep_trajectories {
-        return Err(invalid("trajectories_csv", true, NOT_YET));
+    let times = opts.check_sizes()?;
+    if opts.keep_trajectories && gpu {
+        let allowed = "not yet on the GPU for a network with general laws, rules or events \
+                       (the CPU's direct method writes it: --device cpu)";
+        return Err(invalid("trajectories_csv", true, allowed));
     }
     if let Some(every) = opts.checkpoint_every {
         return Err(invalid("checkpoint_every", every, NOT_YET));
@@ -196,10 +207,13 @@ pub fn check_options(net: &GeneralNetwork, opts: &RunOptions, gpu: bool) -> Resu
     if let Some(path) = &opts.resume {
         return Err(invalid("resume", path.display(), NOT_YET));
     }
-    // Counts, values, propensities, triggers and the stream of every trajectory, generously.
-    let per = 64
-        * (net.network.species.len() + net.values.len() + 2 * net.laws.len() + net.events.len())
-        + 512;
+    // Counts, values, propensities, triggers and the stream of every trajectory, generously,
+    // and the samples trajectories.csv keeps.
+    let s = net.network.species.len();
+    let mut per = 64 * (s + net.values.len() + 2 * net.laws.len() + net.events.len()) + 512;
+    if opts.keep_trajectories {
+        per += times.len() * (8 * s + 24);
+    }
     let bytes = per as u128 * opts.trajectories as u128;
     if bytes > MAX_RESIDENT_BYTES as u128 {
         let allowed = format!(
@@ -209,7 +223,7 @@ pub fn check_options(net: &GeneralNetwork, opts: &RunOptions, gpu: bool) -> Resu
         );
         return Err(invalid("trajectories", opts.trajectories, allowed));
     }
-    output_times(opts.t_end, opts.points)
+    Ok(times)
 }
 
 /// Tau-leaping's refusal of a general network, naming its first element beyond mass action:
@@ -275,10 +289,26 @@ impl Simulation for GeneralRun {
         };
         super::run::ensemble_description(&net.network, &self.opts, device, &extra)
     }
+    /// trajectories.csv (when kept: the species' counts, not the rules' values) and
+    /// mean_sd.png.
     fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
         let stats = self.rows.stats(self.rows.len());
-        let name = &self.tables.network().network.id;
-        write_ensemble_files(dir, &stats, None, &self.plot, name)
+        let network = &self.tables.network().network;
+        let mut outputs = Vec::new();
+        if let Some(kept) = &self.kept {
+            let species: Vec<String> = network.species.iter().map(|s| s.id.clone()).collect();
+            let path = dir.join("trajectories.csv");
+            write_trajectories_csv(&path, &species, &stats.times, kept)?;
+            outputs.push("trajectories.csv".to_string());
+        }
+        outputs.extend(write_ensemble_files(
+            dir,
+            &stats,
+            None,
+            &self.plot,
+            &network.id,
+        )?);
+        Ok(outputs)
     }
     fn plan_run(&mut self, steps: u64, checkpoint_every: Option<u64>) -> Result<()> {
         super::run::check_steps_left(self.schedule().steps, self.step(), steps)?;
@@ -295,13 +325,24 @@ impl Simulation for GeneralRun {
         ))
     }
     fn state_arrays(&mut self) -> Result<Vec<StateArray>> {
+        // Shaped by the species, not by the outputs (species and rules' values) of the rows.
         let mut arrays = self.rows.arrays(self.step(), None, None);
+        let s = self.tables.network().network.species.len();
         // The GPU's trajectories stay on the device: statistics only.
         if let Backend::Cpu(trajectories) = &self.backend {
-            let s = self.tables.network().network.species.len();
             let counts = trajectories.iter().flat_map(|t| t.outputs().0).collect();
             let n = trajectories.len();
             arrays.push(StateArray::new("counts", &[n, s], ArrayData::U64(counts)));
+        }
+        if let Some(kept) = &self.kept {
+            let rows = self.step() as usize + 1;
+            let samples = kept.iter().flat_map(|t| t[..rows].concat()).collect();
+            let shape = [kept.len(), rows, s];
+            arrays.push(StateArray::new(
+                "trajectories",
+                &shape,
+                ArrayData::U64(samples),
+            ));
         }
         Ok(arrays)
     }
