@@ -84,15 +84,7 @@ pub fn map_for_reading_after(
     stage: &wgpu::Buffer,
     index: wgpu::SubmissionIndex,
 ) -> Result<()> {
-    map_when(stage, || {
-        ctx.device
-            .poll(wgpu::PollType::Wait {
-                submission_index: Some(index),
-                timeout: None,
-            })
-            .map(|_| ())
-            .map_err(|e| EngineError::Device(e.to_string()))
-    })
+    map_when(stage, || ctx.wait_for(index))
 }
 
 /// Asks to map `stage` for reading, then `wait`s (the mapping completes once the GPU is done
