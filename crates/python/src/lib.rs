@@ -357,7 +357,7 @@ fn sweep_finish(
 }
 
 /// Runs the sweep with `workers` workers on this machine's adapter; returns the records as JSON
-/// text. Ctrl-C stops the tasks under way at the end of an observation period and raises
+/// text. Ctrl-C stops the tasks under way after the batch under way and raises
 /// KeyboardInterrupt once the records are written.
 #[pyfunction]
 #[pyo3(signature = (text, origin, base, out, workers=1, backend=None, adapter=None))]
@@ -546,8 +546,8 @@ impl Simulation {
         overwrite: bool,
         progress: Option<&Progress<'py>>,
     ) -> PyResult<Vec<Row>> {
-        // Ctrl-C stops the run at the end of an observation period, the simulation whole and
-        // usable; the KeyboardInterrupt carries the observations made so far.
+        // Ctrl-C stops the run after the batch under way (`Driven::advance_until`), the
+        // simulation whole and usable; the KeyboardInterrupt carries the observations so far.
         let signals = Arc::new(Signals::default());
         let Some(dir) = out else {
             if let Some(progress) = progress {

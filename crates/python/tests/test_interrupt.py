@@ -1,4 +1,4 @@
-"""Ctrl-C inside a long call: KeyboardInterrupt at the end of the observation period under way,
+"""Ctrl-C inside a long call: KeyboardInterrupt after the batch under way,
 the observations made so far on the exception, the simulation whole and usable (it goes on as
 a run that was never stopped), a folder run's files kept with its manifest saying "stopped"."""
 
@@ -41,10 +41,12 @@ def test_ctrl_c_stops_a_run_within_a_period_and_the_simulation_goes_on(rdme):
         sim.run(10**9)
     late = time.perf_counter() - t - delay
     timer.join()
-    # The period under way ends, then the call returns: no later than a few periods' time.
+    # The batch under way (at most a period) ends, then the call returns: no later than a few
+    # periods' time.
     assert late < 5 * period + 1.0, (late, period)
     steps = info.value.observations["step"]
-    assert len(steps) >= 1 and steps[-1] == sim.step
+    # Observed where observations are due; stopped at the last one or between it and the next.
+    assert len(steps) >= 1 and steps[-1] <= sim.step < steps[-1] + every, (steps, sim.step)
     assert all(s % every == 0 for s in steps), steps
     assert all(v.shape == steps.shape for v in info.value.observations.values())
     # Whole and usable: it goes on as a simulation that was never stopped.

@@ -17,8 +17,8 @@ pub struct Row {
 }
 
 /// What an advance that may be stopped returns: the observations made, and whether it was
-/// stopped before its end (the state is then whole at the end of an observation period and
-/// may be advanced again).
+/// stopped before its end (the state is then whole at the end of a batch and may be advanced
+/// again).
 #[derive(Clone, Debug)]
 pub struct Advanced {
     pub rows: Vec<Row>,
@@ -50,12 +50,11 @@ pub trait Driven: Send {
     fn observe(&mut self) -> Result<Row>;
     /// Advances `steps` steps; returns the observations made on the way (at multiples of
     /// `observe_every`, and the last step's).
-    fn advance(&mut self, steps: u64) -> Result<Vec<Row>> {
-        Ok(self.advance_until(steps, &|| false)?.rows)
-    }
-    /// Advances as [`advance`](Self::advance) does, asking `stop` after every observation
-    /// period; a stop ends the advance there (at a multiple of `observe_every`, observed),
-    /// the observations made so far returned.
+    fn advance(&mut self, steps: u64) -> Result<Vec<Row>>;
+    /// Advances as [`advance`](Self::advance) does, a batch at a time
+    /// ([`Simulation::batch_steps`], paced as the run loop paces it), asking `stop` after each;
+    /// a stop ends the advance there, between observations or at one, with the observations
+    /// made so far (none for the step it stopped at unless one was due there).
     fn advance_until(&mut self, steps: u64, stop: &dyn Fn() -> bool) -> Result<Advanced>;
     /// The state at the current step as named arrays.
     fn state_arrays(&mut self) -> Result<Vec<StateArray>>;
@@ -107,43 +106,11 @@ impl<S: Simulation + Send> Driven for S {
         Ok(row_of(&o))
     }
 
+    fn advance(&mut self, steps: u64) -> Result<Vec<Row>> {
+        Ok(drive(self, steps, None)?.rows)
+    }
     fn advance_until(&mut self, steps: u64, stop: &dyn Fn() -> bool) -> Result<Advanced> {
-        let first = Simulation::step(self);
-        let end = first.saturating_add(steps);
-        let every = Simulation::schedule(self).observe_every.max(1);
-        let mut observed: Vec<S::Observation> = Vec::new();
-        let mut stopped = false;
-        while Simulation::step(self) < end {
-            let s = Simulation::step(self);
-            let next = (s / every).saturating_add(1).saturating_mul(every).min(end);
-            let observe = next.is_multiple_of(every) || next == end;
-            Simulation::advance(self, next - s, observe, &mut |o| {
-                observed.push(o);
-                Ok(())
-            })?;
-            if next < end && stop() {
-                stopped = true;
-                break;
-            }
-        }
-        self.flush_observations(&mut |o| {
-            observed.push(o);
-            Ok(())
-        })?;
-        let mut last_good = first;
-        let mut rows = Vec::with_capacity(observed.len());
-        for o in observed {
-            if let Some(what) = o.non_finite() {
-                return Err(ModelError::NonFinite {
-                    what: what.to_string(),
-                    after: last_good,
-                    at: o.step(),
-                });
-            }
-            last_good = o.step();
-            rows.push(row_of(&o));
-        }
-        Ok(Advanced { rows, stopped })
+        drive(self, steps, Some(stop))
     }
 
     fn state_arrays(&mut self) -> Result<Vec<StateArray>> {
@@ -178,6 +145,61 @@ impl<S: Simulation + Send> Driven for S {
             outputs: report.outputs,
         })
     }
+}
+
+/// [`Driven::advance`] (no `stop`: one advance per observation period) and
+/// [`Driven::advance_until`] (a batch at a time, paced, `stop` asked after each).
+fn drive<S: Simulation>(
+    sim: &mut S,
+    steps: u64,
+    stop: Option<&dyn Fn() -> bool>,
+) -> Result<Advanced> {
+    let first = sim.step();
+    let end = first.saturating_add(steps);
+    let every = sim.schedule().observe_every.max(1);
+    let batch = match stop {
+        Some(_) => sim.batch_steps().max(1),
+        None => u64::MAX,
+    };
+    let next_multiple = |s: u64, n: u64| (s / n).saturating_add(1).saturating_mul(n);
+    let mut observed: Vec<S::Observation> = Vec::new();
+    let mut stopped = false;
+    while sim.step() < end {
+        let s = sim.step();
+        let next = next_multiple(s, every)
+            .min(next_multiple(s, batch))
+            .min(end);
+        let observe = next.is_multiple_of(every) || next == end;
+        sim.advance(next - s, observe, &mut |o| {
+            observed.push(o);
+            Ok(())
+        })?;
+        if let Some(stop) = stop {
+            sim.pace()?;
+            if next < end && stop() {
+                stopped = true;
+                break;
+            }
+        }
+    }
+    sim.flush_observations(&mut |o| {
+        observed.push(o);
+        Ok(())
+    })?;
+    let mut last_good = first;
+    let mut rows = Vec::with_capacity(observed.len());
+    for o in observed {
+        if let Some(what) = o.non_finite() {
+            return Err(ModelError::NonFinite {
+                what: what.to_string(),
+                after: last_good,
+                at: o.step(),
+            });
+        }
+        last_good = o.step();
+        rows.push(row_of(&o));
+    }
+    Ok(Advanced { rows, stopped })
 }
 
 #[cfg(test)]
@@ -218,10 +240,29 @@ mod tests {
         }
     }
 
-    /// A stop asked for ends the advance at the end of the period under way, observed; the
-    /// simulation goes on from there as one never stopped.
+    /// With batches shorter than the period, a stop ends the advance after the batch under
+    /// way, between observations; every batch is paced; the simulation goes on from there and
+    /// observes as one never stopped. Without a stop there are no batches and no pacing.
     #[test]
-    fn a_stop_ends_the_advance_after_the_period_under_way() {
+    fn a_stop_ends_the_advance_after_the_batch_under_way() {
+        let mut counter = Counter::new(2);
+        counter.batch = 3;
+        let a = counter.advance_until(100, &|| true).unwrap();
+        assert!(a.stopped && a.rows.is_empty());
+        assert_eq!((counter.step, &counter.paced), (3, &vec![3]));
+        let rest = Driven::advance(&mut counter, 5).unwrap();
+        let steps: Vec<u64> = rest.iter().map(|r| r.step).collect();
+        let mut straight = Counter::new(2);
+        let whole = Driven::advance(&mut straight, 6).unwrap();
+        assert_eq!(steps, whole.iter().map(|r| r.step).collect::<Vec<_>>());
+        assert_eq!(steps, [4, 8]);
+        assert_eq!(counter.paced, [3], "advance without a stop is not paced");
+    }
+
+    /// A stop asked for ends the advance at the end of the period under way, observed, when a
+    /// batch is the whole period; the simulation goes on from there as one never stopped.
+    #[test]
+    fn a_stop_ends_the_advance_after_the_period_under_way_when_a_batch_is_a_period() {
         let mut sim: Box<dyn Driven> = Box::new(Counter::new(2));
         let asked = std::cell::Cell::new(0);
         let stop = || {

@@ -534,9 +534,9 @@ pub(super) mod tests {
         /// The steps of the series' rows on disk when each checkpoint was saved.
         rows_at_checkpoints: Vec<Vec<u64>>,
         /// Steps per batch (`Simulation::batch_steps`).
-        batch: u64,
+        pub(in crate::runtime) batch: u64,
         /// The steps at which the loop called `pace`.
-        paced: Vec<u64>,
+        pub(in crate::runtime) paced: Vec<u64>,
     }
 
     /// (step, x, the row's first value).

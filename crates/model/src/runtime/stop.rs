@@ -1,7 +1,7 @@
 //! Asking a run to stop early: Ctrl-C or SIGTERM in the command line, a KeyboardInterrupt in
-//! Python. The run loop asks after every batch of steps (`Simulation::batch_steps`) and
-//! `Driven::advance_until` after every observation period, so a run stops with the batch (or
-//! period) under way done and its state whole.
+//! Python. The run loop and `Driven::advance_until` ask after every batch of steps
+//! (`Simulation::batch_steps`; by default the observation period), so a run stops with the
+//! batch under way done and its state whole.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
