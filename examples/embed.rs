@@ -8,6 +8,9 @@ use petri_engine::GpuContext;
 use petri_model::angiogenesis::{run_observed, AngioConfig, AngioSim, SimOptions};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // Without a display, keep Mesa's device-select layer from printing XDG_RUNTIME_DIR
+    // complaints (it sets an environment variable: before any other thread runs).
+    petri_engine::headless::quiet_display_probes();
     // Your program's own device, however it likes to create it.
     let instance =
         wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
