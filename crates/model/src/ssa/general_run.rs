@@ -139,7 +139,7 @@ impl GeneralRun {
             let (counts, values) = traj.outputs();
             acc.add_counts(&counts);
             if let Some(kept) = &mut self.kept {
-                kept[i].push(counts.clone());
+                kept[i].push(counts);
             }
             for (s, v) in sums.iter_mut().zip(values) {
                 s[0] += v;
