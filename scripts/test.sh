@@ -7,6 +7,8 @@
 # which this installs: lavapipe (Vulkan) first, then llvmpipe through EGL (OpenGL).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# One build, never edited: incremental caches would only take disk (gigabytes of it).
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 scripts/ensure-gpu-driver.sh
 scripts/ensure-mpi.sh
 # Every build below has petri-cli's `mpi` feature, so the dependency tree is built once; the
