@@ -129,36 +129,50 @@ fn network_run_writes_the_outputs() {
 
 /// A run stopped after 5 of 10 output times with a checkpoint, then resumed from it (the
 /// options come from the checkpoint), writes the files of a straight run byte for byte.
+/// A mass-action network (the optimized direct method) and a general one (DSMTS 00019's
+/// assignment rule, the CPU's direct method), each stopped at an output time with a
+/// checkpoint and resumed from it.
 #[test]
 fn a_resumed_network_run_writes_the_files_of_a_straight_one() {
     let dir = scratch("resume");
-    let run = |name: &str, extra: &[&str]| {
-        let out = dir.join(name).display().to_string();
-        let mut args = vec!["run", "assets/birth-death.json", "--out", &out];
-        args.extend(extra);
-        let o = petri(&args);
-        assert!(o.status.success(), "{}", text(&o));
-    };
-    let options = [
-        "--method",
-        "odm",
-        "--trajectories",
-        "30",
-        "--t-end",
-        "10",
-        "--points",
-        "11",
-        "--trajectories-csv",
-    ];
-    run("straight", &options);
-    let mut half = options.to_vec();
-    half.extend(["--steps", "5", "--checkpoint-every", "5"]);
-    run("resumed", &half);
-    let ck = dir.join("resumed/checkpoint.petri").display().to_string();
-    run("resumed", &["--resume", &ck]);
-    for file in ["mean_sd.csv", "trajectories.csv", "mean_sd.png"] {
-        let read = |run: &str| std::fs::read(dir.join(run).join(file)).unwrap();
-        assert!(read("straight") == read("resumed"), "{file}");
+    let rule = petri_model::reactions::dsmts_dir()
+        .join("00019/00019-sbml-l3v1.xml")
+        .display()
+        .to_string();
+    for (config, method) in [
+        ("assets/birth-death.json", "odm"),
+        (rule.as_str(), "direct"),
+    ] {
+        let run = |name: &str, extra: &[&str]| {
+            let out = dir.join(method).join(name).display().to_string();
+            let mut args = vec!["run", config, "--out", &out];
+            args.extend(extra);
+            let o = petri(&args);
+            assert!(o.status.success(), "{config}: {}", text(&o));
+        };
+        let options = [
+            "--method",
+            method,
+            "--device",
+            "cpu",
+            "--trajectories",
+            "30",
+            "--t-end",
+            "10",
+            "--points",
+            "11",
+            "--trajectories-csv",
+        ];
+        run("straight", &options);
+        let mut half = options.to_vec();
+        half.extend(["--steps", "5", "--checkpoint-every", "5"]);
+        run("resumed", &half);
+        let ck = dir.join(method).join("resumed/checkpoint.petri");
+        run("resumed", &["--resume", &ck.display().to_string()]);
+        for file in ["mean_sd.csv", "trajectories.csv", "mean_sd.png"] {
+            let read = |run: &str| std::fs::read(dir.join(method).join(run).join(file)).unwrap();
+            assert!(read("straight") == read("resumed"), "{config}: {file}");
+        }
     }
 }
 
@@ -362,6 +376,56 @@ fn sbml_networks_run_and_the_gpu_path_writes_the_same_files() {
     assert!(last[0] == 10.0 && (last[1] - 90.5).abs() < 3.0, "{csv}");
 }
 
+/// An SBML model in moles with two compartments (examples/sbml/nuclear-transport.xml) is
+/// converted to counts and runs as a mass-action network, tau-leaping included: 1 uM in 1 fL
+/// is 602 molecules, each of which sits in the cytoplasm at time t with probability
+/// p = 0.8 + 0.2 exp(-0.25 t) (import 0.05/s, export 0.2/s), so the count there is
+/// Binomial(602, p).
+#[test]
+fn an_sbml_model_in_moles_over_two_compartments_runs_in_molecule_counts() {
+    let dir = scratch("moles");
+    let out = dir.display().to_string();
+    let n = 2000;
+    let o = petri(&[
+        "run",
+        "examples/sbml/nuclear-transport.xml",
+        "--method",
+        "tau",
+        "--device",
+        "cpu",
+        "--trajectories",
+        &n.to_string(),
+        "--t-end",
+        "12",
+        "--points",
+        "4",
+        "--out",
+        &out,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let csv = std::fs::read_to_string(dir.join("mean_sd.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("time,P_cyt-mean,P_cyt-sd,P_nuc-mean,P_nuc-sd")
+    );
+    assert_eq!(lines.next(), Some("0,602,0,0,0"));
+    for line in lines {
+        let v: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
+        // Every molecule is in one place or the other.
+        assert!((v[1] + v[3] - 602.0).abs() < 1e-9, "{line}");
+        let p = 0.8 + 0.2 * (-0.25 * v[0]).exp();
+        let (mean, sd) = (602.0 * p, (602.0 * p * (1.0 - p)).sqrt());
+        // Within 4.5 standard errors, plus 1 % for tau-leaping's step.
+        let se = sd / (n as f64).sqrt();
+        assert!(
+            (v[1] - mean).abs() < 4.5 * se + 0.01 * mean,
+            "{line}: mean {mean}"
+        );
+        assert!((v[2] - sd).abs() < 0.1 * sd, "{line}: sd {sd}");
+    }
+}
+
 /// Without --device a network run picks its device and says why: on a machine whose only
 /// adapter is a software one (lavapipe in CI) that is the CPU. With a hardware GPU it is the GPU.
 #[test]
@@ -509,6 +573,21 @@ fn general_sbml_models_run_on_the_cpu_and_gpu_and_refuse_what_they_do_not_take()
         "{}",
         text(&o)
     );
+    // Checkpoints of a general network: the CPU writes them, the GPU not yet.
+    let o = petri(
+        &[
+            &["run", rule.as_str(), "--out", &out, "--overwrite"][..],
+            &common[..],
+            &["--device", "gpu", "--checkpoint-every", "2"][..],
+        ]
+        .concat(),
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("checkpoint_every") && text(&o).contains("--device cpu"),
+        "{}",
+        text(&o)
+    );
 
     let event = case("00033");
     for (flags, says) in [
@@ -521,7 +600,6 @@ fn general_sbml_models_run_on_the_cpu_and_gpu_and_refuse_what_they_do_not_take()
             "direct or odm on the GPU",
         ),
         (&["--device", "gpu"][..], "<event id=\"reset\">"),
-        (&["--checkpoint-every", "2"][..], "checkpoint_every"),
     ] {
         let dir = scratch("general-refused");
         let out = dir.display().to_string();

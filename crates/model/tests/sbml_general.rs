@@ -8,7 +8,10 @@ mod sbml_common;
 
 use petri_model::reactions::sbml::parse_sbml_general;
 use petri_model::ssa::general::{run_general_cpu, GeneralTables, GeneralTrajectory};
-use sbml_common::{document, math, reaction, stationary};
+use sbml_common::{
+    document, hill_stationary, math, molar_document, molar_hill, reaction, stationary, AVOGADRO,
+    HILL_POWERS,
+};
 
 /// The ensemble's mean and variance of species 0 at `t`, checked against (mu, var): the mean
 /// within 4.5 standard errors, the variance within 4.5 of its standard errors (about
@@ -84,6 +87,14 @@ fn michaelis_menten_degradation_matches_its_exact_stationary_distribution() {
     let sbml = document(&[("X", 60)], &body);
     let (m, var) = stationary(|_| lambda, |x| vmax * x / (km + x));
     check_stationary(&sbml, 4000, 250.0, m, var);
+}
+
+#[test]
+fn a_hill_law_in_molar_units_matches_its_exact_stationary_distribution() {
+    // The Hill network above in mol/L and mol/s in a 1 fL cell: V K^h cell / (K^h + X^h) has
+    // a numerator near 1e-45 (f64 holds it), times Avogadro's number the same propensities.
+    let (m, var) = hill_stationary();
+    check_stationary(&molar_hill(HILL_POWERS), 4000, 20.0, m, var);
 }
 
 /// The state of one trajectory at `t`: species counts, then rule values.
@@ -259,6 +270,36 @@ fn a_non_persistent_delayed_event_is_cancelled_when_its_trigger_falls() {
         values,
         vec![0.0, 1.0],
         "(p, q) through the rules r = p, s = q"
+    );
+}
+
+#[test]
+fn an_event_assigns_a_concentration_in_moles_as_the_nearest_count() {
+    // At t = 1 the concentration of C in a 0.25 fL cell is set to 0.3 uM: 45.17 molecules, so
+    // 45; the rule c = C then reads 45 molecules back as a concentration.
+    let litres = 2.5e-16;
+    let body = format!(
+        r#"<listOfParameters><parameter id="c" constant="false"/></listOfParameters>
+        <listOfRules><assignmentRule variable="c">{}</assignmentRule></listOfRules>
+        <listOfEvents>{}</listOfEvents>"#,
+        math("<ci>C</ci>"),
+        event(
+            "set",
+            "",
+            &format!("<apply><geq/>{TIME}<cn>1</cn></apply>"),
+            "",
+            &[("C", "<cn>3e-7</cn>")]
+        ),
+    );
+    let sbml = molar_document(litres, &[("C", 0.0)], &body);
+    assert_eq!(one(&sbml, 0.5), (vec![0], vec![0.0]));
+    let (counts, rules) = one(&sbml, 2.0);
+    assert_eq!(counts, [45]);
+    let c = 45.0 / (AVOGADRO * litres);
+    assert!(
+        (rules[0] / c - 1.0).abs() < 1e-12,
+        "{} against {c}",
+        rules[0]
     );
 }
 

@@ -20,7 +20,9 @@ use petri_model::ssa::gpu_expr::{wgsl, Leaves};
 use petri_model::ssa::gpu_general::check_gpu;
 use petri_scheduler::{Binding, PassDesc, PassSchedule, StepPlan};
 use proptest::prelude::*;
-use sbml_common::{document, reaction, stationary};
+use sbml_common::{
+    document, hill_stationary, molar_hill, reaction, stationary, HILL_POWERS, HILL_RATIO,
+};
 
 mod sbml_common;
 mod test_shaders;
@@ -470,6 +472,48 @@ fn hill_repression_on_the_gpu_matches_its_exact_stationary_distribution() {
             sd * sd
         );
     }
+}
+
+/// The same Hill network written in molar units (concentrations in a 1 fL cell, laws in
+/// mol/s), as published models are. Written as V cell / (1 + (X/K)^h) its values stay within
+/// f32's range (X/K near 1), and the kernel's propensities (Avogadro's number times the laws)
+/// give the exact stationary distribution. Written as V cell K^h / (K^h + X^h), the numerator
+/// is near 1e-45, which f32 cannot hold: the GPU refuses it naming the reaction and the CPU
+/// (whose f64 runs it: sbml_general.rs).
+#[test]
+fn a_hill_law_in_molar_units_runs_on_the_gpu_where_f32_holds_its_values() {
+    let ctx = test_context();
+    let open = |law: &str| {
+        let net = parse_sbml_general(&molar_hill(law), "hill.xml").unwrap();
+        GpuEnsemble::new_general(&ctx, &net, Method::Direct, &EnsembleOptions::default())
+    };
+    let (mean_exact, var_exact) = hill_stationary();
+    let n = 2000u64;
+    let stats = open(HILL_RATIO)
+        .unwrap()
+        .run_general(n, 0x6b_0003, &[0.0, 15.0])
+        .unwrap();
+    let (mean, sd) = (stats.mean[1][0], stats.sd[1][0]);
+    let se = (var_exact / n as f64).sqrt();
+    assert!(
+        (mean - mean_exact).abs() < 4.5 * se,
+        "mean {mean}, exact {mean_exact} (se {se})"
+    );
+    let var_se = var_exact * (2.0 / n as f64).sqrt();
+    assert!(
+        (sd * sd - var_exact).abs() < 4.5 * var_se + 0.02 * var_exact,
+        "variance {}, exact {var_exact}",
+        sd * sd
+    );
+
+    let e = open(HILL_POWERS)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        e.contains("reaction \"make\"") && e.contains("f32") && e.contains("--device cpu"),
+        "{e}"
+    );
 }
 
 /// The DSMTS cases beyond mass action on the GPU, direct and optimized direct method: the

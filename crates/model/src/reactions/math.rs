@@ -161,6 +161,28 @@ impl Expr {
         }
     }
 
+    /// The first value at `s`, of the expression or one of its parts, that is finite and not
+    /// zero but outside f32's normal range (below 1.2e-38 or above 3.4e38 in magnitude): in
+    /// the GPU's f32 kernel it would flush to zero or overflow where f64 keeps it.
+    pub fn outside_f32(&self, s: &State) -> Option<f64> {
+        let parts: Vec<&Expr> = match self {
+            Expr::Apply(_, args) => args.iter().collect(),
+            Expr::Piecewise(pieces, otherwise) => pieces
+                .iter()
+                .flat_map(|(v, c)| [v, c])
+                .chain(otherwise.as_deref())
+                .collect(),
+            Expr::Num(_) | Expr::Species { .. } | Expr::Value(_) | Expr::Time => Vec::new(),
+        };
+        if let Some(v) = parts.iter().find_map(|p| p.outside_f32(s)) {
+            return Some(v);
+        }
+        let v = self.eval(s);
+        let a = v.abs();
+        let outside = a < f32::MIN_POSITIVE as f64 || a > f32::MAX as f64;
+        (v.is_finite() && a != 0.0 && outside).then_some(v)
+    }
+
     /// The species and values the expression reads.
     pub fn reads(&self, species: &mut BTreeSet<usize>, values: &mut BTreeSet<usize>) {
         match self {

@@ -89,6 +89,7 @@ fn parse(text: &str, path_for_errors: &str, general: bool) -> Result<GeneralNetw
         units: HashMap::new(),
         symbols: HashMap::new(),
         species: Vec::new(),
+        species_units: Vec::new(),
         values: Vec::new(),
         functions: HashMap::new(),
     };
@@ -97,9 +98,10 @@ fn parse(text: &str, path_for_errors: &str, general: bool) -> Result<GeneralNetw
 
 /// What an SBML id names, as far as kinetic laws are concerned.
 enum Symbol {
-    /// `scale` turns the count into what the id means in math: 1 for an amount
-    /// (hasOnlySubstanceUnits="true"), 1/size for a concentration; None for a concentration
-    /// in a compartment without a size.
+    /// `scale` turns the count into what the id means in math: 1/u for an amount
+    /// (hasOnlySubstanceUnits="true"), 1/(u size) for a concentration, u the items per
+    /// substance unit (1 for items, Avogadro's number for moles); None for a concentration in a
+    /// compartment without a size.
     Species {
         index: usize,
         scale: Option<f64>,
@@ -130,6 +132,9 @@ struct Reader<'a, 'input> {
     units: HashMap<String, Vec<Unit>>,
     symbols: HashMap<String, Symbol>,
     species: Vec<Species>,
+    /// Items (molecules) per unit of each species' substance units: 1 for items, Avogadro's
+    /// number for moles.
+    species_units: Vec<f64>,
     values: Vec<Value>,
     /// Function definitions, expanded where they are called.
     functions: HashMap<String, Node<'a, 'input>>,
@@ -305,15 +310,21 @@ impl<'a, 'input> Reader<'a, 'input> {
             }
             self.units.insert(id.to_string(), units);
         }
+        let mut extent = None;
         for unit in ["substanceUnits", "extentUnits"] {
-            self.check_items(model, model.attribute(unit))?;
+            let u = self.items_per(model, model.attribute(unit))?;
+            if model.attribute(unit).is_some() {
+                extent = Some(u);
+            }
         }
 
-        let mut compartment: Option<(&str, Option<f64>, Node)> = None;
+        // Compartments by id: their size and element. The mass-action subset is one volume
+        // (RDME scales its rates by it); a general network may have several, each well mixed.
+        let mut compartments: Vec<(&str, Option<f64>, Node)> = Vec::new();
         for node in list("listOfCompartments") {
             self.expect(node, "compartment")?;
             let id = self.required(node, "id")?;
-            if compartment.is_some() {
+            if !compartments.is_empty() && !self.general {
                 let why = "a second compartment: a network is one well-mixed compartment";
                 return Err(self.refuse(node, why));
             }
@@ -345,19 +356,25 @@ impl<'a, 'input> Reader<'a, 'input> {
                     index,
                 },
             )?;
-            compartment = Some((id, size, node));
+            compartments.push((id, size, node));
         }
-        let compartment_volume = match compartment {
-            Some((_, Some(size), node)) => {
+        let mut volumes = Vec::new();
+        for &(_, size, node) in &compartments {
+            if let Some(size) = size {
                 let units = node.attribute("units").or(model.attribute("volumeUnits"));
-                Some(size * self.litres_per(node, units)?)
+                volumes.push(size * self.litres_per(node, units)?);
             }
+        }
+        // The one volume that RDME scales rates by; several compartments have none.
+        let compartment_volume = match (compartments.len(), volumes.as_slice()) {
+            (1, &[v]) => Some(v),
             _ => None,
         };
 
         for node in list("listOfSpecies") {
             self.expect(node, "species")?;
-            let s = self.one_species(model, node, compartment.map(|c| (c.0, c.1)))?;
+            let sizes: Vec<(&str, Option<f64>)> = compartments.iter().map(|c| (c.0, c.1)).collect();
+            let s = self.one_species(model, node, &sizes)?;
             self.species.push(s);
         }
         // Ids that rules, initial assignments and events set: not constants in a law.
@@ -422,6 +439,8 @@ impl<'a, 'input> Reader<'a, 'input> {
             rules.push(rule);
         }
         let rules = self.rule_order(rules)?;
+        let reaction_nodes: Vec<Node> = list("listOfReactions").collect();
+        self.in_extent_units(&reaction_nodes, extent, &mut reactions, &mut laws)?;
         let mut events = Vec::new();
         for node in list("listOfEvents") {
             self.expect(node, "event")?;
@@ -469,8 +488,9 @@ impl<'a, 'input> Reader<'a, 'input> {
     }
 
     /// An assignment of `node`'s math (a rule, an initial or event assignment) to `target`. A
-    /// species in concentration is assigned its concentration: the count is that times its
-    /// compartment's size.
+    /// species is assigned in its own terms (an amount or a concentration, in its substance
+    /// units): the count is the value over its scale, rounded to the nearest whole number where
+    /// the units are not items (a number of moles is rarely a whole number of molecules).
     fn assignment(
         &self,
         element: Node,
@@ -482,7 +502,14 @@ impl<'a, 'input> Reader<'a, 'input> {
         let expr = match target {
             Target::Species(s) => match self.species_scale(s) {
                 Some(1.0) => expr,
-                Some(k) => Expr::Apply(Op::Divide, vec![expr, Expr::Num(k)]),
+                Some(k) if self.species_units[s] == 1.0 => {
+                    Expr::Apply(Op::Divide, vec![expr, Expr::Num(k)])
+                }
+                Some(k) => {
+                    let count = Expr::Apply(Op::Divide, vec![expr, Expr::Num(k)]);
+                    let half_up = Expr::Apply(Op::Plus, vec![count, Expr::Num(0.5)]);
+                    Expr::Apply(Op::Floor, vec![half_up])
+                }
                 None => {
                     let why = "a concentration in a compartment without a size";
                     return Err(self.refuse_at(element, node, why));
@@ -787,40 +814,106 @@ impl<'a, 'input> Reader<'a, 'input> {
         }
     }
 
-    /// Amounts must be numbers of items (molecules): the simulators count them.
-    fn check_items(&self, node: Node, units: Option<&str>) -> Result<()> {
-        let ok = match units {
-            None | Some("item" | "dimensionless") => true,
-            Some(id) => matches!(
-                self.units.get(id).map(Vec::as_slice),
-                Some([u]) if matches!(u.kind.as_str(), "item" | "dimensionless")
-                    && u.exponent == 1.0 && u.factor == 1.0
-            ),
+    /// Items (molecules) per substance unit: the simulators count molecules. The mass-action
+    /// subset takes items only; a general network also moles (times Avogadro's number) and
+    /// multiples of either through a unitDefinition.
+    fn items_per(&self, node: Node, units: Option<&str>) -> Result<f64> {
+        let per = match units {
+            None | Some("item" | "dimensionless") => Some(1.0),
+            Some("mole") => Some(AVOGADRO),
+            Some(id) => match self.units.get(id).map(Vec::as_slice) {
+                Some([u]) if u.exponent == 1.0 => match u.kind.as_str() {
+                    "item" | "dimensionless" => Some(u.factor),
+                    "mole" => Some(u.factor * AVOGADRO),
+                    _ => None,
+                },
+                _ => None,
+            },
         };
-        if ok {
-            return Ok(());
+        let units = units.unwrap_or("");
+        match per {
+            Some(1.0) => Ok(1.0),
+            Some(per) if self.general && per.is_finite() && per > 0.0 => Ok(per),
+            Some(_) if !self.general => Err(self.refuse(
+                node,
+                format!(
+                    "substance units \"{units}\" are not items: amounts must be molecule \
+                     counts (a general network converts moles: `petri run` reads it so)"
+                ),
+            )),
+            _ => Err(self.refuse(
+                node,
+                format!("substance units \"{units}\" are not items or moles (or a multiple)"),
+            )),
         }
-        let why = format!(
-            "substance units \"{}\" are not items: amounts must be molecule counts",
-            units.unwrap_or("")
-        );
-        Err(self.refuse(node, why))
+    }
+
+    /// Reaction rates in events per unit time. A law gives the extent's rate in the model's
+    /// extentUnits (else its substanceUnits, else the units of the species that reactions
+    /// change): times items per extent unit it is a propensity. Each reaction event changes a
+    /// species by its stoichiometry in items, so every changed species must count in the
+    /// extent's units (SBML's conversionFactor, which would scale them, is refused).
+    fn in_extent_units(
+        &self,
+        nodes: &[Node],
+        extent: Option<f64>,
+        reactions: &mut [Reaction],
+        laws: &mut [Option<Expr>],
+    ) -> Result<()> {
+        let changed = |r: &Reaction| {
+            let parts = r.reactants.iter().chain(&r.products);
+            parts
+                .map(|&(s, _)| s)
+                .filter(|&s| !self.species[s].boundary)
+                .collect::<Vec<_>>()
+        };
+        let extent = extent.unwrap_or_else(|| {
+            let first = reactions.iter().flat_map(changed).next();
+            first.map_or(1.0, |s| self.species_units[s])
+        });
+        for ((reaction, law), node) in reactions.iter_mut().zip(laws.iter_mut()).zip(nodes) {
+            if let Some(s) = changed(reaction)
+                .into_iter()
+                .find(|&s| (self.species_units[s] / extent - 1.0).abs() > 1e-12)
+            {
+                let why = format!(
+                    "species \"{}\" counts in other substance units ({} items each) than \
+                     the reaction's extent ({} items each): one reaction event would change it \
+                     by another number of molecules than its stoichiometry",
+                    self.species[s].id,
+                    short(self.species_units[s]),
+                    short(extent)
+                );
+                return Err(self.refuse(*node, why));
+            }
+            if extent == 1.0 {
+                continue;
+            }
+            match law.take() {
+                Some(expr) => *law = Some(Expr::Apply(Op::Times, vec![Expr::Num(extent), expr])),
+                None => {
+                    reaction.rate *= extent;
+                    if !reaction.rate.is_finite() {
+                        let why = format!("rate constant {} events per unit time", reaction.rate);
+                        return Err(self.refuse(*node, why));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     fn one_species(
         &mut self,
         model: Node,
         node: Node,
-        compartment: Option<(&str, Option<f64>)>,
+        compartments: &[(&str, Option<f64>)],
     ) -> Result<Species> {
         let id = self.required(node, "id")?;
         let in_compartment = self.required(node, "compartment")?;
-        let size = match compartment {
-            Some((c, size)) if c == in_compartment => size,
-            _ => {
-                let why = format!("compartment \"{in_compartment}\" is not defined");
-                return Err(self.refuse(node, why));
-            }
+        let Some(&(_, size)) = compartments.iter().find(|c| c.0 == in_compartment) else {
+            let why = format!("compartment \"{in_compartment}\" is not defined");
+            return Err(self.refuse(node, why));
         };
         let only_substance = self.flag(node, "hasOnlySubstanceUnits")?;
         let boundary = self.flag(node, "boundaryCondition")? | self.flag(node, "constant")?;
@@ -831,7 +924,7 @@ impl<'a, 'input> Reader<'a, 'input> {
         let units = node
             .attribute("substanceUnits")
             .or(model.attribute("substanceUnits"));
-        self.check_items(node, units)?;
+        let per = self.items_per(node, units)?;
         let amount = match (
             self.number(node, "initialAmount")?,
             self.number(node, "initialConcentration")?,
@@ -853,10 +946,12 @@ impl<'a, 'input> Reader<'a, 'input> {
                 return Err(self.refuse(node, why));
             }
         };
+        let amount = amount * per;
         // Whole up to rounding in concentration * size; beyond 2^53 f64 no longer counts by one.
+        // An amount in moles is rounded to the nearest molecule.
         let count = amount.round();
         if !(0.0..=9.007_199_254_740_992e15).contains(&count)
-            || (amount - count).abs() > 1e-9 * count.max(1.0)
+            || (per == 1.0 && (amount - count).abs() > 1e-9 * count.max(1.0))
         {
             let why = format!(
                 "initial amount {} is not a whole number of items >= 0",
@@ -866,11 +961,12 @@ impl<'a, 'input> Reader<'a, 'input> {
         }
         let index = self.species.len();
         let scale = if only_substance {
-            Some(1.0)
+            Some(1.0 / per)
         } else {
-            size.map(|v| 1.0 / v)
+            size.map(|v| 1.0 / (per * v))
         };
         self.define(node, id, Symbol::Species { index, scale })?;
+        self.species_units.push(per);
         Ok(Species {
             id: id.to_string(),
             name: node.attribute("name").map(str::to_string),
@@ -1862,5 +1958,131 @@ mod tests {
             (net.reactions[0].reactants.len(), net.reactions[0].rate),
             (0, 0.5)
         );
+    }
+
+    /// A model in moles over two compartments (cytoplasm 1 fL, nucleus 0.25 fL): A and B in
+    /// concentration (mol/L), E an amount (mol). `units` replaces the model's units, `laws`
+    /// the reactions.
+    fn molar_model(units: &str, reactions: &str) -> String {
+        let species = |id: &str, c: &str, value: &str| {
+            format!(
+                r#"<species id="{id}" compartment="{c}" {value} boundaryCondition="false"
+                   constant="false"/>"#
+            )
+        };
+        format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?>
+<sbml xmlns="http://www.sbml.org/sbml/level3/version2/core" level="3" version="2">
+  <model id="m" {units}>
+    <listOfUnitDefinitions><unitDefinition id="nmol"><listOfUnits>
+      <unit kind="mole" exponent="1" scale="-9" multiplier="1"/>
+    </listOfUnits></unitDefinition></listOfUnitDefinitions>
+    <listOfCompartments>
+      <compartment id="cyt" size="1e-15" spatialDimensions="3" constant="true"/>
+      <compartment id="nuc" size="2.5e-16" spatialDimensions="3" constant="true"/>
+    </listOfCompartments>
+    <listOfSpecies>{}{}{}</listOfSpecies>
+    <listOfParameters><parameter id="k" value="0.1" constant="true"/>
+      <parameter id="Km" value="1e-21" constant="true"/></listOfParameters>
+    <listOfReactions>{reactions}</listOfReactions>
+  </model>
+</sbml>"#,
+            species(
+                "A",
+                "cyt",
+                r#"initialConcentration="1e-6" hasOnlySubstanceUnits="false""#
+            ),
+            species(
+                "B",
+                "nuc",
+                r#"initialConcentration="0" hasOnlySubstanceUnits="false""#
+            ),
+            species(
+                "E",
+                "cyt",
+                r#"initialAmount="3e-22" hasOnlySubstanceUnits="true""#
+            ),
+        )
+    }
+
+    #[test]
+    fn moles_and_compartments_convert_to_counts() {
+        let moles = r#"substanceUnits="mole" extentUnits="mole""#;
+        // A -> B at k A cyt mol/s is k per molecule and second: mass action, c = k.
+        let transport = reaction(
+            &[("A", "1")],
+            &[("B", "1")],
+            &ap("times", &[&ci("k"), &ci("A"), &ci("cyt")]),
+        );
+        let net = parse_sbml_general(&molar_model(moles, &transport), "t").unwrap();
+        assert!(net.is_mass_action());
+        // 1 uM in 1 fL is 602.2 molecules; 3e-22 mol is 180.7: both rounded.
+        let counts: Vec<u64> = net
+            .network
+            .species
+            .iter()
+            .map(|s| s.initial_count)
+            .collect();
+        assert_eq!(counts, [602, 0, 181]);
+        let rate = net.network.reactions[0].rate;
+        assert!((rate / 0.1 - 1.0).abs() < 1e-12, "{rate}");
+        // Two compartments: no one volume for RDME.
+        assert_eq!(net.network.compartment_volume, None);
+
+        // Michaelis-Menten on an amount: the propensity is N_A Vmax E / (Km + E), E in moles.
+        let mm = reaction(
+            &[("E", "1")],
+            &[],
+            &ap(
+                "divide",
+                &[
+                    &ap("times", &[&ci("k"), &ci("E")]),
+                    &ap("plus", &[&ci("Km"), &ci("E")]),
+                ],
+            ),
+        );
+        let net = parse_sbml_general(&molar_model(moles, &mm), "t").unwrap();
+        let values: Vec<f64> = net.values.iter().map(|v| v.initial).collect();
+        let state = crate::reactions::math::State {
+            counts: &[602.0, 0.0, 181.0],
+            values: &values,
+            time: 0.0,
+        };
+        let e = 181.0 / AVOGADRO;
+        let exact = AVOGADRO * 0.1 * e / (1e-21 + e);
+        let law = net.laws[0].as_ref().unwrap().eval(&state);
+        assert!((law / exact - 1.0).abs() < 1e-12, "{law} against {exact}");
+
+        // In nanomoles: 1000 nmol/L is 1 uM again, and a law of k A cyt nmol/s is
+        // 1e-9 N_A k A cyt molecules a second.
+        let nano = r#"substanceUnits="nmol" extentUnits="nmol""#;
+        let text = molar_model(nano, &transport).replace(
+            r#"initialConcentration="1e-6""#,
+            r#"initialConcentration="1000""#,
+        );
+        let net = parse_sbml_general(&text, "t").unwrap();
+        assert_eq!(net.network.species[0].initial_count, 602);
+        assert!((net.network.reactions[0].rate / 0.1 - 1.0).abs() < 1e-12);
+
+        // A species in moles changed by reactions whose extent is in items is refused; so are
+        // the moles in the mass-action reader, which names the general one.
+        let e = refusal(parse_sbml_general(
+            &molar_model(r#"substanceUnits="mole" extentUnits="item""#, &transport),
+            "t",
+        ));
+        assert!(
+            e.contains(r#"<reaction id="R">"#) && e.contains("species \"A\""),
+            "{e}"
+        );
+        let e = refusal(parse_sbml(&molar_model(moles, &transport), "t"));
+        assert!(
+            e.contains("units \"mole\" are not items") && e.contains("general"),
+            "{e}"
+        );
+        let e = refusal(parse_sbml_general(
+            &molar_model(r#"substanceUnits="gram""#, &transport),
+            "t",
+        ));
+        assert!(e.contains("\"gram\" are not items or moles"), "{e}");
     }
 }

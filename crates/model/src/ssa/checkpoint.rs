@@ -6,7 +6,9 @@
 //! running total, the event count and the next reaction). On the GPU: the paused thread
 //! (`gpu_ensemble::ThreadStates`: fixed-point time, Philox event counter, next output, the
 //! method's words, counts and ODM's f32 propensities). The two devices draw different random
-//! numbers, so a checkpoint resumes on the device that wrote it only.
+//! numbers, so a checkpoint resumes on the device that wrote it only. A general network's run
+//! (`general_run::GeneralRun`, CPU direct method) adds each trajectory's model values, event
+//! triggers and pending event executions (`general::SavedTrajectory`).
 //!
 //! The file does not hold the network; resuming needs the same network file again. It holds
 //! hashes of the network's parts, so another network is refused with the parts that differ
@@ -26,22 +28,30 @@
 //! | `gpu_thread` | u32, GPU: trajectories x `THREAD_WORDS`, the thread records |
 //! | `gpu_counts` | u32, GPU: trajectories x species |
 //! | `gpu_props` | u32, GPU ODM: running propensities as f32 bits, trajectories x reactions |
-//! | `mean`, `sd` | f64, the rows of mean_sd.csv so far, (step + 1) x species (for mean_sd.png) |
+//! | `values` | f64, general: trajectories x values (parameters, compartment sizes, rules' values) |
+//! | `triggers` | u64, general: trajectories x events, 1 where the trigger held |
+//! | `pending` | u64, general: pending executions per trajectory |
+//! | `pending_time`, `pending_event`, `pending_taken` | general, per pending execution in order: its time, its event, 1 where its values were taken at the trigger time |
+//! | `pending_values` | f64, general: those values, the event's assignments' count each |
+//! | `mean`, `sd` | f64, the rows of mean_sd.csv so far, (step + 1) x columns (species; a general network's also its rules' values) |
 //! | `kept` | u64, with `keep_trajectories`: trajectories x (step + 1) x species, for trajectories.csv |
 
 use super::direct::{DirectTables, DirectTrajectory};
 use super::ensemble::{trajectory_seed, Method, Trajectory};
+use super::general::{GeneralTables, GeneralTrajectory, SavedTrajectory};
 use super::gpu_ensemble::{EnsembleOptions, ThreadStates, THREAD_WORDS};
 use super::odm::OdmTrajectory;
 use super::stream::Stream;
 use super::tau::{TauCounters, TauTrajectory};
 use crate::checkpoint::{self as container, model_error, take};
 use crate::error::{short, ModelError, Result};
+use crate::reactions::general::GeneralNetwork;
 use crate::reactions::{Network, COUNT_LIMIT};
 use petri_output::checkpoint::{CheckpointFile, CheckpointWriter};
 use petri_output::checksum::xxh64;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use std::sync::Arc;
 
 /// Format version of the network part (metadata and arrays), written and read.
 pub const VERSION: u32 = 1;
@@ -69,6 +79,19 @@ pub struct Header {
     /// A GPU run's adapter and method settings; None for a CPU run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu: Option<GpuHeader>,
+    /// A general network's sizes; None for mass action.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub general: Option<GeneralHeader>,
+}
+
+/// The sizes of a general network's state (`general::SavedTrajectory`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeneralHeader {
+    pub values: usize,
+    pub events: usize,
+    /// Columns of mean_sd.csv: the species, then the rules' values.
+    pub outputs: usize,
 }
 
 /// What a GPU run's trajectories depend on besides the network and the run's options: the
@@ -114,6 +137,39 @@ pub struct Checkpoint {
     pub gpu_thread: Vec<u32>,
     pub gpu_counts: Vec<u32>,
     pub gpu_props: Vec<u32>,
+    pub general: GeneralArrays,
+}
+
+/// A general network's arrays (empty for mass action).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GeneralArrays {
+    pub values: Vec<f64>,
+    pub triggers: Vec<u64>,
+    pub pending: Vec<u64>,
+    pub pending_time: Vec<f64>,
+    pub pending_event: Vec<u64>,
+    pub pending_taken: Vec<u64>,
+    pub pending_values: Vec<f64>,
+}
+
+/// The parts of a general network that shape its trajectories: the mass-action parts, then
+/// its laws, values, assignments and events (hashed from their full description).
+pub fn general_parts(net: &GeneralNetwork) -> Vec<(String, u64)> {
+    let mut parts = network_parts(&net.network);
+    let described = [
+        ("laws", format!("{:?}", net.laws)),
+        ("values", format!("{:?}", net.values)),
+        (
+            "initial assignments",
+            format!("{:?}", net.initial_assignments),
+        ),
+        ("rules", format!("{:?}", net.rules)),
+        ("events", format!("{:?}", net.events)),
+    ];
+    for (name, text) in described {
+        parts.push((name.to_string(), xxh64(text.as_bytes())));
+    }
+    parts
 }
 
 /// Hashes of the parts of a network that shape its trajectories.
@@ -217,7 +273,36 @@ impl Checkpoint {
             gpu_thread: Vec::new(),
             gpu_counts: Vec::new(),
             gpu_props: Vec::new(),
+            general: GeneralArrays::default(),
         }
+    }
+
+    /// The checkpoint of a general network's run (`header.general` set) with its paused
+    /// trajectories `saved`.
+    pub fn new_general(
+        header: Header,
+        saved: &[SavedTrajectory],
+        mean: Vec<f64>,
+        sd: Vec<f64>,
+        kept: Vec<u64>,
+    ) -> Self {
+        let mut ck = Self::rows_only(header, mean, sd, kept);
+        let g = &mut ck.general;
+        for t in saved {
+            ck.counts.extend(&t.counts);
+            ck.draws.push(t.draws);
+            ck.time.push(t.time);
+            g.values.extend(&t.values);
+            g.triggers.extend(t.triggers.iter().map(|&b| b as u64));
+            g.pending.push(t.pending.len() as u64);
+            for (time, event, values) in &t.pending {
+                g.pending_time.push(*time);
+                g.pending_event.push(*event as u64);
+                g.pending_taken.push(values.is_some() as u64);
+                g.pending_values.extend(values.iter().flatten());
+            }
+        }
+        ck
     }
 
     /// With `keep_trajectories`, the kept samples as `kept[trajectory][time][species]`.
@@ -241,6 +326,17 @@ impl Checkpoint {
                 .array("gpu_thread", &self.gpu_thread)
                 .array("gpu_counts", &self.gpu_counts)
                 .array("gpu_props", &self.gpu_props);
+        }
+        if self.header.general.is_some() {
+            let g = &self.general;
+            writer = writer
+                .array("values", &g.values)
+                .array("triggers", &g.triggers)
+                .array("pending", &g.pending)
+                .array("pending_time", &g.pending_time)
+                .array("pending_event", &g.pending_event)
+                .array("pending_taken", &g.pending_taken)
+                .array("pending_values", &g.pending_values);
         }
         writer
             .meta(serde_json::to_value(&self.header).expect("the header serializes"))
@@ -286,12 +382,28 @@ impl Checkpoint {
             gpu_thread: Vec::new(),
             gpu_counts: Vec::new(),
             gpu_props: Vec::new(),
+            general: GeneralArrays::default(),
             header: h,
         };
         if ck.header.gpu.is_some() {
             ck.gpu_thread = take(&mut file, "gpu_thread")?;
             ck.gpu_counts = take(&mut file, "gpu_counts")?;
             ck.gpu_props = take(&mut file, "gpu_props")?;
+        }
+        if ck.header.general.is_some() {
+            if ck.header.gpu.is_some() {
+                let m = "a general network's checkpoint of a GPU run (only CPU runs write them)";
+                return Err(error(&file, m.into()));
+            }
+            ck.general = GeneralArrays {
+                values: take(&mut file, "values")?,
+                triggers: take(&mut file, "triggers")?,
+                pending: take(&mut file, "pending")?,
+                pending_time: take(&mut file, "pending_time")?,
+                pending_event: take(&mut file, "pending_event")?,
+                pending_taken: take(&mut file, "pending_taken")?,
+                pending_values: take(&mut file, "pending_values")?,
+            };
         }
         let h = &ck.header;
         let (n, s, r, rows) = (
@@ -305,7 +417,23 @@ impl Checkpoint {
             None => (1, 0),
             Some(_) => (0, 1),
         };
+        let g = &ck.general;
+        let (values, events, columns) = match &h.general {
+            Some(g) => (g.values as u128, g.events as u128, g.outputs as u128),
+            None => (0, 0, s),
+        };
+        let pending: u128 = g.pending.iter().map(|&p| p as u128).sum();
         let expected = [
+            ("values", g.values.len(), n * values),
+            ("triggers", g.triggers.len(), n * events),
+            (
+                "pending",
+                g.pending.len(),
+                if h.general.is_some() { n } else { 0 },
+            ),
+            ("pending_time", g.pending_time.len(), pending),
+            ("pending_event", g.pending_event.len(), pending),
+            ("pending_taken", g.pending_taken.len(), pending),
             ("counts", ck.counts.len(), cpu * n * s),
             ("draws", ck.draws.len(), cpu * n),
             ("time", ck.time.len(), cpu * n),
@@ -320,8 +448,8 @@ impl Checkpoint {
             ),
             ("gpu_counts", ck.gpu_counts.len(), gpu * n * s),
             ("gpu_props", ck.gpu_props.len(), gpu * odm * n * r),
-            ("mean", ck.mean.len(), rows * s),
-            ("sd", ck.sd.len(), rows * s),
+            ("mean", ck.mean.len(), rows * columns),
+            ("sd", ck.sd.len(), rows * columns),
             (
                 "kept",
                 ck.kept.len(),
@@ -357,7 +485,14 @@ impl Checkpoint {
             path: path.display().to_string(),
             message,
         };
-        self.check_run(net, run, times, keep_trajectories, None, path)?;
+        let columns: Vec<String> = net.species.iter().map(|s| s.id.clone()).collect();
+        let kind = Kind {
+            parts: network_parts(net),
+            columns: &columns,
+            gpu: None,
+            general: None,
+        };
+        self.check_run(net, &kind, run, times, keep_trajectories, path)?;
         let (method, seed) = (run.0, run.1);
         let h = &self.header;
         let (s, r) = (h.species, h.reactions);
@@ -422,7 +557,14 @@ impl Checkpoint {
         gpu: &GpuHeader,
         path: &Path,
     ) -> Result<ThreadStates> {
-        self.check_run(net, run, times, keep_trajectories, Some(gpu), path)?;
+        let columns: Vec<String> = net.species.iter().map(|s| s.id.clone()).collect();
+        let kind = Kind {
+            parts: network_parts(net),
+            columns: &columns,
+            gpu: Some(gpu),
+            general: None,
+        };
+        self.check_run(net, &kind, run, times, keep_trajectories, path)?;
         let next_out = self.header.step as usize + 1;
         let thread = &self.gpu_thread;
         if let Some(i) = (0..self.header.trajectories as usize)
@@ -445,12 +587,102 @@ impl Checkpoint {
         })
     }
 
+    /// The paused trajectories of a general network's run to resume from, after the checks of
+    /// [`Checkpoint::restore`] and each trajectory's against the network
+    /// (`GeneralTrajectory::restore`).
+    pub fn restore_general(
+        &self,
+        tables: &Arc<GeneralTables>,
+        (seed, trajectories): (u64, u64),
+        times: &[f64],
+        keep_trajectories: bool,
+        path: &Path,
+    ) -> Result<Vec<GeneralTrajectory>> {
+        let error = |message: String| ModelError::Checkpoint {
+            path: path.display().to_string(),
+            message,
+        };
+        let net = tables.network();
+        let columns = net.outputs();
+        let kind = Kind {
+            parts: general_parts(net),
+            columns: &columns,
+            gpu: None,
+            general: Some(general_header(net)),
+        };
+        let run = (Method::Direct, seed, trajectories);
+        self.check_run(&net.network, &kind, run, times, keep_trajectories, path)?;
+        let (h, g) = (&self.header, &self.general);
+        let (s, v, e) = (h.species, net.values.len(), net.events.len());
+        let at = times[h.step as usize];
+        let (mut next, mut next_value) = (0, 0);
+        let mut out = Vec::with_capacity(h.trajectories as usize);
+        for i in 0..h.trajectories as usize {
+            let mut pending = Vec::new();
+            for k in next..next + g.pending[i] as usize {
+                let event = g.pending_event[k] as usize;
+                let values = match g.pending_taken[k] {
+                    0 => None,
+                    1 => {
+                        let m = net.events.get(event).map_or(0, |ev| ev.assignments.len());
+                        let Some(taken) = g.pending_values.get(next_value..next_value + m) else {
+                            return Err(error("pending_values ends early".into()));
+                        };
+                        next_value += m;
+                        Some(taken.to_vec())
+                    }
+                    other => return Err(error(format!("pending_taken {other}: 0 or 1"))),
+                };
+                pending.push((g.pending_time[k], event, values));
+            }
+            next += g.pending[i] as usize;
+            let triggers = g.triggers[i * e..(i + 1) * e].iter().map(|&b| b == 1);
+            if let Some(b) = g.triggers[i * e..(i + 1) * e].iter().find(|&&b| b > 1) {
+                return Err(error(format!(
+                    "trajectory {i} has a trigger of {b}: 0 or 1"
+                )));
+            }
+            let saved = SavedTrajectory {
+                counts: self.counts[i * s..(i + 1) * s].to_vec(),
+                values: g.values[i * v..(i + 1) * v].to_vec(),
+                time: self.time[i],
+                draws: self.draws[i],
+                triggers: triggers.collect(),
+                pending,
+            };
+            if saved.time.to_bits() != at.to_bits() {
+                return Err(error(format!(
+                    "trajectory {i} is not paused at output time {at} (time {})",
+                    short(saved.time)
+                )));
+            }
+            let seed = trajectory_seed(seed, i as u64);
+            let trajectory = GeneralTrajectory::restore(tables, seed, saved)
+                .map_err(|why| error(format!("trajectory {i}: {why}")))?;
+            out.push(trajectory);
+        }
+        if next_value != g.pending_values.len() {
+            let m = format!(
+                "pending_values has {} values, the pending executions take {next_value}",
+                g.pending_values.len()
+            );
+            return Err(error(m));
+        }
+        Ok(out)
+    }
+
     /// The state's own invariants, past its sizes: counts below the count limit (a run stops
     /// on reaching it), ODM's running propensities those of the counts (each is recomputed
     /// whole when it changes) and its running total finite and >= 0, the statistics finite
     /// (standard deviations >= 0), the GPU's propensities finite and >= 0.
-    fn check_values(&self, net: &Network, method: Method) -> std::result::Result<(), String> {
+    fn check_values(
+        &self,
+        net: &Network,
+        columns: &[String],
+        method: Method,
+    ) -> std::result::Result<(), String> {
         let (s, r) = (self.header.species, self.header.reactions);
+        let width = columns.len().max(1);
         let counts = self
             .counts
             .iter()
@@ -467,8 +699,8 @@ impl Checkpoint {
         {
             return Err(format!(
                 "row {} of mean_sd ({}): mean {}, sd {}: not finite, or a negative sd",
-                i / s.max(1),
-                net.species[i % s.max(1)].id,
+                i / width,
+                columns[i % width],
                 short(self.mean[i]),
                 short(self.sd[i])
             ));
@@ -507,15 +739,16 @@ impl Checkpoint {
         Ok(())
     }
 
-    /// Checks that the checkpoint belongs to a run of `net` with these options, on the device
-    /// (`gpu`: a GPU run with these settings) it was written on.
+    /// Checks that the checkpoint belongs to a run of `net` (`kind`: its parts and columns, a
+    /// general network's sizes) with these options, on the device (`kind.gpu`: a GPU run with
+    /// these settings) it was written on.
     fn check_run(
         &self,
         net: &Network,
+        kind: &Kind,
         (method, seed, trajectories): (Method, u64, u64),
         times: &[f64],
         keep_trajectories: bool,
-        gpu: Option<&GpuHeader>,
         path: &Path,
     ) -> Result<()> {
         let error = |message: String| ModelError::Checkpoint {
@@ -523,7 +756,23 @@ impl Checkpoint {
             message,
         };
         let h = &self.header;
-        let now = network_parts(net);
+        if h.general.is_some() != kind.general.is_some() {
+            let (was, is) = match kind.general {
+                Some(_) => ("a mass-action network", "a general network"),
+                None => ("a general network", "a mass-action network"),
+            };
+            return Err(error(format!(
+                "the checkpoint is of {was}'s run, this run is of {is}"
+            )));
+        }
+        if h.general != kind.general {
+            return Err(error(format!(
+                "the checkpoint is of a general network with {:?}, this one has {:?}",
+                h.general, kind.general
+            )));
+        }
+        let gpu = kind.gpu;
+        let now = &kind.parts;
         let differ: Vec<&str> = now
             .iter()
             .zip(&h.network)
@@ -568,7 +817,8 @@ impl Checkpoint {
                 "the checkpoint was written with {name} = {was}, this run has {is}"
             )));
         }
-        self.check_values(net, method).map_err(error)?;
+        self.check_values(net, kind.columns, method)
+            .map_err(error)?;
         let device = |g: Option<&GpuHeader>| match g {
             Some(_) => "gpu",
             None => "cpu",
@@ -589,5 +839,23 @@ impl Checkpoint {
             return Err(error(m));
         }
         Ok(())
+    }
+}
+
+/// What a checkpoint must belong to, besides the run's options.
+struct Kind<'a> {
+    parts: Vec<(String, u64)>,
+    /// Columns of mean_sd.csv.
+    columns: &'a [String],
+    gpu: Option<&'a GpuHeader>,
+    general: Option<GeneralHeader>,
+}
+
+/// The sizes a general network's checkpoint records.
+pub fn general_header(net: &GeneralNetwork) -> GeneralHeader {
+    GeneralHeader {
+        values: net.values.len(),
+        events: net.events.len(),
+        outputs: net.outputs().len(),
     }
 }

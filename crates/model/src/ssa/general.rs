@@ -69,6 +69,22 @@ struct Pending {
     values: Option<Vec<f64>>,
 }
 
+/// What a checkpoint keeps of a trajectory paused at an output time: everything but its
+/// propensities, which follow from the state (they are worked out again, bitwise the same,
+/// summed in reaction order).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SavedTrajectory {
+    pub counts: Vec<u64>,
+    pub values: Vec<f64>,
+    pub time: f64,
+    /// Random numbers drawn (the stream's seed follows from the ensemble's and the index).
+    pub draws: u64,
+    pub triggers: Vec<bool>,
+    /// Executions waiting for their time, in the order they were scheduled: (time, event,
+    /// the assignments' values when taken at the trigger time).
+    pub pending: Vec<(f64, usize, Option<Vec<f64>>)>,
+}
+
 /// One trajectory of a general network.
 pub struct GeneralTrajectory {
     tables: Arc<GeneralTables>,
@@ -116,6 +132,99 @@ impl GeneralTrajectory {
 
     pub fn time(&self) -> f64 {
         self.t
+    }
+
+    /// The state a checkpoint keeps.
+    pub fn saved(&self) -> SavedTrajectory {
+        SavedTrajectory {
+            counts: self.counts.iter().map(|&c| c as u64).collect(),
+            values: self.values.clone(),
+            time: self.t,
+            draws: self.stream.draws(),
+            triggers: self.triggers.clone(),
+            pending: self
+                .pending
+                .iter()
+                .map(|p| (p.time, p.event, p.values.clone()))
+                .collect(),
+        }
+    }
+
+    /// The trajectory of seed `seed` in the state `saved`, after checking it against the
+    /// network: sizes, counts in range, values finite where the network's are, pending
+    /// executions of real events, not before the trajectory's time, with a value for each of
+    /// their assignments when taken at the trigger time.
+    pub fn restore(
+        tables: &Arc<GeneralTables>,
+        seed: u64,
+        saved: SavedTrajectory,
+    ) -> std::result::Result<Self, String> {
+        let net = &tables.net;
+        let (s, v, e) = (
+            net.network.species.len(),
+            net.values.len(),
+            net.events.len(),
+        );
+        if (saved.counts.len(), saved.values.len(), saved.triggers.len()) != (s, v, e) {
+            return Err(format!(
+                "{} counts, {} values and {} triggers where the network has {s} species, {v} \
+                 values and {e} events",
+                saved.counts.len(),
+                saved.values.len(),
+                saved.triggers.len()
+            ));
+        }
+        if let Some(c) = saved.counts.iter().find(|&&c| c >= COUNT_LIMIT) {
+            return Err(format!("a count of {c}: counts stay in 0..2^30"));
+        }
+        // A value the model never gives nor sets stays NaN; any other is finite.
+        let unset = |i: usize| saved.values[i].is_nan() && net.values[i].initial.is_nan();
+        if let Some(i) = (0..v).find(|&i| !(saved.values[i].is_finite() || unset(i))) {
+            return Err(format!(
+                "\"{}\" is {}: values are finite",
+                net.values[i].id, saved.values[i]
+            ));
+        }
+        if !(saved.time.is_finite() && saved.time >= 0.0) {
+            return Err(format!("time {}: not a finite number >= 0", saved.time));
+        }
+        for (time, event, values) in &saved.pending {
+            let Some(ev) = net.events.get(*event) else {
+                return Err(format!("a pending execution of event {event} of {e}"));
+            };
+            let taken = values.as_ref().map(Vec::len);
+            let wanted = ev
+                .use_values_from_trigger_time
+                .then_some(ev.assignments.len());
+            if !(time.is_finite() && *time >= saved.time) || taken != wanted {
+                return Err(format!(
+                    "a pending execution of {} at t = {} with {taken:?} values (it needs a \
+                     time from {} on and {wanted:?} values)",
+                    ev.origin,
+                    short(*time),
+                    short(saved.time)
+                ));
+            }
+        }
+        Ok(Self {
+            tables: tables.clone(),
+            counts: saved.counts.iter().map(|&c| c as f64).collect(),
+            values: saved.values,
+            t: saved.time,
+            stream: Stream::at(seed, saved.draws),
+            propensities: vec![0.0; net.laws.len()],
+            dirty: (0..net.laws.len()).collect(),
+            triggers: saved.triggers,
+            pending: saved
+                .pending
+                .into_iter()
+                .map(|(time, event, values)| Pending {
+                    time,
+                    event,
+                    values,
+                })
+                .collect(),
+        })
     }
 
     /// Every model value (parameters, compartment sizes, rules' values) as it stands.

@@ -4,15 +4,17 @@
 //! `general::GeneralTrajectory` is held in memory and moved from one output time to the next;
 //! on the GPU (`GpuEnsemble::new_general`: no events) the whole ensemble runs when the run
 //! starts and the rows are handed out step by step. trajectories.csv (each trajectory's
-//! species counts at every output time) is kept on the CPU; checkpoints are mass-action only
-//! for now and refused by name, as trajectories.csv on the GPU; tau-leaping is refused.
+//! species counts at every output time) is kept on the CPU, which also writes checkpoints and
+//! resumes from them (`checkpoint`: each trajectory's `general::SavedTrajectory`); both are
+//! refused by name on the GPU; tau-leaping is refused.
 
+use super::checkpoint::{general_header, general_parts, Checkpoint};
 use super::ensemble::Method;
 use super::general::{GeneralTables, GeneralTrajectory};
 use super::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
 use super::output::write_trajectories_csv;
+use super::run::{checkpoint_header, Rows, RunOptions, MAX_RESIDENT_BYTES};
 use super::run::{write_ensemble_files, Details, MeanSdRow};
-use super::run::{Rows, RunOptions, MAX_RESIDENT_BYTES};
 use super::stats::Accumulator;
 use super::stats::EnsembleStats;
 use crate::error::{invalid, ModelError, Result};
@@ -47,6 +49,8 @@ pub struct GeneralRun {
     /// With `keep_trajectories` (CPU): `kept[trajectory][time][species]` so far.
     kept: Option<Vec<Vec<Vec<u64>>>>,
     run_s: f64,
+    /// The checkpoint the run resumed from.
+    resumed_from: Option<String>,
 }
 
 enum Backend {
@@ -61,12 +65,32 @@ struct GpuRows {
 }
 
 impl GeneralRun {
-    /// The ensemble of `opts` at the first output time (after the events that fire at 0).
+    /// The ensemble of `opts` at the first output time (after the events that fire at 0), or
+    /// with `opts.resume` at the output time of that checkpoint.
     pub fn new(net: &GeneralNetwork, opts: &RunOptions) -> Result<Self> {
         let times = check_options(net, opts, false)?;
         let plot = plotted(net, opts)?;
         let start = Instant::now();
         let tables = GeneralTables::new(net.clone());
+        if let Some(path) = &opts.resume {
+            let ck = Checkpoint::load(path)?;
+            let run = (opts.seed, opts.trajectories);
+            let trajectories =
+                ck.restore_general(&tables, run, &times, opts.keep_trajectories, path)?;
+            let mut sim = Self {
+                tables,
+                opts: opts.clone(),
+                plot,
+                backend: Backend::Cpu(trajectories),
+                kept: ck.kept_samples(),
+                rows: Rows::new(times, net.outputs(), opts.trajectories),
+                run_s: 0.0,
+                resumed_from: Some(path.display().to_string()),
+            };
+            sim.rows.restore(&ck);
+            sim.run_s = start.elapsed().as_secs_f64();
+            return Ok(sim);
+        }
         let trajectories = (0..opts.trajectories)
             .into_par_iter()
             .map(|i| {
@@ -84,6 +108,7 @@ impl GeneralRun {
                 .then(|| vec![Vec::with_capacity(times.len()); opts.trajectories as usize]),
             rows: Rows::new(times, net.outputs(), opts.trajectories),
             run_s: 0.0,
+            resumed_from: None,
         };
         sim.record();
         sim.run_s = start.elapsed().as_secs_f64();
@@ -113,6 +138,7 @@ impl GeneralRun {
             rows: Rows::new(times, net.outputs(), opts.trajectories),
             kept: None,
             run_s: 0.0,
+            resumed_from: None,
         };
         sim.record();
         sim.run_s = start.elapsed().as_secs_f64();
@@ -180,8 +206,9 @@ fn stopped(trajectory: u64, why: String) -> ModelError {
     }
 }
 
-/// Why checkpoints, resuming and trajectories.csv are refused here.
-const NOT_YET: &str = "not yet for a network with general laws, rules or events (mass action only)";
+/// Why checkpoints and resuming are refused on the GPU.
+const NOT_ON_GPU: &str = "not yet on the GPU for a network with general laws, rules or events \
+                          (the CPU's direct method writes and resumes them: --device cpu)";
 
 /// The options a general network takes on the CPU or the `gpu`; returns the output times.
 pub fn check_options(net: &GeneralNetwork, opts: &RunOptions, gpu: bool) -> Result<Vec<f64>> {
@@ -201,11 +228,11 @@ pub fn check_options(net: &GeneralNetwork, opts: &RunOptions, gpu: bool) -> Resu
                        (the CPU's direct method writes it: --device cpu)";
         return Err(invalid("trajectories_csv", true, allowed));
     }
-    if let Some(every) = opts.checkpoint_every {
-        return Err(invalid("checkpoint_every", every, NOT_YET));
+    if let (Some(every), true) = (opts.checkpoint_every, gpu) {
+        return Err(invalid("checkpoint_every", every, NOT_ON_GPU));
     }
-    if let Some(path) = &opts.resume {
-        return Err(invalid("resume", path.display(), NOT_YET));
+    if let (Some(path), true) = (&opts.resume, gpu) {
+        return Err(invalid("resume", path.display(), NOT_ON_GPU));
     }
     // Counts, values, propensities, triggers and the stream of every trajectory, generously,
     // and the samples trajectories.csv keeps.
@@ -312,17 +339,26 @@ impl Simulation for GeneralRun {
     }
     fn plan_run(&mut self, steps: u64, checkpoint_every: Option<u64>) -> Result<()> {
         super::run::check_steps_left(self.schedule().steps, self.step(), steps)?;
-        match checkpoint_every {
-            Some(every) => Err(invalid("checkpoint_every", every, NOT_YET)),
-            None => Ok(()),
+        match (checkpoint_every, &self.backend) {
+            (Some(every), Backend::Gpu(_)) => Err(invalid("checkpoint_every", every, NOT_ON_GPU)),
+            _ => Ok(()),
         }
     }
-    fn save_checkpoint(&mut self, _path: &Path) -> Result<()> {
-        Err(invalid(
-            "checkpoint_every",
-            "set",
-            "not yet for a network with general laws, rules or events",
-        ))
+    fn save_checkpoint(&mut self, path: &Path) -> Result<()> {
+        let Backend::Cpu(trajectories) = &self.backend else {
+            return Err(invalid("checkpoint_every", "set", NOT_ON_GPU));
+        };
+        let net = self.tables.network();
+        let mut header = checkpoint_header(&net.network, &self.opts, self.step(), None);
+        header.network = general_parts(net);
+        header.general = Some(general_header(net));
+        let saved: Vec<_> = trajectories.iter().map(GeneralTrajectory::saved).collect();
+        let (mean, sd) = self.rows.flat(self.rows.len());
+        let kept = match &self.kept {
+            Some(kept) => kept.iter().flatten().flatten().copied().collect(),
+            None => Vec::new(),
+        };
+        Checkpoint::new_general(header, &saved, mean, sd, kept).save(path)
     }
     fn state_arrays(&mut self) -> Result<Vec<StateArray>> {
         // Shaped by the species, not by the outputs (species and rules' values) of the rows.
@@ -358,6 +394,136 @@ impl Simulation for GeneralRun {
             d.adapter = Some(gpu.adapter.clone());
             d.cpu_threads = None;
         }
+        d.resumed_from = self.resumed_from.clone();
         Ok(d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reactions::sbml::parse_sbml_general;
+    use crate::runtime::CHECKPOINT_FILE;
+    use std::path::PathBuf;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("petri-general-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    /// Births at 20 per unit time, deaths X / 2, the rule y = 2 X, and an event that, 0.7
+    /// after X reaches 30, sets X to its value at the trigger time less 25
+    /// (useValuesFromTriggerTime): about a fifth of the trajectories have an execution pending
+    /// at any time.
+    fn network() -> GeneralNetwork {
+        let m = |inner: &str| {
+            format!(r#"<math xmlns="http://www.w3.org/1998/Math/MathML">{inner}</math>"#)
+        };
+        let text = format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?>
+<sbml xmlns="http://www.sbml.org/sbml/level3/version2/core" level="3" version="2">
+  <model id="pulses">
+    <listOfCompartments><compartment id="cell" size="1" spatialDimensions="3" constant="true"/></listOfCompartments>
+    <listOfSpecies><species id="X" compartment="cell" initialAmount="10" hasOnlySubstanceUnits="true"
+      boundaryCondition="false" constant="false"/></listOfSpecies>
+    <listOfParameters><parameter id="y" constant="false"/></listOfParameters>
+    <listOfRules><assignmentRule variable="y">{}</assignmentRule></listOfRules>
+    <listOfReactions>
+      <reaction id="make" reversible="false"><listOfProducts><speciesReference species="X"
+        stoichiometry="1" constant="true"/></listOfProducts><kineticLaw>{}</kineticLaw></reaction>
+      <reaction id="decay" reversible="false"><listOfReactants><speciesReference species="X"
+        stoichiometry="1" constant="true"/></listOfReactants><kineticLaw>{}</kineticLaw></reaction>
+    </listOfReactions>
+    <listOfEvents><event id="cut" useValuesFromTriggerTime="true">
+      <trigger initialValue="false" persistent="true">{}</trigger><delay>{}</delay>
+      <listOfEventAssignments><eventAssignment variable="X">{}</eventAssignment></listOfEventAssignments>
+    </event></listOfEvents>
+  </model>
+</sbml>"#,
+            m("<apply><times/><cn>2</cn><ci>X</ci></apply>"),
+            m("<apply><divide/><cn>40</cn><cn>2</cn></apply>"),
+            m("<apply><divide/><ci>X</ci><cn>2</cn></apply>"),
+            m("<apply><geq/><ci>X</ci><cn>30</cn></apply>"),
+            m("<cn>0.7</cn>"),
+            m("<apply><max/><cn>0</cn><apply><minus/><ci>X</ci><cn>25</cn></apply></apply>"),
+        );
+        parse_sbml_general(&text, "pulses.xml").unwrap()
+    }
+
+    fn options(dir: &Path) -> RunOptions {
+        RunOptions {
+            method: Method::Direct,
+            trajectories: 40,
+            t_end: 8.0,
+            points: 17,
+            seed: 5,
+            keep_trajectories: true,
+            plot_species: Vec::new(),
+            device_reason: String::new(),
+            stop: None,
+            out_dir: dir.to_path_buf(),
+            overwrite: false,
+            source: "pulses.xml".into(),
+            steps: None,
+            checkpoint_every: None,
+            resume: None,
+        }
+    }
+
+    fn read(dir: &Path, file: &str) -> Vec<u8> {
+        std::fs::read(dir.join(file)).unwrap()
+    }
+
+    /// A run stopped at an output time with executions pending, checkpointed and resumed,
+    /// writes bitwise the files of a straight run; a checkpoint of another network, another
+    /// seed or a mass-action run is refused naming what differs.
+    #[test]
+    fn a_resumed_general_run_continues_bitwise() {
+        let net = network();
+        let straight = scratch("straight");
+        run_general(&net, &options(&straight), |_| {}).unwrap();
+
+        let dir = scratch("resumed");
+        let mut half = options(&dir);
+        half.checkpoint_every = Some(3);
+        half.steps = Some(9);
+        run_general(&net, &half, |_| {}).unwrap();
+        let path = dir.join(CHECKPOINT_FILE);
+        let ck = Checkpoint::load(&path).unwrap();
+        assert_eq!(ck.header.step, 9);
+        let pending: u64 = ck.general.pending.iter().sum();
+        assert!(pending > 0, "no execution pending at the checkpoint");
+        assert_eq!(ck.general.pending_values.len() as u64, pending);
+
+        let mut rest = half.clone();
+        rest.steps = None;
+        rest.resume = Some(path.clone());
+        let mut seen = Vec::new();
+        run_general(&net, &rest, |o| seen.push(o.step)).unwrap();
+        assert_eq!(seen, (9..=16).collect::<Vec<_>>());
+        for file in ["mean_sd.csv", "trajectories.csv", "mean_sd.png"] {
+            assert!(read(&straight, file) == read(&dir, file), "{file}");
+        }
+
+        let refusal = |net: &GeneralNetwork, opts: &RunOptions| match GeneralRun::new(net, opts) {
+            Ok(_) => String::new(),
+            Err(e) => e.to_string(),
+        };
+        let mut other = net.clone();
+        other.events[0].delay = Some(crate::reactions::math::Expr::Num(0.8));
+        let e = refusal(&other, &rest);
+        assert!(e.contains("differs") && e.contains("events"), "{e}");
+        let mut o = rest.clone();
+        o.seed = 6;
+        assert!(refusal(&net, &o).contains("seed = 5, this run has 6"));
+        // The mass-action reader's network of the same species is another kind of run.
+        let e = super::super::run::SsaRun::resume(&net.network, &rest, &path)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("of a general network's run"), "{e}");
+        std::fs::remove_dir_all(&straight).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

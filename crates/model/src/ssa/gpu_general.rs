@@ -29,9 +29,9 @@ use super::gpu_compiled::write_selection;
 use super::gpu_expr::{f32_literal, wgsl, Leaves};
 use super::gpu_tables::MAX_SPECIES;
 use super::gpu_tables::{gpu_initial_counts, NetTables, RxRecord, COUNT_LIMIT, MAX_REACTIONS};
-use crate::error::{invalid, Result};
+use crate::error::{invalid, short, Result};
 use crate::reactions::general::{GeneralNetwork, Target};
-use crate::reactions::math::State;
+use crate::reactions::math::{Expr, State};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -85,6 +85,7 @@ pub fn check_gpu(net: &GeneralNetwork, method: Method) -> Result<()> {
             super::gpu_tables::gpu_rate(r)?;
         }
     }
+    check_f32_range(net)?;
     let (ns, nr) = (net.network.species.len(), net.network.reactions.len());
     if ns == 0 || ns > MAX_SPECIES {
         let allowed = format!("1..={MAX_SPECIES} species for the GPU ensemble");
@@ -93,6 +94,49 @@ pub fn check_gpu(net: &GeneralNetwork, method: Method) -> Result<()> {
     if nr > MAX_REACTIONS {
         let allowed = format!("at most {MAX_REACTIONS} reactions for the GPU ensemble");
         return Err(invalid("network.reactions", nr, allowed));
+    }
+    Ok(())
+}
+
+/// Refuses a network whose laws or rules, at its start and with its counts 10 and 1000 times
+/// larger, compute a value f32 cannot hold (`Expr::outside_f32`): in molar units a Hill law's
+/// numerator V K^h cell is near 1e-45, which the kernel would compute as 0. The CPU's f64
+/// holds it. A check at these states, not a proof for every state.
+fn check_f32_range(net: &GeneralNetwork) -> Result<()> {
+    let tables = GeneralTables::new(net.clone());
+    // A start that fails (a bad initial assignment) is reported by the run itself.
+    let Ok(start) = GeneralTrajectory::new(&tables, 0) else {
+        return Ok(());
+    };
+    let counts: Vec<f64> = start.outputs().0.iter().map(|&c| c as f64).collect();
+    let laws = net.network.reactions.iter().zip(&net.laws);
+    let exprs: Vec<(&Expr, String)> = laws
+        .filter_map(|(r, law)| Some((law.as_ref()?, format!("reaction \"{}\"", r.id))))
+        .chain(net.rules.iter().map(|r| (&r.expr, r.origin.clone())))
+        .collect();
+    for factor in [1.0, 10.0, 1000.0] {
+        let scaled: Vec<f64> = counts.iter().map(|&c| c.max(1.0) * factor).collect();
+        let state = State {
+            counts: if factor == 1.0 { &counts } else { &scaled },
+            values: start.values(),
+            time: 0.0,
+        };
+        if let Some((v, what)) = exprs
+            .iter()
+            .find_map(|(e, what)| e.outside_f32(&state).map(|v| (v, what)))
+        {
+            let at = match factor {
+                1.0 => "at the start".to_string(),
+                f => format!("with the start's counts (at least 1) times {f}"),
+            };
+            let allowed = format!(
+                "values within f32's range (1.2e-38 to 3.4e38) on the GPU: part of it is {} \
+                 {at}, which f32 cannot hold (molar units give such values); use --device \
+                 cpu, which computes in f64",
+                short(v)
+            );
+            return Err(invalid(what, "its value", allowed));
+        }
     }
     Ok(())
 }

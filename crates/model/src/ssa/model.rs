@@ -194,11 +194,13 @@ fn network_run(request: &OpenRequest) -> Result<NetworkRun> {
     let net = match network(config) {
         Ok(net) => net,
         // An SBML model beyond mass action runs as a general network, else the refusal
-        // stands.
+        // stands. One that is mass action once its units and compartments are converted
+        // (moles, several compartments) runs as mass action, with every method.
         Err(refusal) => match config {
             Config::Sbml(path) => match read_sbml_general(path) {
+                Ok(general) if general.is_mass_action() => general.network,
                 Ok(general) => {
-                    return open_general(&general, opts, &ensemble, request)
+                    return open_general(&general, opts, &ensemble, header.as_ref(), request)
                         .map(NetworkRun::General)
                 }
                 Err(_) => return Err(refusal),
@@ -221,14 +223,17 @@ fn network(config: &Config) -> Result<Network> {
 
 /// An SBML model with general laws, rules or events: the direct method on the CPU, the direct
 /// or optimized direct method on the GPU (without events); `--device auto` takes the GPU as for
-/// a mass-action network unless the model has events.
+/// a mass-action network unless the model has events, or resumes on the CPU that wrote
+/// `header`'s checkpoint.
 fn open_general(
     net: &crate::reactions::general::GeneralNetwork,
     mut opts: SsaOptions,
     ensemble: &EnsembleRequest,
+    header: Option<&Header>,
     request: &OpenRequest,
 ) -> Result<Opened> {
     let choice = match (ensemble.device, net.events.first()) {
+        (None, _) if header.is_some() => ensemble.device(header, || request.devices.adapters())?,
         (None, Some(e)) => DeviceChoice {
             device: Device::Cpu,
             reason: format!(

@@ -233,6 +233,7 @@ pub(super) fn checkpoint_header(
         reactions: net.reactions.len(),
         network: network_parts(net),
         gpu,
+        general: None,
     }
 }
 
