@@ -602,7 +602,6 @@ fn leaper_stops_at_each_time_whatever_the_attempts_per_submission() {
 
 // ---- spans of output times and checkpoints ----
 
-use petri_model::runtime::StopCheck;
 use petri_model::ssa::gpu_ensemble::ThreadStates;
 use petri_model::ssa::gpu_run::{run_gpu, GpuSsaRun};
 use petri_model::ssa::run::{run_cpu, RunOptions};
@@ -665,41 +664,6 @@ fn spans_give_the_sums_of_a_straight_run() {
         }
         assert_eq!(other.counters.chunks, 3);
     }
-}
-
-/// A run that may be asked to stop runs in spans (the first output time, then about
-/// `STOP_SPAN_S` each): a stop asked at the first chance lands after output time 1, not at the
-/// run's end; it checkpoints there, and the run resumed from it writes the straight run's
-/// files byte for byte. A run never asked to stop goes on in one more span.
-#[test]
-fn a_stop_lands_after_the_span_under_way_and_the_run_resumes_bitwise() {
-    let ctx = test_context();
-    let net = small_network();
-    let options = EnsembleOptions::default();
-    let read = |dir: &Path, f: &str| std::fs::read(dir.join(f)).unwrap();
-    let straight = scratch("stop-straight");
-    let mut opts = gpu_run_options(Method::Direct, &straight);
-    // Asked, never stopping: the same files as a run without a stop check.
-    opts.stop = Some(StopCheck::new(|| false));
-    run_gpu(&ctx, &net, &opts, &options, |_| {}).unwrap();
-
-    let dir = scratch("stopped");
-    let mut stopped = gpu_run_options(Method::Direct, &dir);
-    stopped.checkpoint_every = Some(100);
-    stopped.stop = Some(StopCheck::new(|| true));
-    let mut seen = Vec::new();
-    let e = run_gpu(&ctx, &net, &stopped, &options, |row| seen.push(row.step)).unwrap_err();
-    assert!(e.to_string().contains("interrupted at step 1"), "{e}");
-    assert_eq!(seen, [0, 1]);
-    let mut rest = gpu_run_options(Method::Direct, &dir);
-    rest.checkpoint_every = Some(100);
-    rest.resume = Some(dir.join("checkpoint.petri"));
-    run_gpu(&ctx, &net, &rest, &options, |_| {}).unwrap();
-    for f in ["mean_sd.csv", "trajectories.csv", "mean_sd.png"] {
-        assert!(read(&straight, f) == read(&dir, f), "{f}");
-    }
-    std::fs::remove_dir_all(&straight).unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 fn gpu_run_options(method: Method, dir: &Path) -> RunOptions {

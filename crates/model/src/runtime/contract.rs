@@ -89,8 +89,7 @@ pub trait Simulation {
     }
     /// Steps the simulation records into one GPU submission: a run asked to stop (Ctrl-C,
     /// SIGTERM) stops after the batch under way rather than at the end of the observation
-    /// period. Asked before every batch, so a simulation may size them by how fast it goes.
-    /// By default the whole period is one batch.
+    /// period. By default the whole period is one batch.
     fn batch_steps(&self) -> u64 {
         u64::MAX
     }

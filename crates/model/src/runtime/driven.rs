@@ -157,7 +157,7 @@ fn drive<S: Simulation>(
     let first = sim.step();
     let end = first.saturating_add(steps);
     let every = sim.schedule().observe_every.max(1);
-    let batch = |sim: &S| match stop {
+    let batch = match stop {
         Some(_) => sim.batch_steps().max(1),
         None => u64::MAX,
     };
@@ -167,7 +167,7 @@ fn drive<S: Simulation>(
     while sim.step() < end {
         let s = sim.step();
         let next = next_multiple(s, every)
-            .min(next_multiple(s, batch(sim)))
+            .min(next_multiple(s, batch))
             .min(end);
         let observe = next.is_multiple_of(every) || next == end;
         sim.advance(next - s, observe, &mut |o| {

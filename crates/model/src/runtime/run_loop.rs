@@ -279,9 +279,8 @@ fn run_steps<S: Simulation>(
     let snapshot_every = every(schedule.snapshot_every);
     let frame_every = every(schedule.frame_every);
     let checkpoint_every = every(opts.checkpoint_every.unwrap_or(0));
-    // A run that may be asked to stop advances one batch at a time, asking after each; the
-    // simulation may size its batches as it goes.
-    let batch = |sim: &S| match opts.stop {
+    // A run that may be asked to stop advances one batch at a time, asking after each.
+    let batch = match opts.stop {
         Some(_) => sim.batch_steps().max(1),
         None => u64::MAX,
     };
@@ -306,7 +305,7 @@ fn run_steps<S: Simulation>(
             .min(next_multiple(s, snapshot_every))
             .min(next_multiple(s, frame_every))
             .min(next_multiple(s, checkpoint_every))
-            .min(next_multiple(s, batch(sim)))
+            .min(next_multiple(s, batch))
             .min(end);
         let observe = stop.is_multiple_of(observe_every) || stop == end;
         sim.advance(stop - s, observe, &mut |o| {

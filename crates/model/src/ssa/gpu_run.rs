@@ -5,13 +5,10 @@
 //! The ensemble runs in spans of output times (`GpuEnsemble::run_span`): every chunk of
 //! trajectories runs until it has recorded the span's output times and pauses; a span's rows
 //! are complete once every chunk has passed them, and reach the runtime together. A span ends
-//! where the run writes a checkpoint, and where a run that may be asked to stop (Ctrl-C) asks:
-//! the first span is the first output time, and each later one as many output times as the
-//! spans so far ran in about [`STOP_SPAN_S`], so a stop lands within about that. Where a span
-//! ends, the paused threads' states are read back: the next span uploads them again, and a
-//! checkpoint holds them, so a resumed run continues bitwise (and the spans do not change the
-//! results). An ensemble whose paused threads would not fit in host memory runs in one span
-//! (stopping at its end) unless it checkpoints, which is refused.
+//! where the run stops or writes a checkpoint, so a run without checkpoints is one span, every
+//! chunk through every output time with only its sums read back, as the ensemble alone does.
+//! Where a span ends, the paused threads' states are read back: the next span uploads them
+//! again, and a checkpoint holds them, so a resumed run continues bitwise.
 
 use super::checkpoint::{Checkpoint, GpuHeader};
 use super::gpu_ensemble::{EnsembleOptions, GpuEnsemble, ThreadStates};
@@ -26,11 +23,6 @@ use crate::runtime::{self, RunReport, Simulation, StateArray};
 use petri_engine::GpuContext;
 use std::path::Path;
 use std::time::Instant;
-
-/// Seconds a span should take in a run that may be asked to stop: the stop lands within about
-/// this, and the pause at each span's end (the threads' states read back and uploaded again,
-/// the slowest thread of a chunk waited for) is a small part of it.
-pub const STOP_SPAN_S: f64 = 0.5;
 
 /// Runs the ensemble on the GPU of `ctx` with `options` through the runtime, calling
 /// `progress` with the row of every output time (rows arrive span by span). With
@@ -71,8 +63,7 @@ macro_rules! span_steps {
         fn observe(&mut self) -> $crate::error::Result<$crate::ssa::run::MeanSdRow> {
             if self.rows.len() as u64 <= self.step {
                 let to =
-                    $crate::ssa::gpu_run::span_end(self.checkpoint_every(), self.step, self.end)
-                        .min(self.step.saturating_add(self.batch_steps()));
+                    $crate::ssa::gpu_run::span_end(self.checkpoint_every(), self.step, self.end);
                 self.run_to(to.max(self.step))?;
             }
             Ok(self.rows.row(self.step as usize))
@@ -136,10 +127,6 @@ pub struct GpuSsaRun {
     kept: Option<Vec<Vec<Vec<u64>>>>,
     run_s: f64,
     resumed_from: Option<String>,
-    /// Whether the paused threads fit in host memory, so spans may end where a stop is asked.
-    spans_fit: bool,
-    /// Output times run by this process's spans, and the seconds they took.
-    spans_run: (u64, f64),
 }
 
 impl GpuSsaRun {
@@ -218,8 +205,6 @@ impl GpuSsaRun {
             kept: None,
             run_s: 0.0,
             resumed_from: None,
-            spans_fit: check_paused_memory(net, opts.trajectories, true).is_ok(),
-            spans_run: (0, 0.0),
         })
     }
 
@@ -243,15 +228,11 @@ impl GpuSsaRun {
             self.kept.as_deref_mut(),
             keep_states,
         )?;
-        let outputs = stop - self.rows.len();
         for k in self.rows.len()..stop {
             self.rows.push(self.acc.row(k));
         }
         self.states = states;
-        let seconds = start.elapsed().as_secs_f64();
-        self.run_s += seconds;
-        self.spans_run.0 += outputs as u64;
-        self.spans_run.1 += seconds;
+        self.run_s += start.elapsed().as_secs_f64();
         Ok(())
     }
 }
@@ -284,18 +265,6 @@ impl Simulation for GpuSsaRun {
     }
     fn summary(&self, _last: &MeanSdRow) -> Vec<String> {
         super::run::ensemble_summary(self.opts.trajectories, self.run_s)
-    }
-    /// Output times per span where a stop may be asked: the first span one output time, then
-    /// as many as take about `STOP_SPAN_S` at the speed so far.
-    fn batch_steps(&self) -> u64 {
-        match (self.spans_fit, self.spans_run) {
-            (false, _) => u64::MAX,
-            (true, (0, _)) => 1,
-            (true, (outputs, seconds)) => {
-                let per_output = seconds.max(1e-9) / outputs as f64;
-                ((STOP_SPAN_S / per_output) as u64).max(1)
-            }
-        }
     }
     span_steps!();
     /// trajectories.csv (when kept) and mean_sd.png.
