@@ -14,6 +14,16 @@ from test_models import same_state
 import petri
 
 
+@pytest.fixture(autouse=True)
+def python_handles_ctrl_c():
+    """Python's own SIGINT handler for each test: a process started in the background by a
+    shell without job control inherits SIGINT ignored, and Python then installs none, so the
+    signal would never arrive and the runs below would not end."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
 def ctrl_c_in(seconds):
     """Sends SIGINT to this process from another thread after `seconds`, as Ctrl-C does."""
     timer = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGINT))
