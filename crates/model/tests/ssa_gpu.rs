@@ -602,10 +602,14 @@ fn leaper_stops_at_each_time_whatever_the_attempts_per_submission() {
 
 // ---- spans of output times and checkpoints ----
 
+use petri_model::runtime::StopCheck;
 use petri_model::ssa::gpu_ensemble::ThreadStates;
 use petri_model::ssa::gpu_run::{run_gpu, GpuSsaRun};
 use petri_model::ssa::run::{run_cpu, RunOptions};
 use petri_model::ssa::stats::Accumulator;
+use petri_model::ModelError;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 /// The sums of `n` trajectories run in spans ending before the output indices `stops`, the
 /// threads' states read back and uploaded again between spans.
@@ -663,6 +667,111 @@ fn spans_give_the_sums_of_a_straight_run() {
             assert!(spans == straight, "{} {method}: spans {stops:?}", net.id);
         }
         assert_eq!(other.counters.chunks, 3);
+    }
+}
+
+/// A span asked to stop between its batches ends interrupted and changes nothing: the sums
+/// and kept samples are as before it, and the same span run again (no stop) gives a straight
+/// run's sums, the plan reused.
+#[test]
+fn a_span_asked_to_stop_ends_early_and_changes_nothing() {
+    let ctx = test_context();
+    let net = small_network();
+    let times = grid(6.0, 7);
+    let n = 150;
+    let mut ens =
+        GpuEnsemble::new(&ctx, &net, Method::Direct, &EnsembleOptions::default()).unwrap();
+    let straight = ens.run_sums(n, 5, &times).unwrap();
+    // 16 events per dispatch and a dispatch per batch: a chunk takes about 11 batches.
+    let mut ens =
+        GpuEnsemble::new(&ctx, &net, Method::Direct, &launch_shape(64, 64, 16, 1)).unwrap();
+    let asked = Arc::new(AtomicUsize::new(0));
+    let count = asked.clone();
+    ens.set_stop(Some(StopCheck::new(move || {
+        count.fetch_add(1, Ordering::Relaxed) >= 3
+    })));
+    let mut acc = Accumulator::new(&times, straight.species.clone());
+    acc.n = n;
+    let before = acc.clone();
+    let mut kept = vec![Vec::new(); n as usize];
+    let e = ens
+        .run_span(n, 5, &times, None, 7, &mut acc, Some(&mut kept), true)
+        .unwrap_err();
+    assert!(matches!(e, ModelError::Interrupted { .. }), "{e}");
+    assert_eq!(
+        asked.load(Ordering::Relaxed),
+        4,
+        "asked after each batch until it said stop"
+    );
+    assert!(acc == before && kept.iter().all(Vec::is_empty));
+    ens.set_stop(None);
+    let spans = sums_in_spans(&mut ens, &straight.species, n, 5, &times, &[7]);
+    assert!(spans == straight);
+}
+
+/// Through the runtime, Ctrl-C inside a span: the run stops where the span began, with the
+/// rows and the checkpoint there, manifest "stopped"; resumed, it writes the straight run's
+/// files byte for byte. Asked before the first row, the run stops at step 0 with no row.
+#[test]
+fn a_stop_inside_a_span_stops_the_run_where_the_span_began() {
+    let ctx = test_context();
+    let net = small_network();
+    let options = launch_shape(64, 64, 16, 1);
+    let read = |dir: &Path, f: &str| std::fs::read(dir.join(f)).unwrap();
+    let straight = scratch("inside-straight");
+    run_gpu(
+        &ctx,
+        &net,
+        &gpu_run_options(Method::Direct, &straight),
+        &options,
+        |_| {},
+    )
+    .unwrap();
+
+    let dir = scratch("inside");
+    let mut stopped = gpu_run_options(Method::Direct, &dir);
+    stopped.checkpoint_every = Some(3);
+    // Once row 3 is seen: the loop's question after that span says go on, the next span's
+    // first question stops it.
+    let seen_3 = Arc::new(AtomicUsize::new(0));
+    let seen = seen_3.clone();
+    stopped.stop = Some(StopCheck::new(move || {
+        seen.load(Ordering::Relaxed) > 0 && seen.fetch_add(1, Ordering::Relaxed) >= 2
+    }));
+    let mut rows = Vec::new();
+    let e = run_gpu(&ctx, &net, &stopped, &options, |row| {
+        rows.push(row.step);
+        if row.step == 3 {
+            seen_3.store(1, Ordering::Relaxed);
+        }
+    })
+    .unwrap_err();
+    assert!(e.to_string().contains("interrupted at step 3"), "{e}");
+    assert_eq!(rows, [0, 1, 2, 3]);
+    let manifest: serde_json::Value = serde_json::from_slice(&read(&dir, "manifest.json")).unwrap();
+    assert_eq!(manifest["status"], "stopped");
+    assert_eq!(manifest["checkpoint_step"], 3);
+    let csv = String::from_utf8(read(&dir, "mean_sd.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 4, "header and rows 0..=3");
+
+    let mut rest = gpu_run_options(Method::Direct, &dir);
+    rest.checkpoint_every = Some(3);
+    rest.resume = Some(dir.join("checkpoint.petri"));
+    run_gpu(&ctx, &net, &rest, &options, |_| {}).unwrap();
+    for f in ["mean_sd.csv", "trajectories.csv", "mean_sd.png"] {
+        assert!(read(&straight, f) == read(&dir, f), "{f}");
+    }
+
+    let first = scratch("inside-first");
+    let mut at_once = gpu_run_options(Method::Direct, &first);
+    at_once.stop = Some(StopCheck::new(|| true));
+    let e = run_gpu(&ctx, &net, &at_once, &options, |_| {}).unwrap_err();
+    assert!(e.to_string().contains("interrupted at step 0"), "{e}");
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&read(&first, "manifest.json")).unwrap();
+    assert_eq!(manifest["status"], "stopped");
+    for d in [straight, dir, first] {
+        std::fs::remove_dir_all(d).unwrap();
     }
 }
 

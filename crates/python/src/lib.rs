@@ -149,6 +149,12 @@ impl Signals {
         })
     }
 
+    /// A stop check that runs the handlers (`raised`).
+    fn check(self: &Arc<Self>) -> StopCheck {
+        let signals = self.clone();
+        StopCheck::new(move || signals.raised())
+    }
+
     /// The exception a handler raised, carrying the observations made before it as its
     /// `observations` attribute.
     fn raise(&self, py: Python<'_>, observations: Bound<'_, PyDict>) -> PyErr {
@@ -379,12 +385,11 @@ fn sweep_run(
         )));
     }
     let signals = Arc::new(Signals::default());
-    let asked = signals.clone();
     let request = DeviceRequest::from_env().with_overrides(backend, adapter);
     let opts = SweepOptions {
         out,
         workers: vec![request; workers],
-        stop: Some(StopCheck::new(move || asked.raised())),
+        stop: Some(signals.check()),
     };
     let records = py
         .detach(|| sweep::run_sweep(&Registry::default(), &sweep, &opts, &|_| {}))
@@ -553,8 +558,9 @@ impl Simulation {
             if let Some(progress) = progress {
                 return self.advance_reported(py, steps, &signals, progress);
             }
+            let stop = signals.check();
             let advanced = py
-                .detach(|| self.sim().advance_until(steps, &|| signals.raised()))
+                .detach(|| self.sim().advance_until(steps, &stop))
                 .map_err(to_py)?;
             if advanced.stopped {
                 return Err(signals.raise(py, self.rows(py, &advanced.rows)?));
@@ -615,7 +621,7 @@ impl Simulation {
         &self,
         py: Python<'py>,
         steps: u64,
-        signals: &Signals,
+        signals: &Arc<Signals>,
         progress: &Progress<'py>,
     ) -> PyResult<Vec<Row>> {
         let start = self.sim().step();
@@ -624,6 +630,7 @@ impl Simulation {
         let mut rows = Vec::new();
         let mut periods = 1u64;
         progress.report(0, steps)?;
+        let stop = signals.check();
         let mut now = start;
         while now < end {
             let next = (now / every)
@@ -632,7 +639,7 @@ impl Simulation {
                 .min(end);
             let began = Instant::now();
             let advanced = py
-                .detach(|| self.sim().advance_until(next - now, &|| signals.raised()))
+                .detach(|| self.sim().advance_until(next - now, &stop))
                 .map_err(to_py)?;
             rows.extend(advanced.rows);
             if advanced.stopped {

@@ -544,6 +544,34 @@ fn loop_until_flag_stops_at_the_bound() {
     }
 }
 
+/// A host-side cancel ends the loop after the batch it was asked after, with every step of the
+/// batches submitted done; the loop then goes on from there to the flag's step.
+#[test]
+fn loop_until_flag_ends_where_the_host_cancels_and_goes_on_from_there() {
+    let ctx = test_context();
+    let longest = 37u32;
+    for batch in [1u32, 5] {
+        let mut plan = ensemble_plan(&ctx, &ends(longest), batch);
+        let asked = std::cell::Cell::new(0);
+        let cancel = || {
+            asked.set(asked.get() + 1);
+            asked.get() == 2
+        };
+        let end = plan.run_until_or(&ctx, &flag(), 1000, &cancel).unwrap();
+        assert_eq!(end, None, "batch {batch}");
+        let done = 2 * batch;
+        assert_eq!(plan.step, done as u64, "batch {batch}");
+        assert_eq!(read_u32(&ctx, plan.buffer("counters"))[ADVANCES], done);
+        let end = plan.run_until_or(&ctx, &flag(), 1000, &|| false).unwrap();
+        assert_eq!(end, Some(LoopEnd::Flagged { step: 37 }), "batch {batch}");
+        assert_eq!(read_u32(&ctx, plan.buffer("done")), ends(longest));
+        // A cancel in the batch where the flag rises reports the flag.
+        let mut plan = ensemble_plan(&ctx, &ends(longest), 64);
+        let end = plan.run_until_or(&ctx, &flag(), 1000, &|| true).unwrap();
+        assert_eq!(end, Some(LoopEnd::Flagged { step: 37 }));
+    }
+}
+
 #[test]
 fn loop_until_flag_refuses_passes_it_cannot_stop_and_bad_flags() {
     let ctx = test_context();

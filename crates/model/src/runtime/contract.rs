@@ -1,5 +1,6 @@
 //! What a model is to the runtime.
 
+use super::stop::StopCheck;
 use crate::error::Result;
 use std::path::Path;
 
@@ -100,6 +101,12 @@ pub trait Simulation {
     fn pace(&mut self) -> Result<()> {
         Ok(())
     }
+    /// Given the stop check of a run or advance that may be asked to stop before it starts (and
+    /// None after it). A simulation whose one step can take long (a GPU ensemble's span) may
+    /// ask it inside the step too, and end that step with `ModelError::Interrupted` at its
+    /// present step, its state as before the step. By default only the runtime asks, between
+    /// batches.
+    fn watch_stop(&mut self, _stop: Option<StopCheck>) {}
     /// Told what a run will do before it starts (`steps` more steps, checkpoints every
     /// `checkpoint_every`): refuses what the simulation cannot do (more steps than it has,
     /// checkpoints it cannot write) and plans for the rest (where a GPU ensemble pauses).

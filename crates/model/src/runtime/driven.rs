@@ -6,6 +6,7 @@
 
 use super::contract::{Observation, Schedule, Simulation, StateArray};
 use super::run_loop::{run_seen, RunOptions, Timings};
+use super::stop::StopCheck;
 use crate::error::{ModelError, Result};
 use std::path::Path;
 
@@ -54,8 +55,9 @@ pub trait Driven: Send {
     /// Advances as [`advance`](Self::advance) does, a batch at a time
     /// ([`Simulation::batch_steps`], paced as the run loop paces it), asking `stop` after each;
     /// a stop ends the advance there, between observations or at one, with the observations
-    /// made so far (none for the step it stopped at unless one was due there).
-    fn advance_until(&mut self, steps: u64, stop: &dyn Fn() -> bool) -> Result<Advanced>;
+    /// made so far (none for the step it stopped at unless one was due there). A simulation
+    /// may ask `stop` inside a batch too ([`Simulation::watch_stop`]).
+    fn advance_until(&mut self, steps: u64, stop: &StopCheck) -> Result<Advanced>;
     /// The state at the current step as named arrays.
     fn state_arrays(&mut self) -> Result<Vec<StateArray>>;
     /// Writes a checkpoint of the current step to `path`.
@@ -109,8 +111,11 @@ impl<S: Simulation + Send> Driven for S {
     fn advance(&mut self, steps: u64) -> Result<Vec<Row>> {
         Ok(drive(self, steps, None)?.rows)
     }
-    fn advance_until(&mut self, steps: u64, stop: &dyn Fn() -> bool) -> Result<Advanced> {
-        drive(self, steps, Some(stop))
+    fn advance_until(&mut self, steps: u64, stop: &StopCheck) -> Result<Advanced> {
+        self.watch_stop(Some(stop.clone()));
+        let advanced = drive(self, steps, Some(stop));
+        self.watch_stop(None);
+        advanced
     }
 
     fn state_arrays(&mut self) -> Result<Vec<StateArray>> {
@@ -148,12 +153,9 @@ impl<S: Simulation + Send> Driven for S {
 }
 
 /// [`Driven::advance`] (no `stop`: one advance per observation period) and
-/// [`Driven::advance_until`] (a batch at a time, paced, `stop` asked after each).
-fn drive<S: Simulation>(
-    sim: &mut S,
-    steps: u64,
-    stop: Option<&dyn Fn() -> bool>,
-) -> Result<Advanced> {
+/// [`Driven::advance_until`] (a batch at a time, paced, `stop` asked after each; a batch the
+/// simulation itself ended on a stop ends the advance there too).
+fn drive<S: Simulation>(sim: &mut S, steps: u64, stop: Option<&StopCheck>) -> Result<Advanced> {
     let first = sim.step();
     let end = first.saturating_add(steps);
     let every = sim.schedule().observe_every.max(1);
@@ -170,13 +172,20 @@ fn drive<S: Simulation>(
             .min(next_multiple(s, batch))
             .min(end);
         let observe = next.is_multiple_of(every) || next == end;
-        sim.advance(next - s, observe, &mut |o| {
+        let advanced = sim.advance(next - s, observe, &mut |o| {
             observed.push(o);
             Ok(())
-        })?;
+        });
+        match advanced {
+            Err(ModelError::Interrupted { .. }) if stop.is_some() => {
+                stopped = true;
+                break;
+            }
+            other => other?,
+        }
         if let Some(stop) = stop {
             sim.pace()?;
-            if next < end && stop() {
+            if next < end && stop.requested() {
                 stopped = true;
                 break;
             }
@@ -207,6 +216,7 @@ mod tests {
     use super::*;
     use crate::runtime::run_loop::tests::Counter;
     use crate::runtime::ArrayData;
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     #[test]
     fn advance_observes_at_multiples_and_at_the_end_through_the_trait_object() {
@@ -247,7 +257,9 @@ mod tests {
     fn a_stop_ends_the_advance_after_the_batch_under_way() {
         let mut counter = Counter::new(2);
         counter.batch = 3;
-        let a = counter.advance_until(100, &|| true).unwrap();
+        let a = counter
+            .advance_until(100, &StopCheck::new(|| true))
+            .unwrap();
         assert!(a.stopped && a.rows.is_empty());
         assert_eq!((counter.step, &counter.paced), (3, &vec![3]));
         let rest = Driven::advance(&mut counter, 5).unwrap();
@@ -259,23 +271,41 @@ mod tests {
         assert_eq!(counter.paced, [3], "advance without a stop is not paced");
     }
 
+    /// A stop a simulation sees inside a step ends the advance where that step began, with the
+    /// observations before it; the simulation is as it was there and goes on as one never
+    /// stopped; the check is the advance's only.
+    #[test]
+    fn a_stop_inside_a_step_ends_the_advance_before_that_step() {
+        let mut counter = Counter::new(2);
+        counter.stops_inside_after = 9;
+        let asked = AtomicUsize::new(0);
+        // Asked after the period to 4 and 8, then inside the one from 8.
+        let stop = StopCheck::new(move || asked.fetch_add(1, Ordering::Relaxed) >= 2);
+        let a = counter.advance_until(100, &stop).unwrap();
+        assert!(a.stopped);
+        assert_eq!(a.rows.iter().map(|r| r.step).collect::<Vec<_>>(), [4, 8]);
+        assert_eq!(counter.step, 8);
+        assert!(counter.watching.is_none());
+        let rest = Driven::advance(&mut counter, 5).unwrap();
+        assert_eq!(rest.iter().map(|r| r.step).collect::<Vec<_>>(), [12, 13]);
+    }
+
     /// A stop asked for ends the advance at the end of the period under way, observed, when a
     /// batch is the whole period; the simulation goes on from there as one never stopped.
     #[test]
     fn a_stop_ends_the_advance_after_the_period_under_way_when_a_batch_is_a_period() {
         let mut sim: Box<dyn Driven> = Box::new(Counter::new(2));
-        let asked = std::cell::Cell::new(0);
-        let stop = || {
-            asked.set(asked.get() + 1);
-            asked.get() == 2
-        };
+        let asked = AtomicUsize::new(0);
+        let stop = StopCheck::new(move || asked.fetch_add(1, Ordering::Relaxed) == 1);
         let a = sim.advance_until(100, &stop).unwrap();
         assert!(a.stopped);
         let steps: Vec<u64> = a.rows.iter().map(|r| r.step).collect();
         assert_eq!((steps, sim.step()), (vec![4, 8], 8));
         let rest = sim.advance(5).unwrap();
         assert_eq!(rest.iter().map(|r| r.step).collect::<Vec<_>>(), [12, 13]);
-        let a = Counter::new(2).advance_until(6, &|| false).unwrap();
+        let a = Counter::new(2)
+            .advance_until(6, &StopCheck::new(|| false))
+            .unwrap();
         assert!(!a.stopped);
     }
 }

@@ -181,7 +181,9 @@ pub fn run_seen<S: Simulation>(
     };
     let record = RunRecord::new(model, sim.step(), earlier);
     record.write(dir, "running", None)?;
+    sim.watch_stop(opts.stop.clone());
     let result = run_steps(sim, opts, &record, progress);
+    sim.watch_stop(None);
     if let Err(e) = &result {
         // Best effort: the error itself is what the caller must see.
         let _ = sim.flush_series(true);
@@ -308,10 +310,22 @@ fn run_steps<S: Simulation>(
             .min(next_multiple(s, batch))
             .min(end);
         let observe = stop.is_multiple_of(observe_every) || stop == end;
-        sim.advance(stop - s, observe, &mut |o| {
+        let advanced = sim.advance(stop - s, observe, &mut |o| {
             pending.push(o);
             Ok(())
-        })?;
+        });
+        // A simulation may end a long step itself on a stop (`watch_stop`), as it was before
+        // the step: the run stops there, its checkpoint (if any) already written.
+        if let Err(ModelError::Interrupted { .. }) = advanced {
+            sim.flush_observations(&mut |o| {
+                pending.push(o);
+                Ok(())
+            })?;
+            drain(sim, &mut pending)?;
+            csv.borrow_mut().sync()?;
+            return Err(ModelError::Interrupted { step: sim.step() });
+        }
+        advanced?;
         drain(sim, &mut pending)?;
         let snapshot = stop.is_multiple_of(snapshot_every) && stop < end;
         let checkpoint = stop.is_multiple_of(checkpoint_every) && stop < end;
@@ -537,6 +551,11 @@ pub(super) mod tests {
         pub(in crate::runtime) batch: u64,
         /// The steps at which the loop called `pace`.
         pub(in crate::runtime) paced: Vec<u64>,
+        /// The stop check it was given (`watch_stop`).
+        pub(in crate::runtime) watching: Option<StopCheck>,
+        /// Asks `watching` inside a step: a step over this step ends there, interrupted,
+        /// nothing done (as a GPU ensemble's span does).
+        pub(in crate::runtime) stops_inside_after: u64,
     }
 
     /// (step, x, the row's first value).
@@ -567,6 +586,8 @@ pub(super) mod tests {
                 rows_at_checkpoints: Vec::new(),
                 batch: u64::MAX,
                 paced: Vec::new(),
+                watching: None,
+                stops_inside_after: u64::MAX,
             }
         }
         fn now(&self) -> Obs {
@@ -596,6 +617,9 @@ pub(super) mod tests {
             self.paced.push(self.step);
             Ok(())
         }
+        fn watch_stop(&mut self, stop: Option<StopCheck>) {
+            self.watching = stop;
+        }
         fn schedule(&self) -> Schedule {
             Schedule {
                 model: "counter",
@@ -622,6 +646,10 @@ pub(super) mod tests {
             observe_at_end: bool,
             sink: &mut dyn FnMut(Obs) -> Result<()>,
         ) -> Result<()> {
+            let inside = self.step + steps > self.stops_inside_after;
+            if inside && self.watching.as_ref().is_some_and(StopCheck::requested) {
+                return Err(ModelError::Interrupted { step: self.step });
+            }
             for o in self.in_flight.drain(..) {
                 sink(o)?;
             }
@@ -974,6 +1002,48 @@ pub(super) mod tests {
             std::fs::read(dir.join("observables.csv")).unwrap(),
             std::fs::read(straight.join("observables.csv")).unwrap()
         );
+    }
+
+    /// A simulation that ends a step itself on a stop (as a GPU ensemble's span does) ends the
+    /// run where that step began: "stopped" there, every row up to it kept, no checkpoint
+    /// written for it; the stop check is handed over for the run only. Without a stop check
+    /// it gets none.
+    #[test]
+    fn a_stop_inside_a_step_ends_the_run_at_the_step_before_it() {
+        let dir = scratch("stop-inside");
+        let mut opts = options(&dir, 22, Some(100), false);
+        // Asked after the periods to 4, 6 and 8 (go on), then inside the step from 8 (stop).
+        let asked = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let count = asked.clone();
+        opts.stop = Some(StopCheck::new(move || {
+            count.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= 3
+        }));
+        let mut sim = Counter::new(0);
+        sim.stops_inside_after = 9;
+        let err = run(&mut sim, &opts, |_| {}).unwrap_err();
+        assert!(matches!(err, ModelError::Interrupted { step: 8 }), "{err}");
+        assert_eq!(asked.load(std::sync::atomic::Ordering::Relaxed), 4);
+        assert!(
+            sim.events.iter().all(|e| !e.starts_with("checkpoint")),
+            "{:?}",
+            sim.events
+        );
+        assert!(sim.watching.is_none(), "the check is the run's only");
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(m["status"], "stopped");
+        assert_eq!(m["error"], "interrupted at step 8");
+        assert_eq!(csv_steps(&dir), [0, 4, 8]);
+
+        let mut sim = Counter::new(0);
+        sim.stops_inside_after = 0;
+        run(
+            &mut sim,
+            &options(&scratch("no-stop"), 10, None, false),
+            |_| {},
+        )
+        .unwrap();
+        assert_eq!(sim.step, 10);
     }
 
     /// A run that may be asked to stop is paced after every batch, before it asks (a model

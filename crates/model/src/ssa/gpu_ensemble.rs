@@ -21,6 +21,11 @@
 //! until its threads have recorded the outputs before the span's end and pauses there; the
 //! threads' states are read back ([`ThreadStates`]) and uploaded again for the next span, which
 //! continues them bitwise, so the sums do not depend on where the spans end either.
+//!
+//! A stop check (`set_stop`) is asked between batches: once it says stop, the run or span under
+//! way ends with `ModelError::Interrupted` and leaves nothing changed, so a long span need not
+//! run to its end for Ctrl-C (spans cut short instead would each wait for every chunk's slowest
+//! thread, which costs far more).
 
 use super::ensemble::{check_times, Method};
 use super::gpu_general::GeneralGpu;
@@ -30,6 +35,7 @@ use super::stats::{Accumulator, EnsembleStats};
 use crate::error::{invalid, ModelError, Result};
 use crate::reactions::general::GeneralNetwork;
 use crate::reactions::Network;
+use crate::runtime::StopCheck;
 use crate::shaders;
 use petri_engine::{buffers, GpuContext, Profiler};
 use petri_scheduler::plan::OnDemandPass;
@@ -349,6 +355,8 @@ pub struct GpuEnsemble {
     /// The index in a larger ensemble of this one's trajectory 0 (a rank's share): its
     /// trajectory k draws from Philox keyed as trajectory `first + k` (0 by default).
     pub first: u64,
+    /// Asked between batches (`set_stop`).
+    stop: Option<StopCheck>,
 }
 
 fn method_code(m: Method) -> u32 {
@@ -413,7 +421,15 @@ impl GpuEnsemble {
             plan: None,
             counters: EnsembleCounters::default(),
             first: 0,
+            stop: None,
         })
+    }
+
+    /// Asks `stop` between batches from now on: once it says stop, the run or span under way
+    /// ends with [`ModelError::Interrupted`] (its `step` 0: the caller knows its own steps) and
+    /// changes nothing the caller holds.
+    pub fn set_stop(&mut self, stop: Option<StopCheck>) {
+        self.stop = stop;
     }
 
     /// An ensemble of a general network (any kinetic law, assignment rules; `gpu_general`)
@@ -608,7 +624,7 @@ impl GpuEnsemble {
         from: Option<&ThreadStates>,
         stop: usize,
         acc: &mut Accumulator,
-        mut kept: Option<&mut [Vec<Vec<u64>>]>,
+        kept: Option<&mut [Vec<Vec<u64>>]>,
         keep_states: bool,
     ) -> Result<Option<ThreadStates>> {
         let first = from.map_or(0, |s| s.next_out);
@@ -637,19 +653,30 @@ impl GpuEnsemble {
             keep_states,
         };
         let ns = self.tables.n_species;
-        self.execute(n_trajectories, seed, times, kept.is_some(), span, |chunk| {
-            chunk.add_sums(first..stop, acc);
-            if let Some(kept) = kept.as_deref_mut() {
+        // Taken aside and added once the span is whole: a span stopped halfway changes nothing.
+        let mut span_acc = acc.clone();
+        let mut span_kept: Vec<(usize, Vec<Vec<u64>>)> = Vec::new();
+        let record = kept.is_some();
+        let states = self.execute(n_trajectories, seed, times, record, span, |chunk| {
+            chunk.add_sums(first..stop, &mut span_acc);
+            if record {
                 let len = chunk.len as usize;
                 let at = |k: usize, s: usize, i: usize| chunk.samples[(k * (ns + 1) + s) * len + i];
                 for i in 0..len {
-                    let samples = &mut kept[chunk.start as usize + i];
-                    samples.extend(
-                        (first..stop).map(|k| (0..ns).map(|s| at(k, s, i) as u64).collect()),
-                    );
+                    let samples = (first..stop)
+                        .map(|k| (0..ns).map(|s| at(k, s, i) as u64).collect())
+                        .collect();
+                    span_kept.push((chunk.start as usize + i, samples));
                 }
             }
-        })
+        })?;
+        *acc = span_acc;
+        if let Some(kept) = kept {
+            for (i, samples) in span_kept {
+                kept[i].extend(samples);
+            }
+        }
+        Ok(states)
     }
 
     /// Every trajectory's counts at every output time (at most `MAX_RECORDED` trajectories).
@@ -837,8 +864,14 @@ impl GpuEnsemble {
         // Raised by `done` once no thread is running (or on overflow).
         let done_flag = BufferAt::new("status", 4 * ST_DONE as u64);
 
+        let stop = self.stop.clone();
+        let stop_asked = || stop.as_ref().is_some_and(StopCheck::requested);
         let mut start = 0u64;
-        while start < n_trajectories {
+        // Whether a stop cut the run short.
+        let interrupted = 'chunks: loop {
+            if start >= n_trajectories {
+                break false;
+            }
             // The last chunk may be shorter: the plan dispatches a whole chunk's workgroups and
             // the threads past `chunk_len` return at once.
             let len = (n_trajectories - start).min(chunk as u64) as u32;
@@ -861,14 +894,17 @@ impl GpuEnsemble {
             let first_step = plan.step;
             match profiler.as_mut() {
                 // Batches kept in flight; the host reads only the guard's two words per batch.
-                None => match plan.run_until(ctx, &done_flag, u64::MAX - plan.step)? {
-                    LoopEnd::Flagged { step } => {
-                        let steps = step - first_step;
-                        counters.dispatches += steps;
-                        counters.submissions += steps.div_ceil(o.dispatches_per_submit as u64);
+                None => {
+                    match plan.run_until_or(ctx, &done_flag, u64::MAX - plan.step, &stop_asked)? {
+                        Some(LoopEnd::Flagged { step }) => {
+                            let steps = step - first_step;
+                            counters.dispatches += steps;
+                            counters.submissions += steps.div_ceil(o.dispatches_per_submit as u64);
+                        }
+                        Some(LoopEnd::Bound) => unreachable!("a loop bounded by u64::MAX steps"),
+                        None => break 'chunks true,
                     }
-                    LoopEnd::Bound => unreachable!("a loop bounded by u64::MAX steps"),
-                },
+                }
                 // Timestamps per pass: one batch at a time, its status read back after it.
                 Some(p) => loop {
                     let mut enc = plan.encode(ctx, o.dispatches_per_submit, Some(&mut *p));
@@ -892,6 +928,9 @@ impl GpuEnsemble {
                     }
                     if status[ST_DONE] != 0 {
                         break;
+                    }
+                    if stop_asked() {
+                        break 'chunks true;
                     }
                 },
             }
@@ -952,8 +991,11 @@ impl GpuEnsemble {
             });
             counters.chunks += 1;
             start += len as u64;
-        }
+        };
         self.plan = Some(ep);
+        if interrupted {
+            return Err(ModelError::Interrupted { step: 0 });
+        }
         counters.wall_s = t0.elapsed().as_secs_f64();
         self.counters = counters;
         Ok(states)

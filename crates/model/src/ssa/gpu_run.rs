@@ -8,7 +8,9 @@
 //! where the run stops or writes a checkpoint, so a run without checkpoints is one span, every
 //! chunk through every output time with only its sums read back, as the ensemble alone does.
 //! Where a span ends, the paused threads' states are read back: the next span uploads them
-//! again, and a checkpoint holds them, so a resumed run continues bitwise.
+//! again, and a checkpoint holds them, so a resumed run continues bitwise. A stop (Ctrl-C) is
+//! asked between a span's batches: a span cut short is dropped whole, and the run stops where
+//! it began, with its rows and its checkpoint there.
 
 use super::checkpoint::{Checkpoint, GpuHeader};
 use super::gpu_ensemble::{EnsembleOptions, GpuEnsemble, ThreadStates};
@@ -19,7 +21,7 @@ use super::run::{
 use super::stats::Accumulator;
 use crate::error::{invalid, ModelError, Result};
 use crate::reactions::Network;
-use crate::runtime::{self, RunReport, Simulation, StateArray};
+use crate::runtime::{self, RunReport, Simulation, StateArray, StopCheck};
 use petri_engine::GpuContext;
 use std::path::Path;
 use std::time::Instant;
@@ -227,7 +229,14 @@ impl GpuSsaRun {
             &mut self.acc,
             self.kept.as_deref_mut(),
             keep_states,
-        )?;
+        );
+        // A span asked to stop changed nothing: the run is where the span began.
+        let states = match states {
+            Err(ModelError::Interrupted { .. }) => {
+                return Err(ModelError::Interrupted { step: self.step })
+            }
+            other => other?,
+        };
         for k in self.rows.len()..stop {
             self.rows.push(self.acc.row(k));
         }
@@ -265,6 +274,10 @@ impl Simulation for GpuSsaRun {
     }
     fn summary(&self, _last: &MeanSdRow) -> Vec<String> {
         super::run::ensemble_summary(self.opts.trajectories, self.run_s)
+    }
+    /// A span is asked between its batches, so a stop need not wait for the span's end.
+    fn watch_stop(&mut self, stop: Option<StopCheck>) {
+        self.ensemble.set_stop(stop);
     }
     span_steps!();
     /// trajectories.csv (when kept) and mean_sd.png.

@@ -148,23 +148,45 @@ impl StepPlan {
         flag: &BufferAt,
         max_steps: u64,
     ) -> Result<LoopEnd> {
+        let end = self.run_until_or(ctx, flag, max_steps, &|| false)?;
+        Ok(end.expect("a loop that is never cancelled ends flagged or at its bound"))
+    }
+
+    /// [`run_until`](Self::run_until) that also asks `cancel` on the host after submitting
+    /// each batch: once it says true, the batches in flight finish and the loop ends there,
+    /// `None` unless the flag rose in them. `self.step` is then the step count reached; the
+    /// caller decides what a loop cut short is worth.
+    pub fn run_until_or(
+        &mut self,
+        ctx: &GpuContext,
+        flag: &BufferAt,
+        max_steps: u64,
+        cancel: &dyn Fn() -> bool,
+    ) -> Result<Option<LoopEnd>> {
         let guard = match self.guard.take() {
             Some(g) if g.flag == *flag && g.passes == self.passes.len() => g,
             _ => Guard::new(self, ctx, flag)?,
         };
-        let end = self.run_guarded(ctx, &guard, max_steps);
+        let end = self.run_guarded(ctx, &guard, max_steps, cancel);
         self.guard = Some(guard);
         end
     }
 
-    fn run_guarded(&mut self, ctx: &GpuContext, guard: &Guard, max_steps: u64) -> Result<LoopEnd> {
+    fn run_guarded(
+        &mut self,
+        ctx: &GpuContext,
+        guard: &Guard,
+        max_steps: u64,
+        cancel: &dyn Fn() -> bool,
+    ) -> Result<Option<LoopEnd>> {
         ctx.queue
             .write_buffer(&guard.buffer, 0, &[0; STATE_BYTES as usize]);
         let start = self.step;
         let end = start + max_steps;
         let mut ring = ReadbackRing::new(ctx, STATE_BYTES, READBACK_SLOTS);
         let mut stop = None;
-        while self.step < end && stop.is_none() {
+        let mut cancelled = false;
+        while self.step < end && stop.is_none() && !cancelled {
             let steps = (end - self.step).min(self.max_steps_per_batch as u64) as u32;
             let mut encoder = self.encode_guarded(ctx, guard, steps);
             let slot = ring.begin(ctx, self.step)?;
@@ -172,6 +194,7 @@ impl StepPlan {
             ctx.queue.submit([encoder.finish()]);
             ring.submitted();
             stop = stop_step(&ring.poll(ctx)?, start);
+            cancelled = cancel();
         }
         if stop.is_none() {
             stop = stop_step(&ring.finish(ctx)?, start);
@@ -180,9 +203,10 @@ impl StepPlan {
             Some(step) => {
                 // The batches recorded past the stop did nothing: the state is that of `step`.
                 self.step = step;
-                LoopEnd::Flagged { step }
+                Some(LoopEnd::Flagged { step })
             }
-            None => LoopEnd::Bound,
+            None if cancelled => None,
+            None => Some(LoopEnd::Bound),
         })
     }
 
