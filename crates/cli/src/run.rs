@@ -155,6 +155,8 @@ fn open_request<'a>(
         flags: matches,
         workgroup: args.workgroup,
         devices,
+        // Installed before the model opens: an open that runs the simulation stops too.
+        stop: Some(interrupt::stop_check()),
     }
 }
 

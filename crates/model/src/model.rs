@@ -6,7 +6,7 @@
 //! crate implements it the same way and joins the list it hands to `petri_cli::main_with`.
 
 use crate::error::{invalid, json_error, without_bom, ModelError, Result};
-use crate::runtime::Driven;
+use crate::runtime::{Driven, StopCheck};
 use petri_engine::{AdapterSummary, DeviceRequest, GpuContext};
 use std::path::{Path, PathBuf};
 
@@ -201,6 +201,9 @@ pub struct OpenRequest<'a> {
     pub workgroup: Option<[u32; 3]>,
     /// The program's GPU (opened only when the model runs on one).
     pub devices: &'a dyn Devices,
+    /// Ctrl-C while the model opens, where opening runs the simulation (a GPU ensemble of a
+    /// general network runs whole when it opens): true ends the open, interrupted.
+    pub stop: Option<StopCheck>,
 }
 
 impl OpenRequest<'_> {

@@ -4,6 +4,7 @@
 
 use crate::error::{invalid, ModelError, Result};
 use crate::model::{model_field, Config, Devices, Model, OpenRequest, Opened};
+use crate::runtime::StopCheck;
 use std::path::Path;
 
 /// The models of the workspace, in the order `petri bench` and messages list them.
@@ -118,13 +119,14 @@ impl Registry {
 
     /// Opens the simulation of `config` at its initial state, or with `resume` at that
     /// checkpoint's, with the model's flags given as they would be typed (`["--devices",
-    /// "2"]`).
+    /// "2"]`); `stop` is asked where opening runs the simulation ([`OpenRequest::stop`]).
     pub fn open(
         &self,
         config: Option<&Config>,
         resume: Option<&Path>,
         flags: &[String],
         devices: &dyn Devices,
+        stop: Option<StopCheck>,
     ) -> Result<Opened> {
         let model = self.of_run(config, resume)?;
         let flags = parse_flags(model, flags)?;
@@ -134,6 +136,7 @@ impl Registry {
             flags: &flags,
             workgroup: None,
             devices,
+            stop,
         })
     }
 }

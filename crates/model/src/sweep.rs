@@ -590,7 +590,13 @@ fn run_one(
     }
     let dir = task_dir(&opts.out, task.index);
     let mut sim = registry
-        .open(Some(&config), None, &flags, &Requested(request.clone()))?
+        .open(
+            Some(&config),
+            None,
+            &flags,
+            &Requested(request.clone()),
+            opts.stop.clone(),
+        )?
         .sim;
     let mut last: Option<crate::runtime::Row> = None;
     let run = RunOptions {

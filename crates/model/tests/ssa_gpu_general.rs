@@ -13,16 +13,20 @@ use petri_model::reactions::general::GeneralNetwork;
 use petri_model::reactions::math::{Expr, Op, State};
 use petri_model::reactions::sbml::parse_sbml_general;
 use petri_model::reactions::{Network, Reaction, Species};
+use petri_model::runtime::StopCheck;
 use petri_model::ssa::dsmts::{run_dsmts_general, DsmtsOutcome};
 use petri_model::ssa::ensemble::Method;
 use petri_model::ssa::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
 use petri_model::ssa::gpu_expr::{wgsl, Leaves};
 use petri_model::ssa::gpu_general::check_gpu;
+use petri_model::ModelError;
 use petri_scheduler::{Binding, PassDesc, PassSchedule, StepPlan};
 use proptest::prelude::*;
 use sbml_common::{
     document, hill_stationary, molar_hill, reaction, stationary, HILL_POWERS, HILL_RATIO,
 };
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 mod sbml_common;
 mod test_shaders;
@@ -425,6 +429,41 @@ fn general_laws_that_are_mass_action_give_the_compiled_kernels_statistics() {
         .run_general(500, 8, &times)
         .unwrap();
     assert_ne!(other.mean, reference.mean);
+}
+
+/// Ctrl-C during a general ensemble (which runs whole when a GPU run opens): asked between
+/// batches, a stop ends it interrupted; the ensemble then runs as one never stopped.
+#[test]
+fn a_general_ensemble_asked_to_stop_ends_between_batches() {
+    let ctx = test_context();
+    let (_, general) = mass_action_pair();
+    let times = grid(20.0, 11);
+    let straight = GpuEnsemble::new_general(&ctx, &general, Method::Direct, &Default::default())
+        .unwrap()
+        .run_general(500, 7, &times)
+        .unwrap();
+    // Four events per dispatch, a dispatch per batch: the run takes many batches.
+    let options = EnsembleOptions {
+        event_budget: 4,
+        dispatches_per_submit: 1,
+        ..EnsembleOptions::default()
+    };
+    let mut ens = GpuEnsemble::new_general(&ctx, &general, Method::Direct, &options).unwrap();
+    let asked = Arc::new(AtomicUsize::new(0));
+    let count = asked.clone();
+    ens.set_stop(Some(StopCheck::new(move || {
+        count.fetch_add(1, Ordering::Relaxed);
+        true
+    })));
+    let e = ens.run_general(500, 7, &times).unwrap_err();
+    assert!(matches!(e, ModelError::Interrupted { step: 0 }), "{e}");
+    assert_eq!(
+        asked.load(Ordering::Relaxed),
+        1,
+        "stopped after the first batch"
+    );
+    ens.set_stop(None);
+    assert_eq!(ens.run_general(500, 7, &times).unwrap(), straight);
 }
 
 /// Hill repression V K^h / (K^h + X^h) and degradation mu X on the GPU (direct and optimized

@@ -91,6 +91,7 @@ fn a_network_sweep_records_failures_and_finishes_what_is_left() {
             None,
             &flags,
             &Requested(DeviceRequest::from_env()),
+            None,
         )
         .unwrap()
         .sim;

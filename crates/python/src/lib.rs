@@ -270,9 +270,18 @@ fn open_simulation(
     // Any model's own flags, as typed (`petri.open(options=...)`).
     flags.extend(options.unwrap_or_default());
     let devices = Requested(DeviceRequest::from_env().with_overrides(backend, adapter));
+    // Ctrl-C stops an open that runs the simulation (a GPU ensemble of a general network).
+    let signals = Arc::new(Signals::default());
+    let stop = Some(signals.check());
     let opened = py
-        .detach(|| Registry::default().open(config.as_ref(), resume.as_deref(), &flags, &devices))
-        .map_err(to_py)?;
+        .detach(|| {
+            let registry = Registry::default();
+            registry.open(config.as_ref(), resume.as_deref(), &flags, &devices, stop)
+        })
+        .map_err(|e| match e {
+            ModelError::Interrupted { .. } => signals.raise(py, PyDict::new(py)),
+            e => to_py(e),
+        })?;
     Ok(Simulation {
         model: opened.model,
         device: opened.placement.device,

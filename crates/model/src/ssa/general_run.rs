@@ -115,7 +115,9 @@ impl GeneralRun {
         Ok(sim)
     }
 
-    /// The ensemble of `opts` on the GPU of `ctx`, run to the last output time at once.
+    /// The ensemble of `opts` on the GPU of `ctx`, run to the last output time at once;
+    /// `opts.stop` is asked between its batches (a stop ends it with
+    /// `ModelError::Interrupted` at step 0).
     pub fn new_gpu(
         ctx: &GpuContext,
         net: &GeneralNetwork,
@@ -126,6 +128,7 @@ impl GeneralRun {
         let plot = plotted(net, opts)?;
         let start = Instant::now();
         let mut ensemble = GpuEnsemble::new_general(ctx, net, opts.method, options)?;
+        ensemble.set_stop(opts.stop.clone());
         let stats = ensemble.run_general(opts.trajectories, opts.seed, &times)?;
         let mut sim = Self {
             tables: GeneralTables::new(net.clone()),

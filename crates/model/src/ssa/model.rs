@@ -258,6 +258,7 @@ fn open_general(
             check_options(net, &opts, true)?;
             check_gpu(net, opts.method)?;
             let ctx = request.devices.context()?;
+            opts.stop = request.stop.clone();
             let sim = GeneralRun::new_gpu(&ctx, net, &opts, &EnsembleOptions::default())?;
             Ok(Opened {
                 model: &Ssa,
