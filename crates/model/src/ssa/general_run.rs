@@ -4,14 +4,14 @@
 //! `general::GeneralTrajectory` is held in memory and moved from one output time to the next;
 //! on the GPU (`GpuEnsemble::new_general`: no events) the whole ensemble runs when the run
 //! starts and the rows are handed out step by step. trajectories.csv (each trajectory's
-//! species counts at every output time) is kept on the CPU, which also writes checkpoints and
-//! resumes from them (`checkpoint`: each trajectory's `general::SavedTrajectory`); both are
-//! refused by name on the GPU; tau-leaping is refused.
+//! species counts at every output time) is kept on both. The CPU also writes checkpoints and
+//! resumes from them (`checkpoint`: each trajectory's `general::SavedTrajectory`), which the
+//! GPU refuses by name; tau-leaping is refused.
 
 use super::checkpoint::{general_header, general_parts, Checkpoint};
 use super::ensemble::Method;
 use super::general::{GeneralTables, GeneralTrajectory};
-use super::gpu_ensemble::{EnsembleOptions, GpuEnsemble};
+use super::gpu_ensemble::{EnsembleOptions, GpuEnsemble, RECORDED_CHUNK};
 use super::output::write_trajectories_csv;
 use super::run::{checkpoint_header, Rows, RunOptions, MAX_RESIDENT_BYTES};
 use super::run::{write_ensemble_files, Details, MeanSdRow};
@@ -127,9 +127,24 @@ impl GeneralRun {
         let times = check_options(net, opts, true)?;
         let plot = plotted(net, opts)?;
         let start = Instant::now();
-        let mut ensemble = GpuEnsemble::new_general(ctx, net, opts.method, options)?;
+        // Kept samples come from the device chunk by chunk, as the rules' values do.
+        let mut options = options.clone();
+        if opts.keep_trajectories {
+            options.chunk = options.chunk.min(RECORDED_CHUNK);
+        }
+        let mut ensemble = GpuEnsemble::new_general(ctx, net, opts.method, &options)?;
         ensemble.set_stop(opts.stop.clone());
-        let stats = ensemble.run_general(opts.trajectories, opts.seed, &times)?;
+        let (stats, kept) = match opts.keep_trajectories {
+            true => {
+                let (stats, kept) =
+                    ensemble.run_general_kept(opts.trajectories, opts.seed, &times)?;
+                (stats, Some(kept))
+            }
+            false => (
+                ensemble.run_general(opts.trajectories, opts.seed, &times)?,
+                None,
+            ),
+        };
         let mut sim = Self {
             tables: GeneralTables::new(net.clone()),
             opts: opts.clone(),
@@ -139,7 +154,8 @@ impl GeneralRun {
                 adapter: ctx.adapter.clone(),
             })),
             rows: Rows::new(times, net.outputs(), opts.trajectories),
-            kept: None,
+            // Every output time's, from the start: rows.len() of them are the run's so far.
+            kept,
             run_s: 0.0,
             resumed_from: None,
         };
@@ -226,11 +242,6 @@ pub fn check_options(net: &GeneralNetwork, opts: &RunOptions, gpu: bool) -> Resu
         (Method::Tau, _) => return Err(tau_refusal(net)),
     }
     let times = opts.check_sizes()?;
-    if opts.keep_trajectories && gpu {
-        let allowed = "not yet on the GPU for a network with general laws, rules or events \
-                       (the CPU's direct method writes it: --device cpu)";
-        return Err(invalid("trajectories_csv", true, allowed));
-    }
     if let (Some(every), true) = (opts.checkpoint_every, gpu) {
         return Err(invalid("checkpoint_every", every, NOT_ON_GPU));
     }
@@ -328,7 +339,10 @@ impl Simulation for GeneralRun {
         if let Some(kept) = &self.kept {
             let species: Vec<String> = network.species.iter().map(|s| s.id.clone()).collect();
             let path = dir.join("trajectories.csv");
-            write_trajectories_csv(&path, &species, &stats.times, kept)?;
+            // The GPU's hold every output time, the run's and any after it.
+            let rows = stats.times.len();
+            let kept: Vec<Vec<Vec<u64>>> = kept.iter().map(|t| t[..rows].to_vec()).collect();
+            write_trajectories_csv(&path, &species, &stats.times, &kept)?;
             outputs.push("trajectories.csv".to_string());
         }
         outputs.extend(write_ensemble_files(

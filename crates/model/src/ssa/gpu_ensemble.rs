@@ -51,7 +51,10 @@ const SOFTWARE_WORK_LIMIT: u32 = 20_000;
 
 /// Most trajectories per chunk of a general network with rules' values (every sample is kept
 /// on the device and read back).
-const RECORDED_CHUNK: u32 = 4096;
+pub(super) const RECORDED_CHUNK: u32 = 4096;
+
+/// Every trajectory's species counts at every output time: `[trajectory][time][species]`.
+pub type KeptSamples = Vec<Vec<Vec<u64>>>;
 /// Words of one reaction record in the network table (mirrors `RX_WORDS` in the shader).
 const RX_WORDS: usize = 16;
 /// Words of one thread record (`TH_WORDS`).
@@ -479,9 +482,36 @@ impl GpuEnsemble {
         seed: u64,
         times: &[f64],
     ) -> Result<EnsembleStats> {
+        Ok(self.general_run(n_trajectories, seed, times, false)?.0)
+    }
+
+    /// [`run_general`](Self::run_general), and every trajectory's species counts at every
+    /// output time (`kept[trajectory][time][species]`, for trajectories.csv).
+    pub fn run_general_kept(
+        &mut self,
+        n_trajectories: u64,
+        seed: u64,
+        times: &[f64],
+    ) -> Result<(EnsembleStats, KeptSamples)> {
+        let (stats, kept) = self.general_run(n_trajectories, seed, times, true)?;
+        Ok((stats, kept.unwrap_or_default()))
+    }
+
+    fn general_run(
+        &mut self,
+        n_trajectories: u64,
+        seed: u64,
+        times: &[f64],
+        keep: bool,
+    ) -> Result<(EnsembleStats, Option<KeptSamples>)> {
         let general = match &self.general {
             Some(g) => g.clone(),
-            None => return self.run(n_trajectories, seed, times),
+            None if keep => {
+                let allowed = "an ensemble of a general network (run_trajectories keeps a \
+                               mass-action one's)";
+                return Err(invalid("trajectories_csv", true, allowed));
+            }
+            None => return Ok((self.run(n_trajectories, seed, times)?, None)),
         };
         let (nt, ns) = (times.len(), self.tables.n_species);
         let names: Vec<String> = general
@@ -491,17 +521,27 @@ impl GpuEnsemble {
             .collect();
         let mut acc = Accumulator::new(times, self.species.clone());
         let mut sums = vec![vec![[0.0f64; 2]; names.len()]; nt];
-        let record = general.has_rule_outputs();
+        let rules = general.has_rule_outputs();
+        let mut kept = keep.then(|| Vec::with_capacity(n_trajectories as usize));
         let whole = Span {
             from: None,
             stop: nt,
             keep_states: false,
         };
-        self.execute(n_trajectories, seed, times, record, whole, |chunk| {
+        self.execute(n_trajectories, seed, times, rules || keep, whole, |chunk| {
             chunk.add_sums(0..nt, &mut acc);
             acc.n += chunk.len as u64;
             let len = chunk.len as usize;
-            for i in 0..len.min(if record { len } else { 0 }) {
+            let at = |k: usize, s: usize, i: usize| chunk.samples[(k * (ns + 1) + s) * len + i];
+            if let Some(kept) = kept.as_mut() {
+                // Chunks come in trajectory order.
+                kept.extend((0..len).map(|i| -> Vec<Vec<u64>> {
+                    (0..nt)
+                        .map(|k| (0..ns).map(|s| at(k, s, i) as u64).collect())
+                        .collect()
+                }));
+            }
+            for i in 0..len.min(if rules { len } else { 0 }) {
                 for (k, row) in sums.iter_mut().enumerate() {
                     let counts: Vec<u32> = (0..ns)
                         .map(|s| chunk.samples[(k * (ns + 1) + s) * len + i])
@@ -515,7 +555,7 @@ impl GpuEnsemble {
         })?;
         let mut stats = acc.finish();
         super::general::add_value_stats(&mut stats, &names, &sums, n_trajectories);
-        Ok(stats)
+        Ok((stats, kept))
     }
 
     /// The plan and buffers for runs of `shape` (kept between runs of the same shape, so its
