@@ -134,17 +134,12 @@ impl GeneralRun {
         }
         let mut ensemble = GpuEnsemble::new_general(ctx, net, opts.method, &options)?;
         ensemble.set_stop(opts.stop.clone());
-        let (stats, kept) = match opts.keep_trajectories {
-            true => {
-                let (stats, kept) =
-                    ensemble.run_general_kept(opts.trajectories, opts.seed, &times)?;
-                (stats, Some(kept))
-            }
-            false => (
-                ensemble.run_general(opts.trajectories, opts.seed, &times)?,
-                None,
-            ),
-        };
+        let (stats, kept) = ensemble.run_general_keeping(
+            opts.trajectories,
+            opts.seed,
+            &times,
+            opts.keep_trajectories,
+        )?;
         let mut sim = Self {
             tables: GeneralTables::new(net.clone()),
             opts: opts.clone(),
@@ -339,10 +334,7 @@ impl Simulation for GeneralRun {
         if let Some(kept) = &self.kept {
             let species: Vec<String> = network.species.iter().map(|s| s.id.clone()).collect();
             let path = dir.join("trajectories.csv");
-            // The GPU's hold every output time, the run's and any after it.
-            let rows = stats.times.len();
-            let kept: Vec<Vec<Vec<u64>>> = kept.iter().map(|t| t[..rows].to_vec()).collect();
-            write_trajectories_csv(&path, &species, &stats.times, &kept)?;
+            write_trajectories_csv(&path, &species, &stats.times, kept)?;
             outputs.push("trajectories.csv".to_string());
         }
         outputs.extend(write_ensemble_files(

@@ -482,22 +482,14 @@ impl GpuEnsemble {
         seed: u64,
         times: &[f64],
     ) -> Result<EnsembleStats> {
-        Ok(self.general_run(n_trajectories, seed, times, false)?.0)
+        Ok(self
+            .run_general_keeping(n_trajectories, seed, times, false)?
+            .0)
     }
 
-    /// [`run_general`](Self::run_general), and every trajectory's species counts at every
-    /// output time (`kept[trajectory][time][species]`, for trajectories.csv).
-    pub fn run_general_kept(
-        &mut self,
-        n_trajectories: u64,
-        seed: u64,
-        times: &[f64],
-    ) -> Result<(EnsembleStats, KeptSamples)> {
-        let (stats, kept) = self.general_run(n_trajectories, seed, times, true)?;
-        Ok((stats, kept.unwrap_or_default()))
-    }
-
-    fn general_run(
+    /// [`run_general`](Self::run_general), and with `keep` every trajectory's species counts
+    /// at every output time (`kept[trajectory][time][species]`, for trajectories.csv).
+    pub fn run_general_keeping(
         &mut self,
         n_trajectories: u64,
         seed: u64,
@@ -541,11 +533,12 @@ impl GpuEnsemble {
                         .collect()
                 }));
             }
-            for i in 0..len.min(if rules { len } else { 0 }) {
+            if !rules {
+                return;
+            }
+            for i in 0..len {
                 for (k, row) in sums.iter_mut().enumerate() {
-                    let counts: Vec<u32> = (0..ns)
-                        .map(|s| chunk.samples[(k * (ns + 1) + s) * len + i])
-                        .collect();
+                    let counts: Vec<u32> = (0..ns).map(|s| at(k, s, i)).collect();
                     for (sum, v) in row.iter_mut().zip(general.rule_outputs(&counts)) {
                         sum[0] += v;
                         sum[1] += v * v;

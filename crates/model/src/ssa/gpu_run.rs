@@ -283,14 +283,10 @@ impl Simulation for GpuSsaRun {
     /// trajectories.csv (when kept) and mean_sd.png.
     fn write_final_state(&mut self, dir: &Path) -> Result<Vec<String>> {
         let rows = self.step as usize + 1;
-        let kept: Option<Vec<Vec<Vec<u64>>>> = self
-            .kept
-            .as_ref()
-            .map(|kept| kept.iter().map(|t| t[..rows].to_vec()).collect());
         write_ensemble_files(
             dir,
             &self.rows.stats(rows),
-            kept.as_deref(),
+            self.kept.as_deref(),
             &self.plot,
             &self.net.id,
         )

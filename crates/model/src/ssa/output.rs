@@ -26,7 +26,9 @@ pub fn write_mean_sd_csv(path: &Path, stats: &EnsembleStats) -> Result<()> {
     Ok(csv.flush()?)
 }
 
-/// `trajectory, time, <species>...`: `counts[trajectory][time][species]`.
+/// `trajectory, time, <species>...`: `counts[trajectory][time][species]` at each of `times`
+/// (samples a trajectory holds past the last of them, e.g. a GPU run's of times not yet run
+/// through, are left out).
 pub fn write_trajectories_csv(
     path: &Path,
     species: &[String],
@@ -37,8 +39,8 @@ pub fn write_trajectories_csv(
     columns.extend(species.iter().map(String::as_str));
     let mut csv = TimeSeriesWriter::create(path, &columns)?;
     for (i, trajectory) in counts.iter().enumerate() {
-        for (k, row) in trajectory.iter().enumerate() {
-            let mut values = vec![i as f64, times[k]];
+        for (row, &t) in trajectory.iter().zip(times) {
+            let mut values = vec![i as f64, t];
             values.extend(row.iter().map(|&x| x as f64));
             csv.write_row(&values)?;
         }
