@@ -990,3 +990,24 @@ fn a_sweep_runs_its_tasks_and_finishes_them_on_a_second_call() {
         "{t}"
     );
 }
+
+#[test]
+fn ssa_bench_compares_kinetic_laws_and_events() {
+    let o = petri(&[
+        "bench", "ssa", "--laws", "--t-end", "0", "--leaps", "0", "--sizes", "200",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("| ")).collect();
+    for (row, law) in rows[1..].iter().zip([
+        "mass action",
+        "Michaelis-Menten",
+        "Michaelis-Menten with 2 events",
+    ]) {
+        assert!(
+            row.starts_with(&format!("| {law} | 200 | ")) && row.contains("| 800 |"),
+            "{out}"
+        );
+    }
+    assert_eq!(rows.len(), 4, "{out}");
+}

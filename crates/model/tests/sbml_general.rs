@@ -9,8 +9,8 @@ mod sbml_common;
 use petri_model::reactions::sbml::parse_sbml_general;
 use petri_model::ssa::general::{run_general_cpu, GeneralTables, GeneralTrajectory};
 use sbml_common::{
-    document, hill_stationary, math, molar_document, molar_hill, reaction, stationary, AVOGADRO,
-    HILL_POWERS,
+    document, event, hill_stationary, math, molar_document, molar_hill, reaction, stationary,
+    AVOGADRO, HILL_POWERS, TIME,
 };
 
 /// The ensemble's mean and variance of species 0 at `t`, checked against (mu, var): the mean
@@ -105,32 +105,6 @@ fn one(sbml: &str, t: f64) -> (Vec<u64>, Vec<f64>) {
     traj.advance_to(t).unwrap();
     traj.outputs()
 }
-
-fn event(
-    id: &str,
-    attrs: &str,
-    trigger: &str,
-    extra: &str,
-    assignments: &[(&str, &str)],
-) -> String {
-    let assignments: String = assignments
-        .iter()
-        .map(|(v, m)| {
-            format!(
-                r#"<eventAssignment variable="{v}">{}</eventAssignment>"#,
-                math(m)
-            )
-        })
-        .collect();
-    format!(
-        r#"<event id="{id}" {attrs}><trigger initialValue="false" persistent="true">{}</trigger>{extra}
-           <listOfEventAssignments>{assignments}</listOfEventAssignments></event>"#,
-        math(trigger)
-    )
-}
-
-const TIME: &str =
-    r#"<csymbol encoding="text" definitionURL="http://www.sbml.org/sbml/symbols/time">t</csymbol>"#;
 
 #[test]
 fn events_fire_at_their_time_after_their_delay_in_priority_order() {

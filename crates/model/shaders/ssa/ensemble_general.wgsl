@@ -28,6 +28,24 @@ fn count_whole(y: f32) -> bool {
     return abs(y - round(y)) <= 1e-6 * max(y, 1.0);
 }
 
+// Events: the random stream of a tie between equal priorities is STREAM_TIE + the execution's
+// round at that time (far above the Poisson streams j + 1 of ensemble.wgsl).
+const STREAM_TIE: u32 = 0x40000000u;
+
+// -1, 0 or 1 as a < b, a == b, a > b.
+fn ticks_cmp(a: vec2<u32>, b: vec2<u32>) -> i32 {
+    return select(select(0, 1, ticks_less(b, a)), -1, ticks_less(a, b));
+}
+
+fn ticks_min(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    return select(a, b, ticks_less(b, a));
+}
+
+// A time in f32, for event expressions that read it other than by comparison.
+fn ticks_f32(a: vec2<u32>) -> f32 {
+    return f32(a.x) + f32(a.y) * (1.0 / 4294967296.0);
+}
+
 fn net_check(x: u32) {
     if x >= COUNT_LIMIT {
         atomicOr(&status[ST_OVERFLOW], 1u);

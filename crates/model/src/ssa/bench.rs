@@ -505,7 +505,7 @@ mod tests {
 /// One ensemble of the kinetic-law comparison (`bench_laws`).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct LawRow {
-    /// "mass action" or "Michaelis-Menten".
+    /// "mass action", "Michaelis-Menten" or "Michaelis-Menten with 2 events".
     pub law: String,
     pub trajectories: u64,
     pub wall_s: f64,
@@ -519,7 +519,8 @@ pub struct LawRow {
 
 /// Birth 0 -> X at 8 and death of X, by mass action (8 X / 60) or by Michaelis-Menten
 /// (10 X / (15 + X), a general law on the GPU), both with the stationary mean 60 and started
-/// there: the same events per unit time, so the time per event compares the kernels.
+/// there: the same events per unit time, so the time per event compares the kernels; and the
+/// Michaelis-Menten network with two SBML events (the cost of their triggers).
 pub fn bench_laws(
     ctx: &GpuContext,
     sizes: &[u64],
@@ -527,7 +528,7 @@ pub fn bench_laws(
     points: usize,
     options: &EnsembleOptions,
 ) -> Result<Vec<(Timing, LawRow)>> {
-    use crate::reactions::general::GeneralNetwork;
+    use crate::reactions::general::{Assignment, Event, GeneralNetwork, Target};
     use crate::reactions::math::{Expr, Op};
     use crate::reactions::{Reaction, Species};
     let (lambda, vmax, km) = (8.0, 10.0, 15.0);
@@ -561,7 +562,7 @@ pub fn bench_laws(
         Op::Divide,
         vec![
             Expr::Apply(Op::Times, vec![Expr::Num(vmax), x.clone()]),
-            Expr::Apply(Op::Plus, vec![Expr::Num(km), x]),
+            Expr::Apply(Op::Plus, vec![Expr::Num(km), x.clone()]),
         ],
     );
     let michaelis_menten = GeneralNetwork {
@@ -571,6 +572,68 @@ pub fn bench_laws(
         initial_assignments: Vec::new(),
         rules: Vec::new(),
         events: Vec::new(),
+    };
+    // The same with two events that leave the rate of reactions as it is: X reset to its mean
+    // at t_end / 2, and a state trigger (X > 200, 18 sd above the mean) evaluated after every
+    // reaction.
+    let reset = |id: &str, trigger: Expr| Event {
+        id: id.into(),
+        trigger,
+        initial_value: false,
+        persistent: true,
+        delay: None,
+        priority: None,
+        use_values_from_trigger_time: false,
+        assignments: vec![Assignment {
+            target: Target::Species(0),
+            expr: Expr::Num(mean),
+            origin: format!("the assignment of {id}"),
+        }],
+        origin: format!("event {id}"),
+    };
+    let with_events = GeneralNetwork {
+        events: vec![
+            reset(
+                "halfway",
+                Expr::Apply(Op::Geq, vec![Expr::Time, Expr::Num(t_end / 2.0)]),
+            ),
+            reset(
+                "burst",
+                Expr::Apply(Op::Gt, vec![x.clone(), Expr::Num(200.0)]),
+            ),
+        ],
+        ..michaelis_menten.clone()
+    };
+    // The same with two events that leave the rate of reactions as it is: X reset to its mean
+    // at t_end / 2, and a state trigger (X > 200, 18 sd above the mean) evaluated after every
+    // reaction.
+    let reset = |id: &str, trigger: Expr| Event {
+        id: id.into(),
+        trigger,
+        initial_value: false,
+        persistent: true,
+        delay: None,
+        priority: None,
+        use_values_from_trigger_time: false,
+        assignments: vec![Assignment {
+            target: Target::Species(0),
+            expr: Expr::Num(mean),
+            origin: format!("the assignment of {id}"),
+        }],
+        origin: format!("event {id}"),
+    };
+    let with_events = GeneralNetwork {
+        events: vec![
+            reset(
+                "halfway",
+                Expr::Apply(Op::Geq, vec![Expr::Time, Expr::Num(t_end / 2.0)]),
+            ),
+            reset(
+                "burst",
+                Expr::Apply(Op::Gt, vec![x.clone(), Expr::Num(200.0)]),
+            ),
+        ],
+        ..michaelis_menten.clone()
     };
     let times: Vec<f64> = (0..points)
         .map(|k| t_end * k as f64 / (points.max(2) - 1) as f64)
@@ -589,6 +652,10 @@ pub fn bench_laws(
         (
             "Michaelis-Menten",
             GpuEnsemble::new_general(ctx, &michaelis_menten, Method::Direct, &options)?,
+        ),
+        (
+            "Michaelis-Menten with 2 events",
+            GpuEnsemble::new_general(ctx, &with_events, Method::Direct, &options)?,
         ),
     ] {
         let mut case = EnsembleCase {

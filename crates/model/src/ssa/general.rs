@@ -60,6 +60,10 @@ impl GeneralTables {
     }
 }
 
+/// Executions at one time before a trajectory stops: events that keep triggering each other
+/// would otherwise hold the clock for good.
+pub const MAX_EXECUTIONS_AT_ONCE: u32 = 10_000;
+
 /// An execution of an event waiting for its time.
 #[derive(Clone, Debug)]
 struct Pending {
@@ -103,6 +107,17 @@ impl GeneralTrajectory {
     /// The state at time 0: initial values, initial assignments, rules, and the events that
     /// fire at the start.
     pub fn new(tables: &Arc<GeneralTables>, seed: u64) -> std::result::Result<Self, String> {
+        let mut traj = Self::before_events(tables, seed)?;
+        traj.settle_events()?;
+        Ok(traj)
+    }
+
+    /// The state at time 0 before its events: initial values, initial assignments and rules,
+    /// the triggers at their `initialValue`.
+    pub fn before_events(
+        tables: &Arc<GeneralTables>,
+        seed: u64,
+    ) -> std::result::Result<Self, String> {
         let net = &tables.net;
         let mut traj = Self {
             tables: tables.clone(),
@@ -126,7 +141,6 @@ impl GeneralTrajectory {
             traj.assign(a, v)?;
         }
         traj.apply_rules()?;
-        traj.settle_events()?;
         Ok(traj)
     }
 
@@ -351,6 +365,7 @@ impl GeneralTrajectory {
         let net = &tables.net;
         self.update_triggers()?;
         // Most reaction events leave nothing pending.
+        let mut executions = 0;
         while !self.pending.is_empty() {
             let due: Vec<usize> = (0..self.pending.len())
                 .filter(|&i| self.pending[i].time <= self.t)
@@ -370,6 +385,14 @@ impl GeneralTrajectory {
                 .map(|&i| priority(i))
                 .fold(f64::NEG_INFINITY, f64::max);
             let first: Vec<usize> = due.into_iter().filter(|&i| priority(i) == top).collect();
+            executions += 1;
+            if first.is_empty() || executions > MAX_EXECUTIONS_AT_ONCE {
+                return Err(format!(
+                    "events keep firing at t = {}: more than {MAX_EXECUTIONS_AT_ONCE} \
+                     executions at one time, or priorities that are NaN",
+                    short(self.t)
+                ));
+            }
             let pick = match first.len() {
                 1 => first[0],
                 n => first[((self.stream.uniform() * n as f64) as usize).min(n - 1)],

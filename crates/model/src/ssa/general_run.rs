@@ -2,7 +2,7 @@
 //! runs a mass-action one: mean_sd.csv of the species and the rules' values, mean_sd.png and
 //! manifest.json, a step per output time. On the CPU the ensemble of
 //! `general::GeneralTrajectory` is held in memory and moved from one output time to the next;
-//! on the GPU (`GpuEnsemble::new_general`: no events) the whole ensemble runs when the run
+//! on the GPU (`GpuEnsemble::new_general`: events without delays) the whole ensemble runs when the run
 //! starts and the rows are handed out step by step. trajectories.csv (each trajectory's
 //! species counts at every output time) is kept on both. The CPU also writes checkpoints and
 //! resumes from them (`checkpoint`: each trajectory's `general::SavedTrajectory`), which the

@@ -436,7 +436,8 @@ impl GpuEnsemble {
     }
 
     /// An ensemble of a general network (any kinetic law, assignment rules; `gpu_general`)
-    /// with the direct or the optimized direct method; events and tau-leaping are refused.
+    /// and events (`gpu_events`: without delays, assigning species) with the direct or the
+    /// optimized direct method; tau-leaping is refused.
     /// `run_general` gives the species' and the rules' statistics.
     pub fn new_general(
         ctx: &GpuContext,

@@ -16,6 +16,11 @@ pub trait Leaves {
     fn species(&self, index: usize) -> String;
     fn value(&self, i: usize) -> String;
     fn time(&self) -> String;
+    /// A comparison of time with another argument (`args` holds `Expr::Time` once), where the
+    /// leaves compare times their own way (the GPU's fixed-point clock); `None`: as any other.
+    fn time_comparison(&self, _op: Op, _args: &[Expr]) -> Option<String> {
+        None
+    }
 }
 
 /// A constant as an exact f32 bit pattern (NaN and infinities through `m_nan`, `m_inf`: WGSL
@@ -76,6 +81,12 @@ fn call(f: &str, args: &[String]) -> String {
 
 fn apply(op: Op, args: &[Expr], leaves: &dyn Leaves) -> String {
     use Op::*;
+    let compares = matches!(op, Eq | Neq | Gt | Lt | Geq | Leq);
+    if compares && args.len() == 2 && args.contains(&Expr::Time) {
+        if let Some(code) = leaves.time_comparison(op, args) {
+            return code;
+        }
+    }
     let a: Vec<String> = args.iter().map(|x| wgsl(x, leaves)).collect();
     let truth = |held: String| format!("m_truth({held})");
     let nonzero = |s: &String| format!("({s} != 0.0)");

@@ -17,15 +17,16 @@
 //! `ST_FAIL` with its index; the other trajectories run on, and the launcher names the lowest
 //! stopped trajectory, the reaction or rule and the time.
 //!
-//! Events are refused (`check_gpu`): their exact handling draws on the CPU's f64 time and
-//! pending lists (time triggers found exactly, delays, priorities with random ties); the
-//! GPU's clock is 64-bit fixed point and its values f32, so an event at `time >= 25` would be
-//! compared at another precision than the CPU's. Rules and laws may not read time (the reader
-//! refuses that for every device).
+//! Events run in the same kernel (`gpu_events`): without delays, assigning species, their
+//! triggers comparing time with constants in the clock's fixed point. Rules and laws may not
+//! read time (the reader refuses that for every device).
 
 use super::ensemble::Method;
-use super::general::{GeneralTables, GeneralTrajectory};
+use super::general::{GeneralTables, GeneralTrajectory, MAX_EXECUTIONS_AT_ONCE};
 use super::gpu_compiled::write_selection;
+use super::gpu_events::{
+    check_events, EventCode, FAIL_EVENT_AGAIN, FAIL_EVENT_COUNT, FAIL_EVENT_LOOP,
+};
 use super::gpu_expr::{f32_literal, wgsl, Leaves};
 use super::gpu_tables::MAX_SPECIES;
 use super::gpu_tables::{gpu_initial_counts, NetTables, RxRecord, COUNT_LIMIT, MAX_REACTIONS};
@@ -54,15 +55,6 @@ pub struct GeneralGpu {
 
 /// Refuses what the GPU ensemble cannot run of `net`, naming the element and why.
 pub fn check_gpu(net: &GeneralNetwork, method: Method) -> Result<()> {
-    if let Some(e) = net.events.first() {
-        return Err(invalid(
-            &e.origin,
-            &e.id,
-            "a model without events on the GPU: events are handled exactly by the direct \
-             method on the CPU (f64 time, delays, priorities), not in the GPU's f32 kernel \
-             (docs/models/sbml-subset.md); use --device cpu",
-        ));
-    }
     if method == Method::Tau {
         let allowed = "direct or odm for a network with general laws or rules on the GPU \
                        (tau-leaping's step selection is written for mass-action laws; \
@@ -85,7 +77,13 @@ pub fn check_gpu(net: &GeneralNetwork, method: Method) -> Result<()> {
             super::gpu_tables::gpu_rate(r)?;
         }
     }
-    check_f32_range(net)?;
+    let tables = GeneralTables::new(net.clone());
+    // A start that fails (a bad initial assignment) is reported by the run itself.
+    let start = GeneralTrajectory::before_events(&tables, 0).ok();
+    check_events(net, start.as_ref().map_or(&[], |s| s.values()))?;
+    if let Some(start) = &start {
+        check_f32_range(net, start)?;
+    }
     let (ns, nr) = (net.network.species.len(), net.network.reactions.len());
     if ns == 0 || ns > MAX_SPECIES {
         let allowed = format!("1..={MAX_SPECIES} species for the GPU ensemble");
@@ -102,12 +100,7 @@ pub fn check_gpu(net: &GeneralNetwork, method: Method) -> Result<()> {
 /// larger, compute a value f32 cannot hold (`Expr::outside_f32`): in molar units a Hill law's
 /// numerator V K^h cell is near 1e-45, which the kernel would compute as 0. The CPU's f64
 /// holds it. A check at these states, not a proof for every state.
-fn check_f32_range(net: &GeneralNetwork) -> Result<()> {
-    let tables = GeneralTables::new(net.clone());
-    // A start that fails (a bad initial assignment) is reported by the run itself.
-    let Ok(start) = GeneralTrajectory::new(&tables, 0) else {
-        return Ok(());
-    };
+fn check_f32_range(net: &GeneralNetwork, start: &GeneralTrajectory) -> Result<()> {
     let counts: Vec<f64> = start.outputs().0.iter().map(|&c| c as f64).collect();
     let laws = net.network.reactions.iter().zip(&net.laws);
     let exprs: Vec<(&Expr, String)> = laws
@@ -145,9 +138,10 @@ impl GeneralGpu {
     pub fn new(net: &GeneralNetwork, method: Method) -> Result<Self> {
         net.validate()?;
         check_gpu(net, method)?;
-        // The state at time 0: initial assignments and rules, in f64 as on the CPU.
+        // The state at time 0: initial assignments and rules, in f64 as on the CPU (the start's
+        // events run in the kernel).
         let tables = GeneralTables::new(net.clone());
-        let start = GeneralTrajectory::new(&tables, 0).map_err(|why| {
+        let start = GeneralTrajectory::before_events(&tables, 0).map_err(|why| {
             invalid(
                 "initial state",
                 why,
@@ -260,6 +254,20 @@ impl GeneralGpu {
                  positive where a reactant is used up?)",
                 net.reactions[index].id
             ),
+            FAIL_EVENT_COUNT => format!(
+                "{} sets a species to {value} at t = {t}: a count must be a whole number in \
+                 0..2^30",
+                self.net.events[index].origin
+            ),
+            FAIL_EVENT_LOOP => format!(
+                "events keep firing at t = {t}: more than {MAX_EXECUTIONS_AT_ONCE} executions \
+                 at one time, or priorities that are NaN"
+            ),
+            FAIL_EVENT_AGAIN => format!(
+                "{} is triggered again at t = {t} before its execution (the GPU keeps one due \
+                 execution per event; --device cpu keeps them all)",
+                self.net.events[index].origin
+            ),
             _ => format!(
                 "{} sets a species to {value} at t = {t}: a count must be a whole number in \
                  0..2^30",
@@ -318,6 +326,10 @@ fn run_general(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_inv
         for j in 0..nr {
             let _ = writeln!(w, "    var a_{j} = 0.0;");
         }
+        let events = (!self.net.events.is_empty()).then(|| EventCode::new(self, &leaves));
+        if let Some(events) = &events {
+            events.write_start(w, &leaves, odm);
+        }
         let all: Vec<usize> = (0..nr).collect();
         if odm {
             // Every propensity once per dispatch (the values the last dispatch left: they are
@@ -350,15 +362,45 @@ fn run_general(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_inv
             fail = ({FAIL_TOTAL}u << 24u);
             fail_value = a0;
             break;
-        }}
-        if !(a0 > 0.0) {{
+        }}"
+        );
+        match &events {
+            None => {
+                let _ = writeln!(
+                    w,
+                    "        if !(a0 > 0.0) {{
             {spill}
             next_out = record_until(TIME_NEVER, next_out, i, event);
             break;
         }}
         let r = event_draw(i, event);
-        let t_next = ticks_add(t, ticks_from(-log(1.0 - rng_unit(r.x)) / a0));
-        if ticks_less(out_time(next_out), t_next) {{
+        let t_next = ticks_add(t, ticks_from(-log(1.0 - rng_unit(r.x)) / a0));"
+                );
+            }
+            Some(events) => {
+                let _ = writeln!(
+                    w,
+                    "        var t_next = TIME_NEVER;
+        var r = vec2<u32>(0u, 0u);
+        if a0 > 0.0 {{
+            r = event_draw(i, event);
+            t_next = ticks_add(t, ticks_from(-log(1.0 - rng_unit(r.x)) / a0));
+        }}"
+                );
+                events.write_timed(w, &leaves, odm, &spill);
+                let _ = writeln!(
+                    w,
+                    "        if !(a0 > 0.0) {{
+            {spill}
+            next_out = record_until(TIME_NEVER, next_out, i, event);
+            break;
+        }}"
+                );
+            }
+        }
+        let _ = writeln!(
+            w,
+            "        if ticks_less(out_time(next_out), t_next) {{
             {spill}
             next_out = record_until(t_next, next_out, i, event);
             if next_out >= p.out_stop {{
@@ -398,11 +440,17 @@ fn run_general(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_inv
             }
             let _ = writeln!(w, "            }}");
         }
+        let _ = writeln!(w, "            default: {{}}\n        }}");
+        if let Some(events) = &events {
+            events.write_after_reaction(w, &leaves, odm);
+        }
+        let trig = match events {
+            Some(_) => "\n    traj[th + 4u] = trig;",
+            None => "",
+        };
         let _ = writeln!(
             w,
-            "            default: {{}}
-        }}
-    }}
+            "    }}
     {spill}
     if fail != 0u {{
         // Stopped: the record says why, and no later dispatch takes the thread up again.
@@ -414,7 +462,7 @@ fn run_general(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_inv
     traj[th] = t.x;
     traj[th + 1u] = t.y;
     traj[th + 2u] = event;
-    traj[th + 3u] = next_out;
+    traj[th + 3u] = next_out;{trig}
     traj[th + 5u] = bitcast<u32>(a0);
     store_counts(i);
     if next_out < p.out_stop {{
@@ -428,7 +476,7 @@ fn run_general(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_inv
     /// The rules in order: all of them (`all`), or those that read a species in `changed`
     /// or a value set by a rule written before. A species rule whose value is not a whole
     /// count stops the trajectory (inside a `switch` case the loop's condition ends it).
-    fn write_rules(
+    pub(super) fn write_rules(
         &self,
         w: &mut String,
         leaves: &Names,
@@ -473,7 +521,13 @@ fn run_general(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_inv
 
     /// Propensities `which` from their laws (mass action where a reaction has none), each
     /// checked: a bad one stops the trajectory with its reaction named.
-    fn write_propensities(&self, w: &mut String, leaves: &Names, which: &[usize], pad: &str) {
+    pub(super) fn write_propensities(
+        &self,
+        w: &mut String,
+        leaves: &Names,
+        which: &[usize],
+        pad: &str,
+    ) {
         for &j in which {
             let code = match &self.net.laws[j] {
                 Some(law) => wgsl(law, leaves),
@@ -515,9 +569,9 @@ fn mass_action(r: &crate::reactions::Reaction) -> String {
 }
 
 /// The leaves of a general network's expressions on the GPU.
-struct Names<'a> {
-    values: &'a [f64],
-    rule_values: &'a BTreeSet<usize>,
+pub(super) struct Names<'a> {
+    pub(super) values: &'a [f64],
+    pub(super) rule_values: &'a BTreeSet<usize>,
 }
 
 impl Leaves for Names<'_> {
@@ -678,8 +732,26 @@ mod tests {
         }
     }
 
+    fn reset(trigger: Expr, target: Target) -> Event {
+        Event {
+            id: "reset".into(),
+            trigger,
+            initial_value: true,
+            persistent: true,
+            delay: None,
+            priority: None,
+            use_values_from_trigger_time: true,
+            assignments: vec![Assignment {
+                target,
+                expr: Expr::Num(3.0),
+                origin: "its assignment".into(),
+            }],
+            origin: "line 9: <event id=\"reset\">".into(),
+        }
+    }
+
     #[test]
-    fn events_tau_and_time_are_refused_naming_the_element() {
+    fn tau_time_and_events_the_gpu_cannot_hold_are_refused_naming_the_element() {
         let mut net = enzyme();
         let e = GeneralGpu::new(&net, Method::Tau).unwrap_err().to_string();
         assert!(e.contains("method") && e.contains("tau"), "{e}");
@@ -689,23 +761,60 @@ mod tests {
             .to_string();
         assert!(e.contains("time"), "{e}");
         net.laws[2] = None;
-        net.events.push(Event {
-            id: "reset".into(),
-            trigger: Expr::Num(1.0),
-            initial_value: true,
-            persistent: true,
-            delay: None,
-            priority: None,
-            use_values_from_trigger_time: true,
-            assignments: Vec::new(),
-            origin: "line 9: <event id=\"reset\">".into(),
-        });
-        let e = GeneralGpu::new(&net, Method::Direct)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("<event id=\"reset\">") && e.contains("--device cpu"),
-            "{e}"
+        let refused = |event: Event, what: &str| {
+            let mut net = net.clone();
+            net.events.push(event);
+            let e = GeneralGpu::new(&net, Method::Direct)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("<event id=\"reset\">")
+                    && e.contains(what)
+                    && e.contains("--device cpu"),
+                "{e}"
+            );
+        };
+        let mut delayed = reset(Expr::Num(1.0), Target::Species(0));
+        delayed.delay = Some(Expr::Num(0.5));
+        refused(delayed, "delay");
+        refused(reset(Expr::Num(1.0), Target::Value(0)), "\"Km\"");
+        let moving = Expr::Apply(Op::Geq, vec![Expr::Time, x(0)]);
+        refused(reset(moving, Target::Species(0)), "comparison");
+        let mut zero_delay = reset(Expr::Num(1.0), Target::Species(0));
+        zero_delay.delay = Some(Expr::Num(0.0));
+        net.events.push(zero_delay);
+        assert!(GeneralGpu::new(&net, Method::Direct).is_ok());
+    }
+
+    /// Time and state triggers, priorities, trigger-time values and non-persistent events all
+    /// generate a kernel naga validates, with either method.
+    #[test]
+    fn events_generate_valid_kernels() {
+        let mut net = enzyme();
+        let at = |op, c: f64| Expr::Apply(op, vec![Expr::Time, Expr::Num(c)]);
+        let mut timed = reset(at(Op::Geq, 2.5), Target::Species(0));
+        timed.initial_value = false;
+        let mut state = reset(
+            Expr::Apply(Op::Gt, vec![x(1), Expr::Num(4.0)]),
+            Target::Species(1),
         );
+        state.persistent = false;
+        state.use_values_from_trigger_time = false;
+        state.priority = Some(x(0));
+        let both = Expr::Apply(Op::And, vec![at(Op::Gt, 1.0), at(Op::Lt, -1.0)]);
+        net.events = vec![timed, state, reset(both, Target::Species(2))];
+        for method in [Method::Direct, Method::Odm] {
+            let code = GeneralGpu::new(&net, method).unwrap().network_section();
+            assert!(
+                code.contains("ticks_cmp(tq, vec2<u32>(2u, 2147483648u)) >= 0")
+                    && code.contains("traj[th + 4u] = trig;")
+                    && code.contains("STREAM_TIE"),
+                "{code}"
+            );
+            let src = crate::shaders::ssa::ensemble_general::SHADER
+                .source_generated("network", &code)
+                .unwrap();
+            petri_engine::shaders::validate_source("generated", &src).unwrap();
+        }
     }
 }

@@ -15,6 +15,7 @@ pub mod general;
 pub mod general_run;
 pub mod gpu_compiled;
 pub mod gpu_ensemble;
+mod gpu_events;
 pub mod gpu_expr;
 pub mod gpu_general;
 pub mod gpu_leap;

@@ -222,9 +222,9 @@ fn network(config: &Config) -> Result<Network> {
 }
 
 /// An SBML model with general laws, rules or events: the direct method on the CPU, the direct
-/// or optimized direct method on the GPU (without events); `--device auto` takes the GPU as for
-/// a mass-action network unless the model has events, or resumes on the CPU that wrote
-/// `header`'s checkpoint.
+/// or optimized direct method on the GPU (events without delays, assigning species);
+/// `--device auto` takes the GPU as for a mass-action network unless the model has events the
+/// GPU refuses, or resumes on the CPU that wrote `header`'s checkpoint.
 fn open_general(
     net: &crate::reactions::general::GeneralNetwork,
     mut opts: SsaOptions,
@@ -232,14 +232,11 @@ fn open_general(
     header: Option<&Header>,
     request: &OpenRequest,
 ) -> Result<Opened> {
-    let choice = match (ensemble.device, net.events.first()) {
+    let choice = match (ensemble.device, check_gpu(net, opts.method)) {
         (None, _) if header.is_some() => ensemble.device(header, || request.devices.adapters())?,
-        (None, Some(e)) => DeviceChoice {
+        (None, Err(why)) if !net.events.is_empty() => DeviceChoice {
             device: Device::Cpu,
-            reason: format!(
-                "events ({}) run on the CPU (docs/models/sbml-subset.md)",
-                e.origin
-            ),
+            reason: format!("the events run on the CPU: {why}"),
         },
         _ => ensemble.device(None, || request.devices.adapters())?,
     };

@@ -131,3 +131,32 @@ pub fn stationary(birth: impl Fn(f64) -> f64, death: impl Fn(f64) -> f64) -> (f6
     let mean = m1 / total;
     (mean, m2 / total - mean * mean)
 }
+
+/// An event `id` (with attributes `attrs`, a persistent trigger that is false before the start,
+/// `extra` elements such as a delay) assigning the (variable, MathML) pairs.
+pub fn event(
+    id: &str,
+    attrs: &str,
+    trigger: &str,
+    extra: &str,
+    assignments: &[(&str, &str)],
+) -> String {
+    let assignments: String = assignments
+        .iter()
+        .map(|(v, m)| {
+            format!(
+                r#"<eventAssignment variable="{v}">{}</eventAssignment>"#,
+                math(m)
+            )
+        })
+        .collect();
+    format!(
+        r#"<event id="{id}" {attrs}><trigger initialValue="false" persistent="true">{}</trigger>{extra}
+           <listOfEventAssignments>{assignments}</listOfEventAssignments></event>"#,
+        math(trigger)
+    )
+}
+
+/// MathML's time symbol.
+pub const TIME: &str =
+    r#"<csymbol encoding="text" definitionURL="http://www.sbml.org/sbml/symbols/time">t</csymbol>"#;
