@@ -582,22 +582,45 @@ fn general_sbml_models_run_on_the_cpu_and_gpu_and_refuse_what_they_do_not_take()
     );
 
     let event = case("00033");
-    for (flags, says) in [
+    // The GPU runs 00033's event (no delay); a delayed copy of it stays on the CPU.
+    let o = petri(
+        &[
+            &["run", event.as_str(), "--out", &out, "--overwrite"][..],
+            &common[..],
+            &["--device", "gpu"][..],
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let delayed = scratch("general-delayed").join("delayed.xml");
+    let xml = std::fs::read_to_string(&event).unwrap().replace(
+        "</trigger>",
+        r#"</trigger><delay><math xmlns="http://www.w3.org/1998/Math/MathML"><cn>0.5</cn></math></delay>"#,
+    );
+    std::fs::write(&delayed, xml).unwrap();
+    let delayed = delayed.display().to_string();
+    for (file, flags, says) in [
         (
+            &event,
             &["--method", "tau"][..],
             "tau-leaping takes mass-action laws only",
         ),
         (
+            &event,
             &["--method", "odm", "--device", "cpu"][..],
             "direct or odm on the GPU",
         ),
-        (&["--device", "gpu"][..], "<event id=\"reset\">"),
+        (
+            &delayed,
+            &["--device", "gpu"][..],
+            "without a delay on the GPU",
+        ),
     ] {
         let dir = scratch("general-refused");
         let out = dir.display().to_string();
         let o = petri(
             &[
-                &["run", event.as_str(), "--out", &out][..],
+                &["run", file.as_str(), "--out", &out][..],
                 &common[..],
                 flags,
             ]
