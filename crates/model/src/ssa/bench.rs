@@ -604,37 +604,6 @@ pub fn bench_laws(
         ],
         ..michaelis_menten.clone()
     };
-    // The same with two events that leave the rate of reactions as it is: X reset to its mean
-    // at t_end / 2, and a state trigger (X > 200, 18 sd above the mean) evaluated after every
-    // reaction.
-    let reset = |id: &str, trigger: Expr| Event {
-        id: id.into(),
-        trigger,
-        initial_value: false,
-        persistent: true,
-        delay: None,
-        priority: None,
-        use_values_from_trigger_time: false,
-        assignments: vec![Assignment {
-            target: Target::Species(0),
-            expr: Expr::Num(mean),
-            origin: format!("the assignment of {id}"),
-        }],
-        origin: format!("event {id}"),
-    };
-    let with_events = GeneralNetwork {
-        events: vec![
-            reset(
-                "halfway",
-                Expr::Apply(Op::Geq, vec![Expr::Time, Expr::Num(t_end / 2.0)]),
-            ),
-            reset(
-                "burst",
-                Expr::Apply(Op::Gt, vec![x.clone(), Expr::Num(200.0)]),
-            ),
-        ],
-        ..michaelis_menten.clone()
-    };
     let times: Vec<f64> = (0..points)
         .map(|k| t_end * k as f64 / (points.max(2) - 1) as f64)
         .collect();

@@ -22,7 +22,6 @@
 
 use super::general::MAX_EXECUTIONS_AT_ONCE;
 use super::gpu_expr::{f32_literal, wgsl, Leaves};
-use super::gpu_general::{GeneralGpu, Names};
 use super::gpu_time::{time_to_ticks, TIME_LIMIT};
 use crate::error::{invalid, Result};
 use crate::reactions::general::{Event, GeneralNetwork, Target};
@@ -147,7 +146,8 @@ fn tick_literal(c: f64) -> Option<String> {
 /// The leaves of event expressions: as a law's, with the time `tq` of the clock; a comparison
 /// of time with a constant compares ticks.
 struct EventNames<'a> {
-    names: &'a Names<'a>,
+    names: &'a dyn Leaves,
+    values: &'a [f64],
     net: &'a GeneralNetwork,
 }
 
@@ -168,12 +168,12 @@ impl Leaves for EventNames<'_> {
         if !constant(other, self.net) {
             return None;
         }
-        let c = eval_constant(other, self.names.values);
+        let c = eval_constant(other, self.values);
         let Some(literal) = tick_literal(c) else {
             // Outside the clock (or NaN): the outcome at time 0 is the outcome at every time.
             let at_zero = Expr::Apply(op, args.to_vec()).eval(&State {
                 counts: &[],
-                values: self.names.values,
+                values: self.values,
                 time: 0.0,
             });
             return Some(f32_literal(at_zero));
@@ -194,29 +194,40 @@ impl Leaves for EventNames<'_> {
     }
 }
 
+/// The rules in order, or every propensity, written at an indentation (`gpu_general`).
+pub(super) type Writer<'a> = &'a dyn Fn(&mut String, &str);
+
 /// The event code of one network's kernel.
 pub(super) struct EventCode<'a> {
-    gpu: &'a GeneralGpu,
+    net: &'a GeneralNetwork,
     leaves: EventNames<'a>,
+    rules: Writer<'a>,
+    propensities: Writer<'a>,
 }
 
 impl<'a> EventCode<'a> {
-    pub(super) fn new(gpu: &'a GeneralGpu, names: &'a Names<'a>) -> Self {
+    /// `names`: the leaves of the network's laws; `values`: its constants.
+    pub(super) fn new(
+        net: &'a GeneralNetwork,
+        names: &'a dyn Leaves,
+        values: &'a [f64],
+        rules: Writer<'a>,
+        propensities: Writer<'a>,
+    ) -> Self {
         Self {
-            gpu,
-            leaves: EventNames {
-                names,
-                net: &gpu.net,
-            },
+            net,
+            leaves: EventNames { names, values, net },
+            rules,
+            propensities,
         }
     }
 
     fn events(&self) -> &[Event] {
-        &self.gpu.net.events
+        &self.net.events
     }
 
     /// The kernel's locals for events, and the start's events on a thread's first dispatch.
-    pub(super) fn write_start(&self, w: &mut String, names: &Names, odm: bool) {
+    pub(super) fn write_start(&self, w: &mut String, odm: bool) {
         let initial: u32 = self
             .events()
             .iter()
@@ -244,22 +255,21 @@ impl<'a> EventCode<'a> {
         trig = {:#010x}u;",
             0x8000_0000u32 | initial
         );
-        self.gpu
-            .write_rules(w, names, &BTreeSet::new(), true, "        ");
-        self.write_settle(w, names, odm, "        ");
+        (self.rules)(w, "        ");
+        self.write_settle(w, odm, "        ");
         let _ = writeln!(w, "    }}");
     }
 
     /// The next time a time trigger turns true (`t_ev`); when it comes before the reaction at
     /// `t_next`, the clock moves there, the events run, and the iteration starts again.
-    pub(super) fn write_timed(&self, w: &mut String, names: &Names, odm: bool, spill: &str) {
+    pub(super) fn write_timed(&self, w: &mut String, odm: bool, spill: &str) {
         let _ = writeln!(w, "        var t_ev = TIME_NEVER;");
         for (e, ev) in self.events().iter().enumerate() {
             let mut compared = Vec::new();
             time_comparisons(&ev.trigger, &mut compared);
             let mut ticks: Vec<String> = compared
                 .iter()
-                .filter_map(|c| tick_literal(eval_constant(c, names.values)))
+                .filter_map(|c| tick_literal(eval_constant(c, self.leaves.values)))
                 .collect();
             ticks.dedup();
             if ticks.is_empty() {
@@ -300,15 +310,14 @@ impl<'a> EventCode<'a> {
             // The reaction's draw is spent: the waiting time is drawn again.
             event++;"
         );
-        self.write_settle(w, names, odm, "            ");
+        self.write_settle(w, odm, "            ");
         let _ = writeln!(w, "            continue;\n        }}");
     }
 
     /// After a reaction: the rules, then the triggers and the events due.
-    pub(super) fn write_after_reaction(&self, w: &mut String, names: &Names, odm: bool) {
-        self.gpu
-            .write_rules(w, names, &BTreeSet::new(), true, "        ");
-        self.write_settle(w, names, odm, "        ");
+    pub(super) fn write_after_reaction(&self, w: &mut String, odm: bool) {
+        (self.rules)(w, "        ");
+        self.write_settle(w, odm, "        ");
     }
 
     /// Evaluates every trigger at `t`: one that turned true makes its event due (taking the
@@ -356,7 +365,7 @@ impl<'a> EventCode<'a> {
     /// The triggers, then every event due, highest priority first (ties drawn at random), each
     /// followed by the rules and the triggers. With the optimized direct method the
     /// propensities are worked out again after an execution.
-    fn write_settle(&self, w: &mut String, names: &Names, odm: bool, pad: &str) {
+    fn write_settle(&self, w: &mut String, odm: bool, pad: &str) {
         let _ = writeln!(w, "{pad}executed = false;");
         self.write_triggers(w, pad);
         let _ = writeln!(
@@ -449,15 +458,12 @@ impl<'a> EventCode<'a> {
             let _ = writeln!(w, "{pad}        }}");
         }
         let _ = writeln!(w, "{pad}        default: {{}}\n{pad}    }}");
-        self.gpu
-            .write_rules(w, names, &BTreeSet::new(), true, &format!("{pad}    "));
+        (self.rules)(w, &format!("{pad}    "));
         self.write_triggers(w, &format!("{pad}    "));
         let _ = writeln!(w, "{pad}}}");
         if odm {
-            let all: Vec<usize> = (0..self.gpu.net.laws.len()).collect();
             let _ = writeln!(w, "{pad}if executed {{");
-            self.gpu
-                .write_propensities(w, names, &all, &format!("{pad}    "));
+            (self.propensities)(w, &format!("{pad}    "));
             let _ = writeln!(w, "{pad}}}");
         }
     }

@@ -326,11 +326,16 @@ fn run_general(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_inv
         for j in 0..nr {
             let _ = writeln!(w, "    var a_{j} = 0.0;");
         }
-        let events = (!self.net.events.is_empty()).then(|| EventCode::new(self, &leaves));
-        if let Some(events) = &events {
-            events.write_start(w, &leaves, odm);
-        }
         let all: Vec<usize> = (0..nr).collect();
+        let rules =
+            |w: &mut String, pad: &str| self.write_rules(w, &leaves, &BTreeSet::new(), true, pad);
+        let propensities =
+            |w: &mut String, pad: &str| self.write_propensities(w, &leaves, &all, pad);
+        let events = (!self.net.events.is_empty())
+            .then(|| EventCode::new(&self.net, &leaves, &self.values, &rules, &propensities));
+        if let Some(events) = &events {
+            events.write_start(w, odm);
+        }
         if odm {
             // Every propensity once per dispatch (the values the last dispatch left: they are
             // functions of the counts).
@@ -387,7 +392,7 @@ fn run_general(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_inv
             t_next = ticks_add(t, ticks_from(-log(1.0 - rng_unit(r.x)) / a0));
         }}"
                 );
-                events.write_timed(w, &leaves, odm, &spill);
+                events.write_timed(w, odm, &spill);
                 let _ = writeln!(
                     w,
                     "        if !(a0 > 0.0) {{
@@ -442,7 +447,7 @@ fn run_general(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_inv
         }
         let _ = writeln!(w, "            default: {{}}\n        }}");
         if let Some(events) = &events {
-            events.write_after_reaction(w, &leaves, odm);
+            events.write_after_reaction(w, odm);
         }
         let trig = match events {
             Some(_) => "\n    traj[th + 4u] = trig;",
