@@ -267,20 +267,27 @@ pub fn time_enters_by_comparison(e: &Expr) -> bool {
 /// The values `time` is compared with in `e` (an expression for which
 /// `time_enters_by_comparison` holds), evaluated in `s`.
 pub fn comparison_times(e: &Expr, s: &State, out: &mut Vec<f64>) {
+    let mut compared = Vec::new();
+    time_compared_with(e, &mut compared);
+    out.extend(compared.into_iter().map(|c| c.eval(s)));
+}
+
+/// The arguments `time` is compared with in `e` (the other side of each `time op x`).
+pub fn time_compared_with<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
     match e {
         Expr::Apply(Op::Eq | Op::Neq | Op::Gt | Op::Lt | Op::Geq | Op::Leq, args)
             if args.len() == 2 && args.contains(&Expr::Time) =>
         {
-            out.extend(args.iter().filter(|a| **a != Expr::Time).map(|a| a.eval(s)));
+            out.extend(args.iter().filter(|a| **a != Expr::Time));
         }
-        Expr::Apply(_, args) => args.iter().for_each(|a| comparison_times(a, s, out)),
+        Expr::Apply(_, args) => args.iter().for_each(|a| time_compared_with(a, out)),
         Expr::Piecewise(pieces, otherwise) => {
             for (v, c) in pieces {
-                comparison_times(v, s, out);
-                comparison_times(c, s, out);
+                time_compared_with(v, out);
+                time_compared_with(c, out);
             }
             if let Some(o) = otherwise {
-                comparison_times(o, s, out);
+                time_compared_with(o, out);
             }
         }
         _ => {}

@@ -25,7 +25,7 @@ use super::gpu_expr::{f32_literal, wgsl, Leaves};
 use super::gpu_time::{time_to_ticks, TIME_LIMIT};
 use crate::error::{invalid, Result};
 use crate::reactions::general::{Event, GeneralNetwork, Target};
-use crate::reactions::math::{Expr, Op, State};
+use crate::reactions::math::{time_compared_with, Expr, Op, State};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -70,7 +70,7 @@ pub fn check_events(net: &GeneralNetwork, values: &[f64]) -> Result<()> {
         }
         let mut compared = Vec::new();
         for expr in expressions(e) {
-            time_comparisons(expr, &mut compared);
+            time_compared_with(expr, &mut compared);
         }
         if compared.iter().any(|c| !constant(c, net)) {
             let allowed = format!(
@@ -88,33 +88,6 @@ fn expressions(e: &Event) -> impl Iterator<Item = &Expr> {
     std::iter::once(&e.trigger)
         .chain(&e.priority)
         .chain(e.assignments.iter().map(|a| &a.expr))
-}
-
-/// The arguments that time is compared with in `e`.
-fn time_comparisons<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
-    match e {
-        Expr::Apply(op, args) if is_comparison(*op) && args.len() == 2 => {
-            match args.iter().position(|a| *a == Expr::Time) {
-                Some(k) => out.push(&args[1 - k]),
-                None => args.iter().for_each(|a| time_comparisons(a, out)),
-            }
-        }
-        Expr::Apply(_, args) => args.iter().for_each(|a| time_comparisons(a, out)),
-        Expr::Piecewise(pieces, otherwise) => {
-            for (v, c) in pieces {
-                time_comparisons(v, out);
-                time_comparisons(c, out);
-            }
-            if let Some(o) = otherwise {
-                time_comparisons(o, out);
-            }
-        }
-        _ => {}
-    }
-}
-
-fn is_comparison(op: Op) -> bool {
-    matches!(op, Op::Eq | Op::Neq | Op::Gt | Op::Lt | Op::Geq | Op::Leq)
 }
 
 /// Whether `e` is the same throughout a GPU run: it reads no species, no time and no value a
@@ -137,7 +110,7 @@ fn eval_constant(e: &Expr, values: &[f64]) -> f64 {
 /// A constant time as the kernel's tick literal, `None` where it lies outside the clock's
 /// range [0, TIME_LIMIT) or is NaN (the comparison then has the same outcome at every time).
 fn tick_literal(c: f64) -> Option<String> {
-    (c >= 0.0 && c < TIME_LIMIT).then(|| {
+    (0.0..TIME_LIMIT).contains(&c).then(|| {
         let ticks = time_to_ticks(c);
         format!("vec2<u32>({}u, {}u)", ticks >> 32, ticks as u32)
     })
@@ -266,7 +239,7 @@ impl<'a> EventCode<'a> {
         let _ = writeln!(w, "        var t_ev = TIME_NEVER;");
         for (e, ev) in self.events().iter().enumerate() {
             let mut compared = Vec::new();
-            time_comparisons(&ev.trigger, &mut compared);
+            time_compared_with(&ev.trigger, &mut compared);
             let mut ticks: Vec<String> = compared
                 .iter()
                 .filter_map(|c| tick_literal(eval_constant(c, self.leaves.values)))

@@ -232,7 +232,8 @@ fn open_general(
     header: Option<&Header>,
     request: &OpenRequest,
 ) -> Result<Opened> {
-    let choice = match (ensemble.device, check_gpu(net, opts.method)) {
+    let on_gpu = check_gpu(net, opts.method);
+    let choice = match (ensemble.device, &on_gpu) {
         (None, _) if header.is_some() => ensemble.device(header, || request.devices.adapters())?,
         (None, Err(why)) if !net.events.is_empty() => DeviceChoice {
             device: Device::Cpu,
@@ -253,7 +254,7 @@ fn open_general(
         Device::Gpu => {
             // Refused before a device is opened.
             check_options(net, &opts, true)?;
-            check_gpu(net, opts.method)?;
+            on_gpu?;
             let ctx = request.devices.context()?;
             opts.stop = request.stop.clone();
             let sim = GeneralRun::new_gpu(&ctx, net, &opts, &EnsembleOptions::default())?;
