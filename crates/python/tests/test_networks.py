@@ -107,10 +107,16 @@ def test_an_sbml_model_beyond_mass_action_runs_on_either_device(device):
         assert abs(s["mean"][k, x] - mean) < 4 * sd / math.sqrt(n), (t, s["mean"][k, x])
 
 
-def test_events_stay_on_the_cpu_and_the_gpu_refuses_them_by_name():
-    # DSMTS 00028: an event resets X at t = 25.
+def test_events_run_on_the_gpu_and_a_delayed_one_stays_on_the_cpu(tmp_path):
+    # DSMTS 00028: an event resets X to 50 at t = 25; the GPU runs it.
     xml = REPO / "data" / "dsmts" / "00028" / "00028-sbml-l3v1.xml"
-    ens = petri.open(xml, trajectories=10, t_end=1.0, points=2)
-    assert ens.device == "cpu" and "events" in ens.device_reason
+    ens = petri.open(xml, trajectories=10, t_end=30.0, points=2, device="gpu")
+    assert ens.device != "cpu"
+    # The same event with a delay stays on the CPU, which auto says, and the GPU refuses it.
+    delay = '<delay><math xmlns="http://www.w3.org/1998/Math/MathML"><cn>0.5</cn></math></delay>'
+    delayed = tmp_path / "delayed.xml"
+    delayed.write_text(xml.read_text().replace("</trigger>", "</trigger>" + delay))
+    ens = petri.open(delayed, trajectories=10, t_end=1.0, points=2)
+    assert ens.device == "cpu" and "delay" in ens.device_reason
     with pytest.raises(ValueError, match='<event id="reset">'):
-        petri.open(xml, trajectories=10, t_end=1.0, points=2, device="gpu")
+        petri.open(delayed, trajectories=10, t_end=1.0, points=2, device="gpu")
